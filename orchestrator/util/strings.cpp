@@ -1,0 +1,90 @@
+#include "util/strings.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace campaign {
+
+std::string trim(std::string_view s) {
+  const char* ws = " \t\r\n";
+  size_t b = s.find_first_not_of(ws);
+  if (b == std::string_view::npos) return {};
+  size_t e = s.find_last_not_of(ws);
+  return std::string(s.substr(b, e - b + 1));
+}
+
+std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    size_t pos = s.find(sep, start);
+    out.emplace_back(s.substr(start, pos - start));
+    if (pos == std::string_view::npos) break;
+    start = pos + 1;
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string shell_quote(std::string_view s) {
+  auto safe = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
+  };
+  if (!s.empty() && std::all_of(s.begin(), s.end(), safe)) return std::string(s);
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
+  }
+  return out + "'";
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  std::iota(prev.begin(), prev.end(), 0);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string closest(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = SIZE_MAX;
+  for (const auto& c : candidates) {
+    size_t d = edit_distance(word, c);
+    if (d < best_d) best_d = d, best = c;
+  }
+  // A likely typo: at most a third of the word changed (and at least one edit allowed).
+  size_t limit = std::max<size_t>(1, std::max(word.size(), best.size()) / 3);
+  return best_d <= limit ? best : std::string();
+}
+
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string c = closest(word, candidates);
+  return c.empty() ? std::string() : ", did you mean '" + c + "'?";
+}
+
+}  // namespace campaign

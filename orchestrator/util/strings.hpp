@@ -1,0 +1,31 @@
+// Small string helpers used across modules: splitting, joining, shell quoting
+// and the "did you mean" suggestion for misspelt keys and names.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace campaign {
+
+std::string trim(std::string_view s);
+std::vector<std::string> split(std::string_view s, char sep);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+bool starts_with(std::string_view s, std::string_view prefix);
+bool ends_with(std::string_view s, std::string_view suffix);
+
+// Quote `s` for a POSIX shell so that it is passed literally as one word.
+// Words made only of safe characters are returned unchanged.
+std::string shell_quote(std::string_view s);
+
+// Levenshtein distance (byte-wise).
+size_t edit_distance(std::string_view a, std::string_view b);
+
+// The candidate closest to `word` if it is close enough to be a likely typo,
+// else "". Used for `did you mean 'x'?` hints.
+std::string closest(std::string_view word, const std::vector<std::string>& candidates);
+
+// ", did you mean 'x'?" or "" - ready to append to an error message.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
+}  // namespace campaign
