@@ -1,0 +1,35 @@
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "cli/cli.hpp"
+
+namespace campaign::cli {
+
+int main(int argc, char** argv) {
+  CLI::App app{"campaign: run HPC benchmark campaigns (scaling studies) from a declarative YAML file.\n"
+               "Plan the matrix, render job scripts for the system's scheduler, and check them before spending "
+               "node-hours."};
+  app.set_version_flag("--version", std::string("campaign ") + CAMPAIGN_VERSION);
+  app.require_subcommand(1);
+  add_plan(app);
+  add_validate(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  } catch (const InputError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const Error& e) {
+    std::cerr << "campaign: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "campaign: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace campaign::cli

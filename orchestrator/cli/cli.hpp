@@ -1,0 +1,47 @@
+// The command-line interface: CLI11 subcommands, one file each. No logic
+// beyond parsing options and calling the modules.
+//
+// Exit status: 0 success, 1 runtime failure, 2 bad input (campaign, system,
+// template or command line), 3 regressions found (history).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include "matrix/plan.hpp"
+#include "spec/library.hpp"
+
+namespace campaign::cli {
+
+int main(int argc, char** argv);
+
+// Options shared by the commands that load a campaign.
+struct CampaignOptions {
+  std::string file;
+  std::string system;   // --system
+  std::string workdir;  // --workdir
+};
+void add_campaign_options(CLI::App& cmd, CampaignOptions& o);
+
+struct Loaded {
+  spec::Campaign campaign;  // with the system's override applied
+  std::string system_how;   // how the system was chosen
+  matrix::Plan plan;
+  std::filesystem::path workdir;  // absolute
+};
+// `workdir_option` (e.g. plan --out) takes precedence over --workdir.
+Loaded load(const CampaignOptions& o, const std::string& workdir_option = "");
+
+// --workdir, else the campaign's `workdir`, else the system's `workdir`/<name>,
+// else runs/<name> beside the campaign file. ${VAR} is expanded.
+std::filesystem::path resolve_workdir(const spec::Campaign& c, const spec::System& s, const std::string& option);
+
+std::string self_exe();
+
+// Subcommand registration (each in its own file).
+void add_plan(CLI::App& app);
+void add_validate(CLI::App& app);
+
+}  // namespace campaign::cli

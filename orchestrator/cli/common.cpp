@@ -1,0 +1,57 @@
+#include <unistd.h>
+
+#include "cli/cli.hpp"
+#include "util/env.hpp"
+#include "util/strings.hpp"
+
+namespace fs = std::filesystem;
+
+namespace campaign::cli {
+
+void add_campaign_options(CLI::App& cmd, CampaignOptions& o) {
+  cmd.add_option("FILE", o.file, "Campaign file (campaigns/*.yaml)")->required();
+  cmd.add_option("-s,--system", o.system,
+                 "System profile: a name from systems/ or a path; default: the campaign's `system`, else the "
+                 "profile whose hostnames match this host, else local");
+  cmd.add_option("-w,--workdir", o.workdir, "Work directory (default: the campaign's `workdir`, else runs/NAME)");
+}
+
+fs::path resolve_workdir(const spec::Campaign& c, const spec::System& s, const std::string& option) {
+  fs::path p;
+  if (!option.empty()) {
+    p = expand_env(option);
+    return fs::absolute(p).lexically_normal();
+  }
+  if (c.workdir)
+    p = expand_env(*c.workdir);
+  else if (!s.workdir.empty())
+    p = fs::path(expand_env(s.workdir)) / c.name;
+  else
+    p = fs::path("runs") / c.name;
+  if (p.is_relative()) p = c.dir / p;
+  return p.lexically_normal();
+}
+
+std::string self_exe() {
+  std::error_code ec;
+  fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("campaign") : p.string();
+}
+
+Loaded load(const CampaignOptions& o, const std::string& workdir_option) {
+  spec::Campaign base = spec::load_campaign(o.file);
+  auto resolved = spec::resolve_system(o.system, base);
+  if (!base.overrides.empty()) {
+    // An override for a system that does not exist is most likely a typo.
+    auto names = spec::available(base.dir, "systems", ".yaml");
+    for (auto& [name, where] : base.overrides_where)
+      if (std::find(names.begin(), names.end(), name) == names.end())
+        throw InputError(where, "systems." + name, "unknown system '" + name + "'" + did_you_mean(name, names));
+  }
+  Loaded l{spec::for_system(base, resolved.system.name), resolved.how, {}, {}};
+  l.workdir = resolve_workdir(l.campaign, resolved.system, workdir_option.empty() ? o.workdir : workdir_option);
+  l.plan = matrix::expand(l.campaign, resolved.system, l.workdir.string());
+  return l;
+}
+
+}  // namespace campaign::cli

@@ -1,0 +1,81 @@
+// `campaign plan FILE [--system S] [--out DIR]`: expand and render every case
+// without submitting; print the table and the node-hours requested.
+#include <array>
+#include <cstdio>
+#include <iostream>
+
+#include "cli/cli.hpp"
+#include "render/script.hpp"
+#include "util/walltime.hpp"
+
+namespace campaign::cli {
+
+namespace {
+
+struct PlanOptions {
+  CampaignOptions campaign;
+  std::string out;
+  bool quiet = false;
+};
+
+void print_table(const matrix::Plan& plan, std::ostream& os) {
+  std::vector<std::array<std::string, 7>> rows;
+  rows.push_back({"case", "step", "partition", "nodes", "ranks", "walltime", "node-h"});
+  for (auto& c : plan.cases) {
+    char nh[32];
+    std::snprintf(nh, sizeof nh, "%.2f", static_cast<double>(c.nodes) * static_cast<double>(c.walltime_s) / 3600.0);
+    rows.push_back({c.name, plan.step_of(c).name, plan.partition_of(c).name, std::to_string(c.nodes),
+                    std::to_string(c.ranks), format_hms(c.walltime_s), nh});
+  }
+  std::array<size_t, 7> width{};
+  for (auto& r : rows)
+    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  for (auto& r : rows) {
+    std::string line;
+    for (size_t i = 0; i < r.size(); ++i) {
+      bool numeric = i >= 3;
+      std::string pad(width[i] - r[i].size(), ' ');
+      line += numeric ? pad + r[i] : r[i] + pad;
+      if (i + 1 < r.size()) line += "  ";
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    os << line << '\n';
+  }
+}
+
+}  // namespace
+
+void add_plan(CLI::App& app) {
+  auto o = std::make_shared<PlanOptions>();
+  auto* cmd = app.add_subcommand("plan", "Expand the matrix and render every job script without submitting; "
+                                         "print the cases and the node-hours requested");
+  add_campaign_options(*cmd, o->campaign);
+  cmd->add_option("-o,--out", o->out, "Write the job scripts under DIR/<case>/job.sh (DIR is the work directory the "
+                                      "scripts refer to)");
+  cmd->add_flag("-q,--quiet", o->quiet, "Print only the summary line");
+  cmd->callback([o] {
+    Loaded l = load(o->campaign, o->out);
+    const std::filesystem::path& workdir = l.workdir;
+    render::RenderOptions ro{workdir, self_exe(), 1, 0};
+    // Rendering every case checks every template, even without --out.
+    auto scripts = render::render_all(l.plan, ro);
+    if (!o->out.empty()) render::write_scripts(scripts, workdir);
+    if (!o->quiet) {
+      std::cout << "campaign " << l.campaign.name << " on " << l.plan.system.name << " (" << l.system_how << ")\n\n";
+      print_table(l.plan, std::cout);
+      std::cout << '\n';
+    }
+    char nh[64];
+    std::snprintf(nh, sizeof nh, "%.2f", l.plan.node_hours);
+    std::cout << l.plan.cases.size() << " cases in " << l.plan.steps.size() << " step"
+              << (l.plan.steps.size() == 1 ? "" : "s") << ", " << nh << " node-hours requested";
+    if (l.campaign.budget_node_hours) {
+      std::snprintf(nh, sizeof nh, "%.2f", *l.campaign.budget_node_hours);
+      std::cout << " (budget " << nh << ")";
+    }
+    std::cout << '\n';
+    if (!o->out.empty()) std::cout << "wrote " << scripts.size() << " scripts under " << workdir.string() << '\n';
+  });
+}
+
+}  // namespace campaign::cli

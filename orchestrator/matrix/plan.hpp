@@ -1,0 +1,70 @@
+// Matrix expansion: from a campaign (as seen on one system) to the list of
+// cases with their parameters, derived values, job geometry, names, stable
+// keys and dependencies.
+//
+// Invariants of a Plan: case names are unique and safe as directory names;
+// keys are stable across runs (a hash of the step and the matrix coordinates,
+// not of derived values); steps are in dependency order and every case's
+// `after` indices point to cases of earlier steps.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "matrix/text_template.hpp"
+#include "spec/campaign.hpp"
+#include "spec/system.hpp"
+
+namespace campaign::matrix {
+
+struct StepPlan {
+  std::string name;
+  size_t step = 0;  // index into Plan::campaign.steps
+  std::shared_ptr<const Schema> schema;  // shared: templates keep a pointer to it
+  std::vector<std::string> axes;  // matrix coordinates (incl. `repeat` when > 1)
+  spec::Job job;                  // the campaign's job patched by the step's
+  TextTemplate command;
+  std::vector<size_t> after_steps;  // indices into Plan::steps
+  size_t first_case = 0, case_count = 0;
+};
+
+struct Case {
+  size_t step = 0;  // index into Plan::steps
+  std::vector<spec::Value> values;  // by the step's schema
+  std::string name;                 // run-directory name
+  std::string key;                  // stable identity, 16 hex digits
+  size_t partition = 0;  // index into Plan::system.partitions
+  long nodes = 1, ranks = 1, ranks_per_node = 1, cpus_per_rank = 1, gpus_per_rank = 0;
+  long walltime_s = 3600;
+  std::vector<size_t> after;  // indices into Plan::cases
+};
+
+struct Plan {
+  Plan() = default;
+  Plan(Plan&&) = default;
+  Plan& operator=(Plan&&) = default;
+  Plan(const Plan&) = delete;
+
+  spec::Campaign campaign;  // with the system's override applied
+  spec::System system;
+  std::vector<StepPlan> steps;
+  std::vector<Case> cases;
+  std::string workdir;
+  double node_hours = 0;  // requested: sum of nodes x walltime
+
+  const StepPlan& step_of(const Case& c) const { return steps[c.step]; }
+  const spec::Partition& partition_of(const Case& c) const { return system.partitions[c.partition]; }
+  // A parameter of a case by name ("" when the step has no such name).
+  const std::string& param(const Case& c, const std::string& name) const;
+};
+
+// `campaign` must already be for_system(system.name). Errors are InputErrors
+// pointing at the campaign key that causes them.
+// `workdir` is visible to templates as {{workdir}} (the campaign's work directory).
+Plan expand(const spec::Campaign& campaign, const spec::System& system, const std::string& workdir = "");
+
+// "1h30m"-style walltime of a case, for tables.
+std::string format_number(double v);
+
+}  // namespace campaign::matrix

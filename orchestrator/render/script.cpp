@@ -1,0 +1,227 @@
+#include "render/script.hpp"
+
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "spec/library.hpp"
+#include "util/hash.hpp"
+#include "util/strings.hpp"
+#include "util/walltime.hpp"
+
+namespace fs = std::filesystem;
+
+namespace campaign::render {
+
+using matrix::Escape;
+
+std::string campaign_id(const std::string& campaign_name, const fs::path& workdir) {
+  return hex64(fnv1a64(campaign_name + '\n' + fs::absolute(workdir).lexically_normal().string())).substr(0, 6);
+}
+
+std::string job_name(const std::string& id, const matrix::Case& c, int attempt) {
+  return "cmp" + id + "-" + c.name + "-a" + std::to_string(attempt);
+}
+
+namespace {
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw InputError(Location{p.string()}, "", "cannot read template");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+MustacheData list_data(const std::vector<std::string>& items) {
+  MustacheData list(MustacheData::type::list);
+  for (auto& s : items) list.push_back(MustacheData(s));
+  return list;
+}
+
+}  // namespace
+
+Renderer::Renderer(const matrix::Plan& plan) : plan_(plan) {
+  const auto& sys = plan.system;
+  for (auto& sp : plan.steps) {
+    StepTemplates t;
+    const auto& job = sp.job;
+    std::string name = job.template_name ? *job.template_name
+                                         : (sys.template_name.empty() ? sys.scheduler : sys.template_name);
+    auto path = spec::find_data_file(plan.campaign.dir, "templates", name, ".sh.mustache");
+    if (!path) {
+      auto names = spec::available(plan.campaign.dir, "templates", ".sh.mustache");
+      if (job.template_name)
+        throw InputError(job.template_name.where, "job.template",
+                         "no template '" + name + "'" + did_you_mean(name, names) + " (templates: " + join(names, ", ") + ")");
+      throw InputError(Location{sys.file}, "template", "no template '" + name + "' for system " + sys.name);
+    }
+    t.path = *path;
+    t.script = std::make_shared<Mustache>(read_file(*path), Location{path->string()}, "");
+    std::string launch = (job.launch && !*job.launch) ? "" : sys.launcher.command;
+    t.launch = std::make_shared<Mustache>(launch, Location{sys.file}, "launcher.command");
+    if (job.container) {
+      if (!sys.container)
+        throw InputError(job.container.where, "job.container",
+                         "system '" + sys.name + "' has no container runtime (add `container:` to its profile)");
+      t.container = std::make_shared<Mustache>(sys.container->command, Location{sys.file}, "container.command");
+    }
+    const matrix::Schema& sc = *sp.schema;
+    std::vector<std::string> setup = sys.setup;
+    if (job.setup) setup.insert(setup.end(), job.setup->begin(), job.setup->end());
+    for (auto& line : setup) t.setup.emplace_back(line, sc, job.setup ? job.setup.where : Location{sys.file}, "job.setup");
+    for (auto& [k, v] : sys.env) t.sys_env.emplace_back(k, matrix::TextTemplate(v, sc, Location{sys.file}, "env." + k));
+    for (size_t i = 0; i < job.env.size(); ++i)
+      t.job_env.emplace_back(job.env[i].first, matrix::TextTemplate(job.env[i].second, sc, job.env_where[i],
+                                                                     "job.env." + job.env[i].first));
+    steps_.push_back(std::move(t));
+  }
+}
+
+Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
+  const auto& sp = plan_.step_of(c);
+  const auto& t = steps_[c.step];
+  const auto& sys = plan_.system;
+  const auto& part = plan_.partition_of(c);
+  const auto& job = sp.job;
+  const matrix::Schema& sc = *sp.schema;
+
+  Script s;
+  s.case_name = c.name;
+  s.job_name = job_name(campaign_id(plan_.campaign.name, o.workdir), c, o.attempt);
+  s.run_dir = o.workdir / c.name;
+  s.path = s.run_dir / kScriptName;
+  long walltime = o.walltime_s > 0 ? o.walltime_s : c.walltime_s;
+
+  MustacheData d;
+  for (size_t i = 0; i < sc.names.size(); ++i) d.set(sc.names[i], scalar_data(c.values[i].text));
+  auto set = [&](const std::string& k, const std::string& v) { d.set(k, scalar_data(v)); };
+  set("case_name", c.name);
+  set("job_name", s.job_name);
+  set("attempt", std::to_string(o.attempt));
+  set("workdir", o.workdir.string());
+  set("run_dir", s.run_dir.string());
+  set("script_path", s.path.string());
+  set("exit_marker", kExitMarker);
+  set("campaign_exe", o.campaign_exe);
+  set("nodes", std::to_string(c.nodes));
+  set("ranks", std::to_string(c.ranks));
+  set("ranks_per_node", std::to_string(c.ranks_per_node));
+  set("cpus_per_rank", std::to_string(c.cpus_per_rank));
+  set("gpus_per_rank", std::to_string(c.gpus_per_rank));
+  set("walltime", format_hms(walltime));
+  set("walltime_minutes", std::to_string(walltime_minutes(walltime)));
+  set("walltime_hhmm", format_hhmm(walltime));
+  set("partition_name", part.name);
+  set("queue", part.queue);
+  std::string account = plan_.campaign.account ? *plan_.campaign.account : sys.account;
+  set("account", account);
+
+  std::vector<std::string> directives = part.options;
+  if (job.scheduler_options) directives.insert(directives.end(), job.scheduler_options->begin(), job.scheduler_options->end());
+  std::vector<std::string> modules = sys.modules;
+  modules.insert(modules.end(), part.modules.begin(), part.modules.end());
+  if (job.modules) modules.insert(modules.end(), job.modules->begin(), job.modules->end());
+  std::vector<std::string> setup_lines;
+  for (auto& line : part.setup) setup_lines.push_back(line);
+  for (auto& tt : t.setup) setup_lines.push_back(tt.render(c.values, Escape::shell));
+  // Environment: system, then partition, then job; a later definition wins.
+  std::vector<std::pair<std::string, std::string>> env;
+  auto put_env = [&](const std::string& k, const std::string& v) {
+    for (auto& e : env)
+      if (e.first == k) {
+        e.second = v;
+        return;
+      }
+    env.emplace_back(k, v);
+  };
+  for (auto& [k, tt] : t.sys_env) put_env(k, tt.render(c.values, Escape::shell));
+  for (auto& [k, v] : part.env) put_env(k, v);
+  for (auto& [k, tt] : t.job_env) put_env(k, tt.render(c.values, Escape::shell));
+
+  std::string launch = t.launch->render(d, true);
+  std::string container;
+  if (t.container) {
+    MustacheData cd = d;
+    cd.set("image", job.container->image);
+    cd.set("container_options", join(job.container->options, " "));
+    container = t.container->render(cd, true);
+    directives.insert(directives.end(), sys.container->options.begin(), sys.container->options.end());
+  }
+  std::string command = sp.command.render(c.values, Escape::shell);
+  std::vector<std::string> run;
+  for (auto* piece : {&launch, &container, &command})
+    if (!trim(*piece).empty()) run.push_back(trim(*piece));
+
+  // Directives may use case values too (e.g. --image={{image}} for Shifter).
+  for (auto& dir : directives) dir = Mustache(dir, Location{sys.file}, "directives").render(d, false);
+  d.set("directives", list_data(directives));
+  d.set("modules", list_data(modules));
+  d.set("setup", list_data(setup_lines));
+  MustacheData env_list(MustacheData::type::list);
+  for (auto& [k, v] : env) {
+    MustacheData e;
+    e.set("name", k);
+    e.set("value", v);
+    env_list.push_back(e);
+  }
+  d.set("env", env_list);
+  set("launch", launch);
+  set("container_exec", container);
+  set("command", command);
+  set("run_line", join(run, " "));
+  s.text = t.script->render(d, true);
+  return s;
+}
+
+std::vector<Script> render_all(const matrix::Plan& plan, const RenderOptions& options) {
+  Renderer r(plan);
+  std::vector<Script> out;
+  out.reserve(plan.cases.size());
+  for (auto& c : plan.cases) out.push_back(r.render(c, options));
+  return out;
+}
+
+namespace {
+void write_atomic(const fs::path& path, const std::string& text, fs::perms perms) {
+  fs::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error("cannot write " + tmp.string());
+    out << text;
+    if (!out.flush()) throw Error("cannot write " + tmp.string());
+  }
+  fs::permissions(tmp, perms);
+  fs::rename(tmp, path);
+}
+}  // namespace
+
+void write_scripts(const std::vector<Script>& scripts, const fs::path& workdir) {
+  std::error_code ec;
+  bool fresh = !fs::exists(workdir, ec);
+  fs::path target = workdir;
+  fs::path staging = workdir;
+  if (fresh) {
+    // Build a new directory beside the target and rename it into place, so an
+    // interrupted write never leaves a partial work directory behind.
+    std::random_device rd;
+    staging += ".partial-" + std::to_string(rd());
+    fs::create_directories(staging);
+  }
+  try {
+    for (auto& s : scripts) {
+      fs::path rel = s.path.lexically_relative(target);
+      fs::path p = staging / rel;
+      fs::create_directories(p.parent_path());
+      write_atomic(p, s.text, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                  fs::perms::others_read | fs::perms::others_exec);
+    }
+    if (fresh) fs::rename(staging, target);
+  } catch (...) {
+    if (fresh) fs::remove_all(staging, ec);
+    throw;
+  }
+}
+
+}  // namespace campaign::render

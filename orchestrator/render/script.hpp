@@ -1,0 +1,71 @@
+// Job scripts: a case rendered through its system's template (templates/
+// slurm.sh.mustache, lsf.sh.mustache, local.sh.mustache or the campaign's
+// own), with the system's directives, modules, environment and launch line.
+//
+// Invariants: every name a template uses is defined (else an InputError
+// naming it); every script ends by writing its exit status to the marker
+// file `.exit` in its run directory (DESIGN.md, resume protocol 6); job names
+// are deterministic (campaign, work directory, case key, attempt).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "matrix/plan.hpp"
+#include "util/mustache.hpp"
+
+namespace campaign::render {
+
+inline constexpr const char* kExitMarker = ".exit";
+inline constexpr const char* kScriptName = "job.sh";
+
+struct RenderOptions {
+  std::filesystem::path workdir;  // absolute; run dirs are workdir/<case name>
+  std::string campaign_exe;       // the binary the local launcher runs
+  int attempt = 1;
+  long walltime_s = 0;  // 0: the case's own walltime (retries after TIMEOUT raise it)
+};
+
+struct Script {
+  std::string case_name;
+  std::string job_name;
+  std::filesystem::path run_dir;
+  std::filesystem::path path;  // run_dir/job.sh
+  std::string text;
+};
+
+// A stable short id of a campaign in one work directory, used in job names.
+std::string campaign_id(const std::string& campaign_name, const std::filesystem::path& workdir);
+std::string job_name(const std::string& campaign_id, const matrix::Case& c, int attempt);
+
+class Renderer {
+ public:
+  // Finds and compiles each step's template; errors name the template file.
+  explicit Renderer(const matrix::Plan& plan);
+  Script render(const matrix::Case& c, const RenderOptions& options) const;
+  // The template file a step uses, for messages and `plan` output.
+  const std::filesystem::path& template_path(size_t step) const { return steps_[step].path; }
+
+ private:
+  struct StepTemplates {
+    std::filesystem::path path;
+    std::shared_ptr<Mustache> script;
+    std::shared_ptr<Mustache> launch;
+    std::shared_ptr<Mustache> container;
+    std::vector<matrix::TextTemplate> setup;
+    std::vector<std::pair<std::string, matrix::TextTemplate>> sys_env, job_env;
+  };
+  const matrix::Plan& plan_;
+  std::vector<StepTemplates> steps_;
+};
+
+// Renders every case (all errors surface before anything is written), then
+// writes the scripts under options.workdir: a new directory appears whole or
+// not at all, and each script file is replaced atomically.
+std::vector<Script> render_all(const matrix::Plan& plan, const RenderOptions& options);
+void write_scripts(const std::vector<Script>& scripts, const std::filesystem::path& workdir);
+
+}  // namespace campaign::render

@@ -1,0 +1,379 @@
+#include "spec/campaign.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+#include "spec/yaml_reader.hpp"
+#include "util/hash.hpp"
+#include "util/state.hpp"
+#include "util/strings.hpp"
+
+namespace campaign::spec {
+
+Value Value::from_text(std::string text) {
+  Value v{std::move(text), std::nullopt};
+  double d = 0;
+  const char* b = v.text.data();
+  const char* e = b + v.text.size();
+  if (b != e && *b == '+') ++b;
+  auto [end, ec] = std::from_chars(b, e, d);
+  if (ec == std::errc() && end == e && b != e) v.number = d;
+  return v;
+}
+
+namespace {
+
+bool valid_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+void check_identifier(const std::string& file, const YAML::Node& key_node, const std::string& name,
+                      const std::string& path, const std::string& what) {
+  if (!valid_identifier(name))
+    fail(file, key_node, path, what + " names must be identifiers (letters, digits, _), got '" + name + "'");
+}
+
+template <class T>
+Field<T> field(const std::string& file, const YAML::Node& node, T value) {
+  return Field<T>{std::move(value), location(file, node)};
+}
+
+Value scalar_value(const std::string& file, const YAML::Node& node, const std::string& key) {
+  if (!node.IsScalar()) fail(file, node, key, std::string("expected a number or a string, got ") + type_name(node));
+  return Value::from_text(node.Scalar());
+}
+
+// A number or an expression, kept as text for the matrix module to compile.
+std::string expression(const std::string& file, const YAML::Node& node, const std::string& key) {
+  std::string s = trim(as_string(file, node, key));
+  if (s.empty()) fail(file, node, key, "expected an expression, got an empty string");
+  return s;
+}
+
+void parse_params(MapReader& r, const YAML::Node& node, std::vector<std::pair<std::string, Value>>& params,
+                  std::vector<Location>& where) {
+  MapReader m(r.file(), node, r.path("params"));
+  for (auto& [k, knode] : m.entries()) {
+    check_identifier(r.file(), knode, k, m.path(k), "parameter");
+    Value v = scalar_value(r.file(), m.get(k), m.path(k));
+    bool replaced = false;
+    for (size_t i = 0; i < params.size(); ++i)
+      if (params[i].first == k) params[i].second = v, where[i] = location(r.file(), knode), replaced = true;
+    if (!replaced) params.emplace_back(k, v), where.push_back(location(r.file(), knode));
+  }
+}
+
+AxisValue parse_axis_value(const std::string& file, const YAML::Node& node, const std::string& key) {
+  AxisValue av;
+  av.where = location(file, node);
+  if (node.IsScalar()) {
+    av.value = Value::from_text(node.Scalar());
+    return av;
+  }
+  if (!node.IsMap())
+    fail(file, node, key, std::string("an axis value is a scalar or a map with a 'name', got ") + type_name(node));
+  MapReader m(file, node, key);
+  av.value = scalar_value(file, m.require("name"), m.path("name"));
+  for (auto& [k, knode] : m.entries()) {
+    if (k == "name") continue;
+    check_identifier(file, knode, k, m.path(k), "attribute");
+    av.attributes.emplace_back(k, scalar_value(file, m.get(k), m.path(k)));
+  }
+  return av;
+}
+
+// Patches `mx` with the matrix map in `node`: named axes replace axes of the
+// same name (or are appended); zip, exclude and repeat replace.
+void parse_matrix(const std::string& file, const YAML::Node& node, const std::string& path, Matrix& mx) {
+  MapReader m(file, node, path);
+  for (auto& [k, knode] : m.entries()) {
+    YAML::Node v = m.get(k);
+    std::string key = m.path(k);
+    if (k == "repeat") {
+      mx.repeat = as_int(file, v, key);
+      mx.repeat_where = location(file, v);
+      if (mx.repeat < 1) fail(file, v, key, "repeat must be at least 1");
+      continue;
+    }
+    if (k == "zip") {
+      if (!v.IsSequence()) fail(file, v, key, std::string("expected a list of axis lists, got ") + type_name(v));
+      mx.zip.clear();
+      mx.zip_where.clear();
+      for (size_t i = 0; i < v.size(); ++i) {
+        std::string ik = key + "[" + std::to_string(i) + "]";
+        if (!v[i].IsSequence() || v[i].size() < 2)
+          fail(file, v[i], ik, "a zip group is a list of at least two axis names");
+        mx.zip.push_back(as_string_list(file, v[i], ik));
+        mx.zip_where.push_back(location(file, v[i]));
+      }
+      continue;
+    }
+    if (k == "exclude") {
+      if (!v.IsSequence()) fail(file, v, key, std::string("expected a list of rules, got ") + type_name(v));
+      mx.exclude.clear();
+      for (size_t i = 0; i < v.size(); ++i) {
+        std::string ik = key + "[" + std::to_string(i) + "]";
+        MapReader rule(file, v[i], ik);
+        if (rule.entries().empty()) fail(file, v[i], ik, "an exclude rule needs at least one parameter");
+        ExcludeRule er;
+        er.where = location(file, v[i]);
+        for (auto& [rk, rknode] : rule.entries())
+          er.match.emplace_back(rk, as_string_list(file, rule.get(rk), rule.path(rk)));
+        mx.exclude.push_back(std::move(er));
+      }
+      continue;
+    }
+    check_identifier(file, knode, k, key, "axis");
+    Axis axis{k, {}, location(file, knode)};
+    if (v.IsSequence()) {
+      if (v.size() == 0) fail(file, v, key, "axis has no values (an empty axis would make an empty matrix)");
+      for (size_t i = 0; i < v.size(); ++i)
+        axis.values.push_back(parse_axis_value(file, v[i], key + "[" + std::to_string(i) + "]"));
+    } else if (v.IsScalar() || v.IsMap()) {
+      axis.values.push_back(parse_axis_value(file, v, key));
+    } else {
+      fail(file, v.IsDefined() ? v : knode, key, "axis has no values (an empty axis would make an empty matrix)");
+    }
+    // Two values with the same text would make two identical cases.
+    for (size_t i = 0; i < axis.values.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (axis.values[i].value.text == axis.values[j].value.text)
+          throw InputError(axis.values[i].where, key, "duplicate value '" + axis.values[i].value.text + "'");
+    bool replaced = false;
+    for (auto& a : mx.axes)
+      if (a.name == k) a = axis, replaced = true;
+    if (!replaced) mx.axes.push_back(std::move(axis));
+  }
+}
+
+void parse_derived(const std::string& file, const YAML::Node& node, const std::string& path,
+                   std::vector<Derived>& out) {
+  MapReader m(file, node, path);
+  for (auto& [k, knode] : m.entries()) {
+    check_identifier(file, knode, k, m.path(k), "derived value");
+    YAML::Node v = m.get(k);
+    Derived d{k, expression(file, v, m.path(k)), location(file, v)};
+    bool replaced = false;
+    for (auto& e : out)
+      if (e.name == k) e = d, replaced = true;
+    if (!replaced) out.push_back(std::move(d));
+  }
+}
+
+Field<std::vector<std::string>> string_list_field(const std::string& file, const YAML::Node& node,
+                                                  const std::string& key) {
+  return field(file, node, as_string_list(file, node, key));
+}
+
+void parse_job(const std::string& file, const YAML::Node& node, const std::string& path, Job& job) {
+  MapReader m(file, node, path);
+  auto str = [&](const char* key, Field<std::string>& f) {
+    YAML::Node v = m.get(key);
+    if (v.IsDefined() && !v.IsNull()) f = field(file, v, as_string(file, v, m.path(key)));
+  };
+  auto expr = [&](const char* key, Field<std::string>& f) {
+    YAML::Node v = m.get(key);
+    if (v.IsDefined() && !v.IsNull()) f = field(file, v, expression(file, v, m.path(key)));
+  };
+  str("template", job.template_name);
+  str("command", job.command);
+  str("walltime", job.walltime);
+  str("partition", job.partition);
+  expr("ranks", job.ranks);
+  expr("nodes", job.nodes);
+  expr("ranks_per_node", job.ranks_per_node);
+  expr("cpus_per_rank", job.cpus_per_rank);
+  expr("gpus_per_rank", job.gpus_per_rank);
+  if (auto v = m.get("launch"); v.IsDefined() && !v.IsNull())
+    job.launch = field(file, v, as_bool(file, v, m.path("launch")));
+  if (auto v = m.get("env"); v.IsDefined() && !v.IsNull()) {
+    MapReader env(file, v, m.path("env"));
+    for (auto& [k, knode] : env.entries()) {
+      check_identifier(file, knode, k, env.path(k), "environment variable");
+      std::string value = as_string(file, env.get(k), env.path(k));
+      bool replaced = false;
+      for (size_t i = 0; i < job.env.size(); ++i)
+        if (job.env[i].first == k) job.env[i].second = value, replaced = true;
+      if (!replaced) job.env.emplace_back(k, value), job.env_where.push_back(location(file, knode));
+    }
+  }
+  if (auto v = m.get("modules"); v.IsDefined()) job.modules = string_list_field(file, v, m.path("modules"));
+  if (auto v = m.get("setup"); v.IsDefined()) job.setup = string_list_field(file, v, m.path("setup"));
+  if (auto v = m.get("scheduler_options"); v.IsDefined())
+    job.scheduler_options = string_list_field(file, v, m.path("scheduler_options"));
+  if (auto v = m.get("container"); v.IsDefined() && !v.IsNull()) {
+    Container c;
+    if (v.IsScalar()) {
+      c.image = v.Scalar();
+    } else {
+      MapReader cm(file, v, m.path("container"));
+      c.image = as_string(file, cm.require("image"), cm.path("image"));
+      if (auto r = cm.get("runtime"); r.IsDefined()) c.runtime = as_string(file, r, cm.path("runtime"));
+      if (auto o = cm.get("options"); o.IsDefined()) c.options = as_string_list(file, o, cm.path("options"));
+      cm.finish();
+    }
+    job.container = field(file, v, c);
+  }
+  m.finish();
+}
+
+void parse_retry(const std::string& file, const YAML::Node& node, const std::string& path, RetryPolicy& retry) {
+  MapReader m(file, node, path);
+  retry.where = location(file, node);
+  if (auto v = m.get("max_attempts"); v.IsDefined()) {
+    retry.max_attempts = as_int(file, v, m.path("max_attempts"));
+    if (retry.max_attempts < 1) fail(file, v, m.path("max_attempts"), "must be at least 1");
+  }
+  if (auto v = m.get("on"); v.IsDefined()) {
+    retry.on = as_string_list(file, v, m.path("on"));
+    const std::vector<std::string> retryable = {"failed", "timeout", "node_fail", "preempted", "oom", "lost", "cancelled"};
+    for (auto& s : retry.on)
+      if (std::find(retryable.begin(), retryable.end(), s) == retryable.end())
+        fail(file, v, m.path("on"), "'" + s + "' is not a retryable state (one of " + join(retryable, ", ") + ")" +
+                                        did_you_mean(s, retryable));
+  }
+  if (auto v = m.get("walltime_factor"); v.IsDefined()) {
+    retry.walltime_factor = as_number(file, v, m.path("walltime_factor"));
+    if (retry.walltime_factor < 1.0) fail(file, v, m.path("walltime_factor"), "must be at least 1.0");
+  }
+  m.finish();
+}
+
+void parse_step(const std::string& file, const YAML::Node& node, const std::string& path, Step& step) {
+  MapReader m(file, node, path);
+  if (auto v = m.get("enabled"); v.IsDefined()) step.enabled = as_bool(file, v, m.path("enabled"));
+  if (auto v = m.get("matrix"); v.IsDefined()) {
+    Matrix mx = step.matrix ? *step.matrix : Matrix{};
+    parse_matrix(file, v, m.path("matrix"), mx);
+    step.matrix = field(file, v, mx);
+  }
+  if (auto v = m.get("derived"); v.IsDefined()) parse_derived(file, v, m.path("derived"), step.derived);
+  if (auto v = m.get("case_name"); v.IsDefined())
+    step.name_template = field(file, v, as_string(file, v, m.path("case_name")));
+  if (auto v = m.get("job"); v.IsDefined()) parse_job(file, v, m.path("job"), step.job);
+  if (auto v = m.get("after"); v.IsDefined()) {
+    step.after = as_string_list(file, v, m.path("after"));
+    step.after_where = location(file, v);
+  }
+  m.finish();
+}
+
+void parse_steps(const std::string& file, const YAML::Node& node, const std::string& path, Campaign& c) {
+  MapReader m(file, node, path);
+  for (auto& [k, knode] : m.entries()) {
+    check_identifier(file, knode, k, m.path(k), "step");
+    Step* step = nullptr;
+    for (auto& s : c.steps)
+      if (s.name == k) step = &s;
+    if (!step) {
+      Step fresh;
+      fresh.name = k;
+      fresh.where = location(file, knode);
+      c.steps.push_back(std::move(fresh));
+      step = &c.steps.back();
+    }
+    parse_step(file, m.get(k), m.path(k), *step);
+  }
+}
+
+// Parses the keys shared by the campaign root and a system override onto `c`.
+void parse_body(MapReader& r, Campaign& c, bool is_override) {
+  const std::string& file = r.file();
+  auto str = [&](const char* key, Field<std::string>& f) {
+    YAML::Node v = r.get(key);
+    if (v.IsDefined() && !v.IsNull()) f = field(file, v, as_string(file, v, r.path(key)));
+  };
+  if (!is_override) {
+    str("system", c.system);
+    if (auto v = r.get("description"); v.IsDefined()) c.description = as_string(file, v, r.path("description"));
+  }
+  str("workdir", c.workdir);
+  str("account", c.account);
+  str("code_dir", c.code_dir);
+  if (auto v = r.get("params"); v.IsDefined()) parse_params(r, v, c.params, c.params_where);
+  if (auto v = r.get("matrix"); v.IsDefined()) {
+    c.matrix_where = location(file, v);
+    parse_matrix(file, v, r.path("matrix"), c.matrix);
+  }
+  if (auto v = r.get("derived"); v.IsDefined()) parse_derived(file, v, r.path("derived"), c.derived);
+  str("case_name", c.name_template);
+  if (auto v = r.get("job"); v.IsDefined()) parse_job(file, v, r.path("job"), c.job);
+  if (auto v = r.get("steps"); v.IsDefined()) parse_steps(file, v, r.path("steps"), c);
+  if (auto v = r.get("retry"); v.IsDefined()) parse_retry(file, v, r.path("retry"), c.retry);
+  if (auto v = r.get("budget"); v.IsDefined() && !v.IsNull()) {
+    double b = as_number(file, v, r.path("budget"));
+    if (b <= 0) fail(file, v, r.path("budget"), "a budget is a positive number of node-hours");
+    c.budget_node_hours = field(file, v, b);
+  }
+  if (auto v = r.get("collectors"); v.IsDefined()) {
+    c.collectors = as_string_list(file, v, r.path("collectors"));
+    c.collectors_where.assign(c.collectors.size(), location(file, v));
+    if (v.IsSequence())
+      for (size_t i = 0; i < v.size(); ++i) c.collectors_where[i] = location(file, v[i]);
+  }
+  if (auto v = r.get("analyses"); v.IsDefined()) {
+    if (!v.IsSequence() && !v.IsNull())
+      fail(file, v, r.path("analyses"), std::string("expected a list of analyses, got ") + type_name(v));
+    c.analyses = v;
+  }
+}
+
+}  // namespace
+
+Campaign parse_campaign(const std::string& text, const std::string& file_name) {
+  Document doc = parse_yaml(text, file_name);
+  Campaign c;
+  c.file = file_name;
+  c.dir = std::filesystem::absolute(std::filesystem::path(file_name)).lexically_normal().parent_path();
+  c.text = text;
+  c.sha256 = sha256_hex(text);
+  MapReader r(file_name, doc.root, "");
+  c.name = as_string(file_name, r.require("name"), "name");
+  if (c.name.empty() || c.name.find('/') != std::string::npos || c.name.find_first_of(" \t") != std::string::npos)
+    fail(file_name, r.get("name"), "name", "a campaign name is a non-empty word without '/' or spaces");
+  parse_body(r, c, false);
+  if (auto v = r.get("systems"); v.IsDefined()) {
+    MapReader sys(file_name, v, "systems");
+    for (auto& [k, knode] : sys.entries()) {
+      YAML::Node body = sys.get(k);
+      c.overrides[k] = body;
+      c.overrides_where[k] = location(file_name, knode);
+    }
+  }
+  r.finish();
+  if (c.steps.empty()) {
+    Step main_step;
+    main_step.name = "main";
+    main_step.where = Location{file_name, 1, 1};
+    c.steps.push_back(std::move(main_step));
+  }
+  // Check every override now, so `validate` reports errors in all of them.
+  for (auto& [sys, _] : c.overrides) (void)for_system(c, sys);
+  return c;
+}
+
+Campaign load_campaign(const std::filesystem::path& path) {
+  Document doc = load_yaml(path);
+  return parse_campaign(doc.text, doc.file);
+}
+
+Campaign for_system(const Campaign& base, const std::string& system) {
+  Campaign c = base;
+  auto it = base.overrides.find(system);
+  if (it == base.overrides.end()) return c;
+  MapReader r(base.file, it->second, "systems." + system);
+  parse_body(r, c, true);
+  r.finish();
+  return c;
+}
+
+const Step* find_step(const Campaign& campaign, const std::string& name) {
+  for (auto& s : campaign.steps)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+}  // namespace campaign::spec

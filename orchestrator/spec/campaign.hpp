@@ -1,0 +1,160 @@
+// The campaign model: what a user declares in campaigns/*.yaml.
+//
+// A campaign is a set of steps (a data-staging step, the training sweep, ...);
+// each step has a matrix of parameters, derived values, a case-name template
+// and a job. Top-level `matrix`, `derived`, `name` and `job` are the defaults
+// every step starts from. Per-system overrides (`systems: {local: {...}}`) are
+// applied by for_system() with the same parser, so an override can say
+// anything the campaign itself can, and is validated the same way.
+//
+// Invariant: a Campaign returned by load_campaign() has been fully validated
+// for structure and types, including every system override; what needs a
+// system (partitions, templates) is checked by matrix::expand and render.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/error.hpp"
+
+namespace campaign::spec {
+
+// A field that may be absent, with where it was set (for error messages).
+template <class T>
+struct Field {
+  std::optional<T> value;
+  Location where;
+  explicit operator bool() const { return value.has_value(); }
+  const T& operator*() const { return *value; }
+  const T* operator->() const { return &*value; }
+};
+
+// A parameter value as written: always its text; numeric when it parses as a number.
+struct Value {
+  std::string text;
+  std::optional<double> number;
+  static Value from_text(std::string text);
+};
+
+// One value of a matrix axis; map values carry attributes that become
+// parameters of the case ({name: dummy, suffix: -dummy, config: ...}).
+struct AxisValue {
+  Value value;
+  std::vector<std::pair<std::string, Value>> attributes;
+  Location where;
+};
+
+struct Axis {
+  std::string name;
+  std::vector<AxisValue> values;
+  Location where;
+};
+
+// Cases whose parameters match every entry are dropped. Each entry lists the
+// values that match (one value or a list).
+struct ExcludeRule {
+  std::vector<std::pair<std::string, std::vector<std::string>>> match;
+  Location where;
+};
+
+struct Matrix {
+  std::vector<Axis> axes;
+  std::vector<std::vector<std::string>> zip;  // axes that vary together
+  std::vector<Location> zip_where;
+  std::vector<ExcludeRule> exclude;
+  long repeat = 1;
+  Location repeat_where;
+};
+
+struct Derived {
+  std::string name;
+  std::string expression;  // muparser
+  Location where;
+};
+
+struct Container {
+  std::string image;
+  std::string runtime;  // empty: the system's default runtime
+  std::vector<std::string> options;
+};
+
+// Every field optional so that overrides patch only what they name. Strings are
+// Mustache templates over the case parameters; numbers are expressions.
+struct Job {
+  Field<std::string> template_name;  // a file in templates/ or a path
+  Field<std::string> command;
+  Field<std::string> walltime;
+  Field<std::string> partition;
+  Field<std::string> ranks, nodes, ranks_per_node, cpus_per_rank, gpus_per_rank;  // expressions
+  Field<bool> launch;  // run the command through the system's launcher (default true)
+  std::vector<std::pair<std::string, std::string>> env;  // merged by name
+  std::vector<Location> env_where;
+  Field<std::vector<std::string>> modules, setup, scheduler_options;
+  Field<Container> container;
+};
+
+struct Step {
+  std::string name;
+  Location where;
+  bool enabled = true;
+  Field<Matrix> matrix;  // replaces the campaign's matrix when set
+  std::vector<Derived> derived;  // added after the campaign's
+  Field<std::string> name_template;
+  Job job;  // patched over the campaign's job
+  std::vector<std::string> after;
+  Location after_where;
+};
+
+struct RetryPolicy {
+  long max_attempts = 3;
+  std::vector<std::string> on = {"node_fail", "preempted", "timeout", "lost"};
+  double walltime_factor = 1.5;
+  Location where;
+};
+
+struct Campaign {
+  std::string file;  // path as given
+  std::filesystem::path dir;  // directory of the campaign file
+  std::string text;
+  std::string sha256;
+
+  std::string name;
+  std::string description;
+  Field<std::string> system;
+  Field<std::string> workdir;
+  Field<std::string> account;
+  Field<std::string> code_dir;
+  std::vector<std::pair<std::string, Value>> params;  // constants
+  std::vector<Location> params_where;
+
+  Matrix matrix;
+  Location matrix_where;
+  std::vector<Derived> derived;
+  Field<std::string> name_template;
+  Job job;
+  std::vector<Step> steps;  // never empty after loading: an implicit "main" step
+
+  RetryPolicy retry;
+  Field<double> budget_node_hours;
+  std::vector<std::string> collectors;
+  std::vector<Location> collectors_where;
+  YAML::Node analyses;  // parsed by analysis::parse_analyses
+  std::map<std::string, YAML::Node> overrides;  // per system, applied by for_system()
+  std::map<std::string, Location> overrides_where;
+};
+
+Campaign load_campaign(const std::filesystem::path& path);
+Campaign parse_campaign(const std::string& text, const std::string& file_name);
+
+// The campaign as seen on `system`: its override (if any) applied on top.
+Campaign for_system(const Campaign& campaign, const std::string& system);
+
+// The step named `name`, or nullptr.
+const Step* find_step(const Campaign& campaign, const std::string& name);
+
+}  // namespace campaign::spec
