@@ -424,6 +424,9 @@ class StepExpander {
     cs.ranks = integer(*R, ranks_, case_desc());
     cs.nodes = integer(*N, nodes_, case_desc());
     cs.ranks_per_node = integer(*P, rpn_, case_desc());
+    // Fewer ranks than the nodes could hold: spread them evenly (2 ranks at 4 per node -> 2 on one node).
+    if (cs.nodes > 0 && cs.ranks > 0 && cs.ranks < cs.nodes * cs.ranks_per_node)
+      cs.ranks_per_node = (cs.ranks + cs.nodes - 1) / cs.nodes;
     if (cs.ranks < 1 || cs.nodes < 1 || cs.ranks_per_node < 1)
       throw InputError(ranks_.where, ranks_.key, "ranks, nodes and ranks per node must be at least 1" + case_desc());
     if (cs.ranks > cs.nodes * cs.ranks_per_node)

@@ -74,8 +74,34 @@ std::string drop_marked_lines(const std::string& text) {
 }
 }  // namespace
 
+namespace {
+// Where `name` first appears as a tag in a template file, so an undefined name
+// is reported at file:line:col like every other input error.
+Location tag_location(const std::string& text, const std::string& name, Location where) {
+  if (where.line > 0) return where;  // a one-line template inside a YAML file
+  size_t pos = 0;
+  while ((pos = text.find("{{", pos)) != std::string::npos) {
+    size_t close = text.find("}}", pos);
+    if (close == std::string::npos) break;
+    std::string tag = trim(std::string_view(text).substr(pos + 2, close - pos - 2));
+    while (!tag.empty() && std::string("{#^/&>").find(tag[0]) != std::string::npos) tag = trim(tag.substr(1));
+    if (tag == name) {
+      int line = 1, col = 1;
+      for (size_t i = 0; i < pos; ++i) {
+        if (text[i] == '\n') ++line, col = 1;
+        else ++col;
+      }
+      return Location{where.file, line, col};
+    }
+    pos = close + 2;
+  }
+  return where;
+}
+}  // namespace
+
 Mustache::Mustache(const std::string& text, Location where, std::string key)
-    : tmpl_(std::make_unique<kainjow::mustache::mustache>(strip_standalone_lines(text))),
+    : text_(text),
+      tmpl_(std::make_unique<kainjow::mustache::mustache>(strip_standalone_lines(text))),
       where_(std::move(where)),
       key_(std::move(key)) {
   if (!tmpl_->is_valid()) throw InputError(where_, key_, "bad template: " + tmpl_->error_message());
@@ -92,7 +118,8 @@ std::string Mustache::render(const MustacheData& data, bool shell_escape) const 
   std::string out = drop_marked_lines(tmpl_->render(ctx));
   if (!ctx.missing.empty()) {
     std::vector<std::string> names(ctx.missing.begin(), ctx.missing.end());
-    throw InputError(where_, key_, "template uses '" + join(names, "', '") + "' but nothing defines it");
+    throw InputError(tag_location(text_, names.front(), where_), key_,
+                     "template uses '" + join(names, "', '") + "' but nothing defines it");
   }
   if (!tmpl_->is_valid()) throw InputError(where_, key_, "cannot render template: " + tmpl_->error_message());
   return out;

@@ -33,6 +33,7 @@ class Mustache {
   std::string render(const MustacheData& data, bool shell_escape) const;
 
  private:
+  std::string text_;
   std::unique_ptr<kainjow::mustache::mustache> tmpl_;
   Location where_;
   std::string key_;

@@ -1,0 +1,43 @@
+#!/bin/bash
+# Golden-file test: the scripts rendered for every shipped system match
+# tests/golden/<system>/<case>.sh. Paths that depend on where the test runs
+# (work directory, binary, source tree, job-name id) are replaced by
+# placeholders. UPDATE_GOLDEN=1 rewrites the golden files.
+set -u
+exe=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+golden=$src/tests/golden
+pass=0
+fail=0
+# One GPU and one CPU case of each kind, and the staging step where it exists.
+cases="scaling-gpu-n2 scaling-cpu-dummy-n1 scaling-gpu-dummy-n4 prepare-data"
+for sys in local testcluster daint cori summit perlmutter frontier; do
+  out=$tmp/$sys
+  if ! CAMPAIGN_ACCOUNT=proj123 "$exe" plan "$src/campaigns/weak_scaling.yaml" --system "$sys" --out "$out" -q >/dev/null; then
+    echo "FAIL $sys: plan failed"
+    fail=$((fail + 1))
+    continue
+  fi
+  for c in $cases; do
+    [ -f "$out/$c/job.sh" ] || continue
+    got=$tmp/got.sh
+    sed -e "s|$out|@WORKDIR@|g" -e "s|$exe|@CAMPAIGN@|g" -e "s|$src|@SRC@|g" \
+        -e 's/cmp[0-9a-f]\{6\}-/cmp@ID@-/g' "$out/$c/job.sh" >"$got"
+    want=$golden/$sys/$c.sh
+    if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+      mkdir -p "$golden/$sys"
+      cp "$got" "$want"
+    fi
+    if diff -u "$want" "$got" >"$tmp/diff"; then
+      pass=$((pass + 1))
+    else
+      echo "FAIL $sys/$c.sh differs from the golden file:"
+      head -40 "$tmp/diff"
+      fail=$((fail + 1))
+    fi
+  done
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ] && [ "$pass" -ge 14 ]

@@ -1,0 +1,70 @@
+#!/bin/bash
+# `campaign plan` and `validate` on the shipped campaigns, checked the way a
+# user reads them: script counts, Slurm constraints, -N equal to the rank
+# count, LSF directives and jsrun lines, the node-hours line, auto detection.
+set -u
+exe=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+check() {  # check DESCRIPTION COMMAND...
+  local what=$1
+  shift
+  if "$@"; then pass=$((pass + 1)); else echo "FAIL: $what"; fail=$((fail + 1)); fi
+}
+ws=$src/campaigns/weak_scaling.yaml
+
+# Daint: 28 Slurm scripts; gpu ones -C gpu, cpu ones -C mc; -N equals the rank count.
+"$exe" plan "$ws" --system daint --out "$tmp/daint" >"$tmp/daint.txt"
+check "daint writes 28 scripts" test "$(find "$tmp/daint" -name job.sh | wc -l)" -eq 28
+check "daint summary line" grep -q "^28 cases in 1 step, 762.00 node-hours requested" "$tmp/daint.txt"
+bad=0
+for f in "$tmp"/daint/*/job.sh; do
+  case=$(basename "$(dirname "$f")")
+  ranks=${case##*-n}
+  grep -q "^#SBATCH --nodes=$ranks$" "$f" || { echo "  $case: nodes != $ranks"; bad=1; }
+  case $case in
+    scaling-gpu-*) grep -q '^#SBATCH --constraint=gpu$' "$f" || { echo "  $case: no -C gpu"; bad=1; } ;;
+    scaling-cpu-*) grep -q '^#SBATCH --constraint=mc$' "$f" || { echo "  $case: no -C mc"; bad=1; } ;;
+    *) echo "  unexpected case $case"; bad=1 ;;
+  esac
+  grep -q '^srun -l -u python .*/train.py --distributed ' "$f" || { echo "  $case: launch line"; bad=1; }
+done
+check "daint scripts: constraint, nodes, srun line" test $bad -eq 0
+check "daint gpu real uses cosmo.yaml, 256 per rank, 16 epochs" \
+  grep -q -- "--rank-gpu .*/configs/cosmo.yaml --n-train 2048 --n-valid 2048 --n-epochs 16" "$tmp/daint/scaling-gpu-n8/job.sh"
+check "daint cpu dummy uses cosmo_dummy.yaml, 32 per rank, 4 epochs" \
+  grep -q -- "--distributed  .*/configs/cosmo_dummy.yaml --n-train 256 --n-valid 256 --n-epochs 4" "$tmp/daint/scaling-cpu-dummy-n8/job.sh"
+check "every script writes the exit marker" test "$(grep -l "mv -f .exit.tmp .exit" "$tmp"/daint/*/job.sh | wc -l)" -eq 28
+
+# Summit: LSF scripts with -nnodes and a jsrun line.
+"$exe" plan "$ws" --system summit --out "$tmp/summit" -q >/dev/null
+check "summit writes 28 scripts" test "$(find "$tmp/summit" -name job.sh | wc -l)" -eq 28
+check "summit #BSUB -nnodes" grep -q "^#BSUB -nnodes 8$" "$tmp/summit/scaling-gpu-n8/job.sh"
+check "summit #BSUB -W" grep -q "^#BSUB -W 01:00$" "$tmp/summit/scaling-gpu-n8/job.sh"
+check "summit jsrun line" grep -q "^jsrun -n 8 -r 1 " "$tmp/summit/scaling-gpu-n8/job.sh"
+check "summit has no #SBATCH" test "$(grep -l SBATCH "$tmp"/summit/*/job.sh | wc -l)" -eq 0
+
+# Auto detection: a Daint login node picks daint, an unknown host local.
+CAMPAIGN_HOSTNAME=daint103 "$exe" plan "$ws" -q >/dev/null 2>&1
+out=$(CAMPAIGN_HOSTNAME=daint103 "$exe" plan "$ws" | head -1)
+check "auto picks daint on daint103 ($out)" grep -q "on daint (auto: host daint103)" <<<"$out"
+out=$(CAMPAIGN_HOSTNAME=laptop "$exe" plan "$ws" | head -1)
+check "auto picks local elsewhere ($out)" grep -q "on local (auto" <<<"$out"
+
+# Other shipped campaigns plan and validate on every system.
+for c in "$src"/campaigns/*.yaml; do
+  for sys in local testcluster daint cori summit perlmutter frontier; do
+    CAMPAIGN_ACCOUNT=proj "$exe" plan "$c" --system "$sys" -q >"$tmp/out" 2>&1
+    check "plan $(basename "$c") on $sys: $(tail -1 "$tmp/out")" grep -q "node-hours requested" "$tmp/out"
+  done
+done
+
+# A re-plan into an existing directory replaces scripts in place.
+"$exe" plan "$ws" --system daint --out "$tmp/daint" -q >/dev/null
+check "re-plan keeps 28 scripts" test "$(find "$tmp/daint" -name job.sh | wc -l)" -eq 28
+check "--help lists plan and validate" bash -c "'$exe' --help | grep -q plan && '$exe' --help | grep -q validate"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,26 @@
+#!/bin/bash
+#SBATCH --job-name=cmp@ID@-scaling-cpu-dummy-n1-a1
+#SBATCH --nodes=1
+#SBATCH --ntasks=1
+#SBATCH --ntasks-per-node=1
+#SBATCH --cpus-per-task=56
+#SBATCH --time=02:00:00
+#SBATCH --output=@WORKDIR@/scaling-cpu-dummy-n1/slurm-%j.out
+#SBATCH --account=proj123
+#SBATCH --partition=batch
+# Case scaling-cpu-dummy-n1 of campaign cosmoflow-weak-scaling (step train, attempt 1),
+# rendered by campaign for system frontier, partition batch.
+
+# The exit status goes to .exit however the script ends: the ground
+# truth for the orchestrator when accounting is missing or late.
+cd @WORKDIR@/scaling-cpu-dummy-n1 || exit 1
+rm -f .exit
+trap 'echo $? > .exit.tmp && mv -f .exit.tmp .exit' EXIT
+trap 'exit 143' TERM
+
+module load craype-accel-amd-gfx90a
+module load rocm
+export MPICH_GPU_SUPPORT_ENABLED=1
+export OMP_NUM_THREADS=56
+
+srun --gpus-per-task=8 --gpu-bind=closest python $HOME/cosmoflow-benchmark/train.py --distributed  $HOME/cosmoflow-benchmark/configs/cosmo_dummy.yaml --n-train 32 --n-valid 32 --n-epochs 4 --output-dir .

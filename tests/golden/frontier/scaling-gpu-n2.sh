@@ -1,0 +1,26 @@
+#!/bin/bash
+#SBATCH --job-name=cmp@ID@-scaling-gpu-n2-a1
+#SBATCH --nodes=2
+#SBATCH --ntasks=2
+#SBATCH --ntasks-per-node=1
+#SBATCH --cpus-per-task=56
+#SBATCH --time=01:00:00
+#SBATCH --output=@WORKDIR@/scaling-gpu-n2/slurm-%j.out
+#SBATCH --account=proj123
+#SBATCH --partition=batch
+# Case scaling-gpu-n2 of campaign cosmoflow-weak-scaling (step train, attempt 1),
+# rendered by campaign for system frontier, partition batch.
+
+# The exit status goes to .exit however the script ends: the ground
+# truth for the orchestrator when accounting is missing or late.
+cd @WORKDIR@/scaling-gpu-n2 || exit 1
+rm -f .exit
+trap 'echo $? > .exit.tmp && mv -f .exit.tmp .exit' EXIT
+trap 'exit 143' TERM
+
+module load craype-accel-amd-gfx90a
+module load rocm
+export MPICH_GPU_SUPPORT_ENABLED=1
+export OMP_NUM_THREADS=56
+
+srun --gpus-per-task=8 --gpu-bind=closest python $HOME/cosmoflow-benchmark/train.py --distributed --rank-gpu $HOME/cosmoflow-benchmark/configs/cosmo.yaml --n-train 512 --n-valid 512 --n-epochs 16 --output-dir .

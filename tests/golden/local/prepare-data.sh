@@ -1,0 +1,15 @@
+#!/bin/bash
+# Case prepare-data of campaign cosmoflow-weak-scaling (step prepare, attempt 1),
+# rendered by campaign for system local: 1 ranks, 1
+# cores each, walltime 00:30:00. Run by the local executor (no scheduler).
+
+# The exit status goes to .exit however the script ends: the ground
+# truth for the orchestrator.
+cd @WORKDIR@/prepare-data || exit 1
+rm -f .exit
+trap 'echo $? > .exit.tmp && mv -f .exit.tmp .exit' EXIT
+trap 'exit 143' TERM
+
+export OMP_NUM_THREADS=1
+
+@CAMPAIGN@ launch -n 1 -- /usr/bin/python3 @SRC@/campaigns/../workloads/minicosmo/prepare.py --data-dir @WORKDIR@/data --n-samples 512

@@ -1,0 +1,24 @@
+#!/bin/bash
+#SBATCH --job-name=cmp@ID@-scaling-cpu-dummy-n1-a1
+#SBATCH --nodes=1
+#SBATCH --ntasks=1
+#SBATCH --ntasks-per-node=1
+#SBATCH --cpus-per-task=128
+#SBATCH --time=02:00:00
+#SBATCH --output=@WORKDIR@/scaling-cpu-dummy-n1/slurm-%j.out
+#SBATCH --account=proj123
+#SBATCH --constraint=cpu
+#SBATCH --qos=regular
+# Case scaling-cpu-dummy-n1 of campaign cosmoflow-weak-scaling (step train, attempt 1),
+# rendered by campaign for system perlmutter, partition cpu.
+
+# The exit status goes to .exit however the script ends: the ground
+# truth for the orchestrator when accounting is missing or late.
+cd @WORKDIR@/scaling-cpu-dummy-n1 || exit 1
+rm -f .exit
+trap 'echo $? > .exit.tmp && mv -f .exit.tmp .exit' EXIT
+trap 'exit 143' TERM
+
+export OMP_NUM_THREADS=128
+
+srun --cpu-bind=cores python $HOME/cosmoflow-benchmark/train.py --distributed  $HOME/cosmoflow-benchmark/configs/cosmo_dummy.yaml --n-train 32 --n-valid 32 --n-epochs 4 --output-dir .

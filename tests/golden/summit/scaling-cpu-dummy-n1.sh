@@ -1,0 +1,22 @@
+#!/bin/bash
+#BSUB -J cmp@ID@-scaling-cpu-dummy-n1-a1
+#BSUB -P proj123
+#BSUB -nnodes 1
+#BSUB -W 02:00
+#BSUB -q batch
+#BSUB -o @WORKDIR@/scaling-cpu-dummy-n1/lsf-%J.out
+#BSUB -e @WORKDIR@/scaling-cpu-dummy-n1/lsf-%J.out
+# Case scaling-cpu-dummy-n1 of campaign cosmoflow-weak-scaling (step train, attempt 1),
+# rendered by campaign for system summit, partition batch:
+# 1 ranks on 1 nodes, 1 per node.
+
+# The exit status goes to .exit however the script ends: the ground
+# truth for the orchestrator when accounting is missing or late.
+cd @WORKDIR@/scaling-cpu-dummy-n1 || exit 1
+rm -f .exit
+trap 'echo $? > .exit.tmp && mv -f .exit.tmp .exit' EXIT
+trap 'exit 143' TERM
+
+export OMP_NUM_THREADS=42
+
+jsrun -n 1 -r 1 -a 1 -c 42 -g 6 -b rs python $HOME/cosmoflow-benchmark/train.py --distributed  $HOME/cosmoflow-benchmark/configs/cosmo_dummy.yaml --n-train 32 --n-valid 32 --n-epochs 4 --output-dir .

@@ -1,0 +1,22 @@
+#!/bin/bash
+#BSUB -J cmp@ID@-scaling-gpu-dummy-n4-a1
+#BSUB -P proj123
+#BSUB -nnodes 4
+#BSUB -W 01:00
+#BSUB -q batch
+#BSUB -o @WORKDIR@/scaling-gpu-dummy-n4/lsf-%J.out
+#BSUB -e @WORKDIR@/scaling-gpu-dummy-n4/lsf-%J.out
+# Case scaling-gpu-dummy-n4 of campaign cosmoflow-weak-scaling (step train, attempt 1),
+# rendered by campaign for system summit, partition batch:
+# 4 ranks on 4 nodes, 1 per node.
+
+# The exit status goes to .exit however the script ends: the ground
+# truth for the orchestrator when accounting is missing or late.
+cd @WORKDIR@/scaling-gpu-dummy-n4 || exit 1
+rm -f .exit
+trap 'echo $? > .exit.tmp && mv -f .exit.tmp .exit' EXIT
+trap 'exit 143' TERM
+
+export OMP_NUM_THREADS=42
+
+jsrun -n 4 -r 1 -a 1 -c 42 -g 6 -b rs python $HOME/cosmoflow-benchmark/train.py --distributed --rank-gpu $HOME/cosmoflow-benchmark/configs/cosmo_dummy.yaml --n-train 1024 --n-valid 1024 --n-epochs 16 --output-dir .

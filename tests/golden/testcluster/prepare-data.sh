@@ -1,0 +1,22 @@
+#!/bin/bash
+#SBATCH --job-name=cmp@ID@-prepare-data-a1
+#SBATCH --nodes=1
+#SBATCH --ntasks=1
+#SBATCH --ntasks-per-node=1
+#SBATCH --cpus-per-task=1
+#SBATCH --time=00:30:00
+#SBATCH --output=@WORKDIR@/prepare-data/slurm-%j.out
+#SBATCH --constraint=mc
+# Case prepare-data of campaign cosmoflow-weak-scaling (step prepare, attempt 1),
+# rendered by campaign for system testcluster, partition mc.
+
+# The exit status goes to .exit however the script ends: the ground
+# truth for the orchestrator when accounting is missing or late.
+cd @WORKDIR@/prepare-data || exit 1
+rm -f .exit
+trap 'echo $? > .exit.tmp && mv -f .exit.tmp .exit' EXIT
+trap 'exit 143' TERM
+
+export OMP_NUM_THREADS=1
+
+srun /usr/bin/python3 @SRC@/campaigns/../workloads/minicosmo/prepare.py --data-dir @WORKDIR@/data --n-samples 512

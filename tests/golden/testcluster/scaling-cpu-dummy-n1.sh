@@ -1,0 +1,22 @@
+#!/bin/bash
+#SBATCH --job-name=cmp@ID@-scaling-cpu-dummy-n1-a1
+#SBATCH --nodes=1
+#SBATCH --ntasks=1
+#SBATCH --ntasks-per-node=1
+#SBATCH --cpus-per-task=1
+#SBATCH --time=00:20:00
+#SBATCH --output=@WORKDIR@/scaling-cpu-dummy-n1/slurm-%j.out
+#SBATCH --constraint=mc
+# Case scaling-cpu-dummy-n1 of campaign cosmoflow-weak-scaling (step train, attempt 1),
+# rendered by campaign for system testcluster, partition mc.
+
+# The exit status goes to .exit however the script ends: the ground
+# truth for the orchestrator when accounting is missing or late.
+cd @WORKDIR@/scaling-cpu-dummy-n1 || exit 1
+rm -f .exit
+trap 'echo $? > .exit.tmp && mv -f .exit.tmp .exit' EXIT
+trap 'exit 143' TERM
+
+export OMP_NUM_THREADS=1
+
+srun /usr/bin/python3 @SRC@/campaigns/../workloads/minicosmo/train.py --distributed  @SRC@/campaigns/../workloads/minicosmo/configs/cosmo_dummy.yaml --data-dir @WORKDIR@/data --n-train 64 --n-valid 64 --n-epochs 3 --output-dir .

@@ -1,0 +1,22 @@
+#!/bin/bash
+#SBATCH --job-name=cmp@ID@-scaling-gpu-n2-a1
+#SBATCH --nodes=1
+#SBATCH --ntasks=2
+#SBATCH --ntasks-per-node=2
+#SBATCH --cpus-per-task=1
+#SBATCH --time=00:20:00
+#SBATCH --output=@WORKDIR@/scaling-gpu-n2/slurm-%j.out
+#SBATCH --constraint=gpu
+# Case scaling-gpu-n2 of campaign cosmoflow-weak-scaling (step train, attempt 1),
+# rendered by campaign for system testcluster, partition gpu.
+
+# The exit status goes to .exit however the script ends: the ground
+# truth for the orchestrator when accounting is missing or late.
+cd @WORKDIR@/scaling-gpu-n2 || exit 1
+rm -f .exit
+trap 'echo $? > .exit.tmp && mv -f .exit.tmp .exit' EXIT
+trap 'exit 143' TERM
+
+export OMP_NUM_THREADS=1
+
+srun /usr/bin/python3 @SRC@/campaigns/../workloads/minicosmo/train.py --distributed --rank-gpu @SRC@/campaigns/../workloads/minicosmo/configs/cosmo.yaml --data-dir @WORKDIR@/data --n-train 128 --n-valid 128 --n-epochs 3 --output-dir .
