@@ -1,0 +1,145 @@
+#include <catch2/catch.hpp>
+
+#include "matrix/plan.hpp"
+#include "spec/library.hpp"
+
+using namespace campaign;
+using namespace campaign::matrix;
+
+namespace {
+spec::System system_named(const std::string& name) {
+  return spec::load_system_file(*spec::find_data_file(CAMPAIGN_SOURCE_DIR, "systems", name, ".yaml"));
+}
+Plan plan_of(const std::string& yaml, const std::string& sys = "daint") {
+  auto c = spec::parse_campaign(yaml, "c.yaml");
+  return expand(spec::for_system(c, sys), system_named(sys), "/w");
+}
+std::vector<std::string> names(const Plan& p) {
+  std::vector<std::string> out;
+  for (auto& c : p.cases) out.push_back(c.name);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("cartesian product in declaration order, last axis fastest") {
+  auto p = plan_of("name: t\nmatrix: {a: [x, y], b: [1, 2, 3]}\njob: {command: echo}\n");
+  CHECK(names(p) == std::vector<std::string>{"x-1", "x-2", "x-3", "y-1", "y-2", "y-3"});
+}
+
+TEST_CASE("zip groups vary together, exclude drops, repeat multiplies") {
+  auto p = plan_of(R"(name: t
+matrix:
+  ranks: [1, 2, 4]
+  n: [10, 20, 40]
+  mode: [a, b]
+  zip: [[ranks, n]]
+  exclude: [{mode: b, ranks: [2, 4]}]
+  repeat: 2
+case_name: "{{mode}}-{{ranks}}-{{n}}-r{{repeat}}"
+job: {command: echo}
+)");
+  CHECK(names(p) == std::vector<std::string>{"a-1-10-r1", "a-1-10-r2", "b-1-10-r1", "b-1-10-r2", "a-2-20-r1",
+                                             "a-2-20-r2", "a-4-40-r1", "a-4-40-r2"});
+}
+
+TEST_CASE("derived values, attributes and the job's geometry") {
+  auto p = plan_of(R"(name: t
+params: {ranks_per_node: 4}
+matrix:
+  partition: [{name: gpu, per_rank: 256}, {name: cpu, per_rank: 32}]
+  ranks: [1, 8]
+derived:
+  n_train: per_rank * ranks
+  half: n_train / 2
+job:
+  ranks: ranks
+  ranks_per_node: 1
+  command: echo {{n_train}} {{half}} {{nodes}}
+)");
+  REQUIRE(p.cases.size() == 4);
+  const Case& gpu8 = p.cases[1];
+  CHECK(gpu8.name == "gpu-8");
+  CHECK(p.param(gpu8, "n_train") == "2048");
+  CHECK(p.param(gpu8, "half") == "1024");
+  CHECK(gpu8.nodes == 8);
+  CHECK(gpu8.ranks_per_node == 1);
+  CHECK(gpu8.cpus_per_rank == 12);  // all the node's cores
+  CHECK(gpu8.gpus_per_rank == 1);
+  CHECK(p.partition_of(p.cases[3]).name == "mc");  // `cpu` is an alias on Daint
+  CHECK(p.cases[3].cpus_per_rank == 36);
+  CHECK(p.node_hours == Approx((1 + 8 + 1 + 8) * 1.0));
+}
+
+TEST_CASE("any two of ranks, nodes and ranks per node give the third") {
+  auto geometry = [](const std::string& job) {
+    auto p = plan_of("name: t\njob: {command: x, partition: cpu, " + job + "}\n");
+    auto& c = p.cases.at(0);
+    return std::vector<long>{c.ranks, c.nodes, c.ranks_per_node};
+  };
+  CHECK(geometry("ranks: 72, ranks_per_node: 36") == std::vector<long>{72, 2, 36});
+  CHECK(geometry("nodes: 3, ranks_per_node: 4") == std::vector<long>{12, 3, 4});
+  CHECK(geometry("ranks: 10, nodes: 3") == std::vector<long>{10, 3, 4});
+  CHECK(geometry("ranks: 5") == std::vector<long>{5, 5, 1});
+  CHECK(geometry("ranks: 2, ranks_per_node: 4") == std::vector<long>{2, 1, 2});
+  CHECK_THROWS_WITH(geometry("ranks: 9, nodes: 2, ranks_per_node: 4"), Catch::Contains("cannot hold 9 ranks"));
+}
+
+TEST_CASE("case keys are stable and depend on the coordinates only") {
+  auto a = plan_of("name: t\nmatrix: {r: [1, 2]}\nderived: {x: r * 2}\njob: {command: echo}\n");
+  auto b = plan_of("name: t\nmatrix: {r: [1, 2]}\nderived: {x: r * 3}\njob: {command: other}\n");
+  CHECK(a.cases[0].key == b.cases[0].key);
+  CHECK(a.cases[0].key != a.cases[1].key);
+  CHECK(a.cases[0].key.size() == 16);
+}
+
+TEST_CASE("steps wait for the cases they share axes with") {
+  auto p = plan_of(R"(name: t
+matrix: {data: [real, dummy], ranks: [1, 2]}
+job: {command: echo}
+steps:
+  stage:
+    matrix: {data: [real, dummy]}
+    case_name: stage-{{data}}
+  train:
+    after: [stage]
+  setup:
+    matrix: {}
+    case_name: setup
+  report:
+    after: [train, setup]
+    matrix: {}
+    case_name: final
+)");
+  auto index = [&](const std::string& n) {
+    for (size_t i = 0; i < p.cases.size(); ++i)
+      if (p.cases[i].name == n) return i;
+    FAIL("no case " << n);
+    return size_t(0);
+  };
+  const Case& train = p.cases[index("train-real-2")];
+  CHECK(train.after == std::vector<size_t>{index("stage-real")});
+  CHECK(p.cases[index("final")].after.size() == 5);  // 4 train cases + setup
+  for (auto& c : p.cases)
+    for (size_t a : c.after) CHECK(a < index(c.name));  // dependencies come first
+}
+
+TEST_CASE("a disabled step drops out with its dependencies") {
+  auto p = plan_of(R"(name: t
+matrix: {r: [1]}
+job: {command: echo}
+steps:
+  prep: {enabled: false, matrix: {}}
+  run: {after: [prep]}
+)");
+  REQUIRE(p.cases.size() == 1);
+  CHECK(p.cases[0].after.empty());
+}
+
+TEST_CASE("100 percent of the cases of a large matrix are planned") {
+  auto p = plan_of(
+      "name: t\nmatrix: {a: [1,2,3,4,5,6,7,8,9,10], b: [1,2,3,4,5,6,7,8,9,10], c: [1,2,3,4,5,6,7,8,9,10]}\n"
+      "derived: {n: a * b * c}\njob: {command: \"echo {{n}}\", ranks: 1}\n",
+      "local");
+  CHECK(p.cases.size() == 1000);
+  CHECK(p.param(p.cases.back(), "n") == "1000");
+}

@@ -1,0 +1,92 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "render/script.hpp"
+#include "spec/library.hpp"
+
+using namespace campaign;
+namespace fs = std::filesystem;
+
+namespace {
+matrix::Plan plan_of(const std::string& yaml, const std::string& sys) {
+  auto c = spec::parse_campaign(yaml, "c.yaml");
+  auto s = spec::load_system_file(*spec::find_data_file(CAMPAIGN_SOURCE_DIR, "systems", sys, ".yaml"));
+  return matrix::expand(spec::for_system(c, sys), s, "/w");
+}
+}  // namespace
+
+
+TEST_CASE("rendered scripts run the command with each value as one literal word") {
+  auto p = plan_of(R"Y(name: t
+matrix:
+  file:
+    - {name: a, value: "my data.txt"}
+    - {name: b, value: "it's"}
+    - {name: c, value: "$(touch pwned)"}
+job: {command: "printf '%s|' {{value}} > out.txt"}
+)Y",
+                   "local");
+  fs::path dir = fs::temp_directory_path() / ("campaign-render-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  render::RenderOptions o{dir, "/bin/false", 1, 0};
+  auto scripts = render::render_all(p, o);
+  REQUIRE(scripts.size() == 3);
+  // Run without the launcher: the local launch line names the campaign binary.
+  for (auto& s : scripts) {
+    std::string text = s.text;
+    auto pos = text.find("/bin/false launch -n 1 -- ");
+    REQUIRE(pos != std::string::npos);
+    text.erase(pos, std::string("/bin/false launch -n 1 -- ").size());
+    const_cast<render::Script&>(s).text = text;
+  }
+  render::write_scripts(scripts, dir);
+  for (auto& s : scripts) REQUIRE(std::system(("bash " + s.path.string()).c_str()) == 0);
+  auto read = [&](const std::string& c) {
+    std::ifstream in(dir / c / "out.txt");
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  };
+  CHECK(read("a") == "my data.txt|");
+  CHECK(read("b") == "it's|");
+  CHECK(read("c") == "$(touch pwned)|");
+  CHECK_FALSE(fs::exists(dir / "c" / "pwned"));
+  // Each script left its exit status in the marker file.
+  std::ifstream marker(dir / "a" / render::kExitMarker);
+  std::string status;
+  marker >> status;
+  CHECK(status == "0");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("slurm scripts carry the partition's directives and the job geometry") {
+  auto p = plan_of("name: t\nmatrix: {ranks: [4]}\njob: {command: x, partition: cpu, ranks: ranks, walltime: 90m}\n",
+                   "daint");
+  render::Renderer r(p);
+  auto s = r.render(p.cases[0], render::RenderOptions{"/scratch/w", "campaign", 2, 0});
+  CHECK(s.text.find("#SBATCH --constraint=mc\n") != std::string::npos);
+  CHECK(s.text.find("#SBATCH --nodes=4\n") != std::string::npos);
+  CHECK(s.text.find("#SBATCH --time=01:30:00\n") != std::string::npos);
+  CHECK(s.text.find("module load daint-mc\n") != std::string::npos);
+  CHECK(s.text.find("\nsrun -l -u x\n") != std::string::npos);
+  CHECK(s.job_name == render::job_name(render::campaign_id("t", "/scratch/w"), p.cases[0], 2));
+  CHECK(s.job_name.substr(s.job_name.size() - 3) == "-a2");
+  // A retry with a longer walltime renders the new limit.
+  auto longer = r.render(p.cases[0], render::RenderOptions{"/scratch/w", "campaign", 2, 8100});
+  CHECK(longer.text.find("#SBATCH --time=02:15:00\n") != std::string::npos);
+}
+
+TEST_CASE("write_scripts never leaves a partial new directory") {
+  auto p = plan_of("name: t\nmatrix: {r: [1, 2]}\njob: {command: x}\n", "local");
+  fs::path dir = fs::temp_directory_path() / ("campaign-partial-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  auto scripts = render::render_all(p, render::RenderOptions{dir, "campaign", 1, 0});
+  scripts.push_back(scripts[0]);
+  scripts.back().path = dir / "../../../proc/forbidden/job.sh";  // cannot be written
+  CHECK_THROWS(render::write_scripts(scripts, dir));
+  CHECK_FALSE(fs::exists(dir));
+  for (auto& e : fs::directory_iterator(fs::temp_directory_path()))
+    CHECK(e.path().filename().string().find("campaign-partial-" + std::to_string(::getpid()) + ".partial") ==
+          std::string::npos);
+}

@@ -1,0 +1,90 @@
+#include <catch2/catch.hpp>
+
+#include "spec/campaign.hpp"
+#include "spec/library.hpp"
+
+using namespace campaign;
+using namespace campaign::spec;
+
+namespace {
+std::string error_of(const std::string& yaml) {
+  try {
+    parse_campaign(yaml, "c.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("a campaign's axes, attributes, steps and overrides") {
+  auto c = parse_campaign(R"(name: t
+params: {ranks_per_node: 1}
+matrix:
+  data:
+    - {name: real, config: a.yaml}
+    - {name: dummy, config: b.yaml}
+  ranks: [1, 2, 4]
+  repeat: 2
+job:
+  command: echo {{ranks}}
+  env: {A: "1"}
+steps:
+  prepare: {matrix: {}, job: {ranks: 1}}
+  train: {after: [prepare]}
+systems:
+  local:
+    matrix: {ranks: [1]}
+    job: {env: {B: "2"}}
+    steps: {prepare: {enabled: false}}
+)",
+                          "c.yaml");
+  REQUIRE(c.matrix.axes.size() == 2);
+  CHECK(c.matrix.axes[0].values[1].attributes[0].second.text == "b.yaml");
+  CHECK(c.matrix.repeat == 2);
+  CHECK(c.steps.size() == 2);
+  auto local = for_system(c, "local");
+  CHECK(local.matrix.axes[1].values.size() == 1);  // the override replaced the axis...
+  CHECK(local.matrix.axes[0].values.size() == 2);  // ...and kept the others
+  CHECK(local.job.env.size() == 2);                // env merges by name
+  CHECK_FALSE(find_step(local, "prepare")->enabled);
+  CHECK(find_step(c, "prepare")->enabled);  // the base is untouched
+  CHECK(for_system(c, "daint").matrix.axes[1].values.size() == 3);
+}
+
+TEST_CASE("errors name file, line, column and key") {
+  CHECK(error_of("name: t\njob: {command: x, comand: y}\n") ==
+        "c.yaml:2:19: job.comand: unknown key, did you mean 'command'?");
+  CHECK(error_of("name: t\nmatrix:\n  ranks: []\n") ==
+        "c.yaml:3:10: matrix.ranks: axis has no values (an empty axis would make an empty matrix)");
+  CHECK(error_of("name: t\nbudget: lots\n") == "c.yaml:2:9: budget: expected a number, got 'lots'");
+  CHECK(error_of("name: t\nsystems: {local: {nme: x}}\n") == "c.yaml:2:19: systems.local.nme: unknown key");
+}
+
+TEST_CASE("values keep their text and know when they are numbers") {
+  CHECK(Value::from_text("64").number == 64.0);
+  CHECK(Value::from_text("1e3").number == 1000.0);
+  CHECK_FALSE(Value::from_text("gpu").number);
+  CHECK_FALSE(Value::from_text("").number);
+  CHECK(Value::from_text("007").text == "007");
+}
+
+TEST_CASE("system profiles: partitions, aliases, host detection") {
+  auto path = find_data_file(CAMPAIGN_SOURCE_DIR, "systems", "daint", ".yaml");
+  REQUIRE(path);
+  auto s = load_system_file(*path);
+  CHECK(s.scheduler == "slurm");
+  REQUIRE(find_partition(s, "cpu"));
+  CHECK(find_partition(s, "cpu")->name == "mc");
+  CHECK(find_partition(s, "cpu")->cores_per_node == 36);
+  CHECK(find_partition(s, "gpu")->gpus_per_node == 1);
+  CHECK(matches_host(s, "daint104", "daint104"));
+  CHECK_FALSE(matches_host(s, "daint-ln001", "daint-ln001"));
+  auto summit = load_system_file(*find_data_file(CAMPAIGN_SOURCE_DIR, "systems", "summit", ".yaml"));
+  CHECK(summit.scheduler == "lsf");
+  CHECK(summit.launcher.kind == "jsrun");
+  CHECK(find_partition(summit, "gpu")->gpus_per_node == 6);
+  CHECK(find_partition(summit, "gpu")->cores_per_node == 42);
+  for (auto& name : available(CAMPAIGN_SOURCE_DIR, "systems", ".yaml"))
+    CHECK_NOTHROW(load_system_file(*find_data_file(CAMPAIGN_SOURCE_DIR, "systems", name, ".yaml")));
+}

@@ -1,0 +1,74 @@
+#include <catch2/catch.hpp>
+
+#include "util/env.hpp"
+#include "util/mustache.hpp"
+#include "util/strings.hpp"
+#include "util/walltime.hpp"
+
+using namespace campaign;
+
+TEST_CASE("shell_quote keeps safe words and quotes the rest literally") {
+  CHECK(shell_quote("configs/cosmo.yaml") == "configs/cosmo.yaml");
+  CHECK(shell_quote("a b") == "'a b'");
+  CHECK(shell_quote("it's") == "'it'\\''s'");
+  CHECK(shell_quote("$(rm -rf /)") == "'$(rm -rf /)'");
+  CHECK(shell_quote("") == "''");
+  CHECK(shell_escape_value("") == "");
+}
+
+TEST_CASE("did_you_mean suggests close names only") {
+  std::vector<std::string> keys = {"matrix", "job", "steps", "derived"};
+  CHECK(did_you_mean("matrx", keys) == ", did you mean 'matrix'?");
+  CHECK(did_you_mean("jb", keys) == ", did you mean 'job'?");
+  CHECK(did_you_mean("completely_else", keys).empty());
+  CHECK(edit_distance("daitn", "daint") == 1);  // a transposition is one edit
+  CHECK(edit_distance("", "abc") == 3);
+}
+
+TEST_CASE("walltimes in every notation") {
+  CHECK(parse_walltime("01:30:00") == 5400);
+  CHECK(parse_walltime("1-00:00:00") == 86400);
+  CHECK(parse_walltime("02:00") == 7200);  // HH:MM
+  CHECK(parse_walltime("90") == 5400);     // minutes, as Slurm reads a bare number
+  CHECK(parse_walltime("1h30m") == 5400);
+  CHECK(parse_walltime("45s") == 45);
+  CHECK_FALSE(parse_walltime("1 hour"));
+  CHECK_FALSE(parse_walltime("1:2:3:4"));
+  CHECK_FALSE(parse_walltime("h"));
+  CHECK(format_hms(5400) == "01:30:00");
+  CHECK(format_hms(90000) == "1-01:00:00");
+  CHECK(format_hhmm(5401) == "01:31");  // LSF minutes round up
+}
+
+TEST_CASE("environment expansion with defaults") {
+  EnvLookup env = [](const std::string& n) -> std::optional<std::string> {
+    if (n == "SCRATCH") return std::string("/scratch/u");
+    if (n == "EMPTY") return std::string("");
+    return std::nullopt;
+  };
+  std::string missing;
+  CHECK(expand_env("${SCRATCH}/runs", env) == "/scratch/u/runs");
+  CHECK(expand_env("${NOPE:-.}/c", env) == "./c");
+  CHECK(expand_env("${EMPTY:-x}", env) == "x");
+  CHECK(expand_env("$$HOME and $HOME", env) == "$HOME and $HOME");
+  CHECK(expand_env("${NOPE}", env, &missing).empty());
+  CHECK(missing == "NOPE");
+}
+
+TEST_CASE("Mustache: strict names, shell escaping, standalone lines") {
+  MustacheData d;
+  d.set("x", "a b");
+  d.set("list", MustacheData(MustacheData::type::list));
+  d.set("off", scalar_data("false"));
+  Mustache m("A\n{{#list}}\n- {{.}}\n{{/list}}\n{{#off}}\nhidden\n{{/off}}\nv={{x}} raw={{{x}}}\n", Location{"t"}, "");
+  CHECK(m.render(d, true) == "A\nv='a b' raw=a b\n");
+  CHECK(m.render(d, false) == "A\nv=a b raw=a b\n");
+  Mustache undefined("x={{y}}\n", Location{"tmpl.sh"}, "");
+  try {
+    undefined.render(d, true);
+    FAIL("an undefined name must be an error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) == "tmpl.sh:1:3: template uses 'y' but nothing defines it");
+  }
+  CHECK_THROWS_AS(Mustache("{{#open}}", Location{"t"}, ""), InputError);
+}
