@@ -1,0 +1,195 @@
+// Attempt state changes and attempt queries. Each state change is one
+// IMMEDIATE transaction that goes through Impl::set_state (impl.hpp).
+//
+// Durability: WAL with synchronous=NORMAL survives any crash of the process
+// (kill -9 included: committed pages are in the OS cache) but an OS crash or
+// power loss may roll back the last commits. Every commit but one is safe to
+// lose: the state of a job is asked again from the scheduler, metrics are
+// collected again, a lost job id is found again by job name. The exception is
+// begin_submit: if `submitting` were rolled back after the job was submitted,
+// reconciliation would not look for the job and the case would run twice. So
+// that one commit runs with synchronous=FULL (one fsync per submission, which
+// also makes every earlier commit durable).
+#include <algorithm>
+#include <unordered_set>
+
+#include "catalog/catalog.hpp"
+#include "catalog/impl.hpp"
+#include "catalog/transitions.hpp"
+
+namespace campaign {
+
+// --- attempt state -------------------------------------------------------
+
+void Catalog::begin_submit(std::int64_t attempt_id, std::string_view job_name, std::int64_t walltime_s,
+                           int nodes) {
+  Impl& c = *impl_;
+  c.require_writer("begin_submit");
+  if (job_name.empty()) throw CatalogError(c.where() + ": begin_submit: empty job name");
+  if (walltime_s <= 0 || nodes <= 0)
+    throw CatalogError(c.where() + ": begin_submit: walltime and nodes must be positive");
+  c.guard("begin_submit", [&] {
+    FullSync durable(c.db);
+    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    Current cur = c.current(attempt_id);
+    if (cur.state != State::planned)
+      throw TransitionError(c.where() + ": " + cur.describe() + " is " + state_name(cur.state) +
+                            ", only a planned attempt can be submitted");
+    auto q = c.query(
+        "UPDATE attempts SET job_name = ?, walltime_s = ?, nodes = ?, submitted = ?, job_id = NULL, "
+        "reason = '' WHERE id = ?");
+    q->bind(1, std::string(job_name));
+    q->bind(2, walltime_s);
+    q->bind(3, nodes);
+    q->bind(4, c.now());
+    q->bind(5, attempt_id);
+    q->exec();
+    c.set_state(cur, State::submitting, "job name " + std::string(job_name));
+    tx.commit();
+  });
+}
+
+bool Catalog::record_job_id(std::int64_t attempt_id, std::string_view job_id, State seen) {
+  Impl& c = *impl_;
+  c.require_writer("record_job_id");
+  if (job_id.empty()) throw CatalogError(c.where() + ": record_job_id: empty job id");
+  return c.guard("record_job_id", [&] {
+    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    Current cur = c.current(attempt_id);
+    if (cur.state != State::submitting) {
+      if (cur.job_id == job_id) return false;
+      throw TransitionError(c.where() + ": " + cur.describe() + " is " + state_name(cur.state) +
+                            (cur.job_id.empty() ? std::string() : " with job " + cur.job_id) +
+                            ", cannot record job " + std::string(job_id));
+    }
+    if (seen == State::planned)
+      throw TransitionError(c.where() + ": " + cur.describe() +
+                            ": a job was found, it cannot go back to planned");
+    auto q = c.query("UPDATE attempts SET job_id = ? WHERE id = ?");
+    q->bind(1, std::string(job_id));
+    q->bind(2, attempt_id);
+    q->exec();
+    c.set_state(cur, seen, "job " + std::string(job_id));
+    tx.commit();
+    return true;
+  });
+}
+
+bool Catalog::update_state(std::int64_t attempt_id, State to, const JobUpdate& info) {
+  Impl& c = *impl_;
+  c.require_writer("update_state");
+  return c.guard("update_state", [&] {
+    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    Current cur = c.current(attempt_id);
+    if (to == cur.state) {
+      c.store_info(attempt_id, info, false);
+      tx.commit();
+      return false;
+    }
+    if (to == State::planned || to == State::submitting)
+      throw TransitionError(c.where() + ": " + cur.describe() + ": use " +
+                            (to == State::planned ? "revert_submitting" : "begin_submit") + " to reach " +
+                            state_name(to));
+    if (cur.state == State::submitting)
+      throw TransitionError(c.where() + ": " + cur.describe() +
+                            " is submitting: record its job id or revert it first");
+    c.store_info(attempt_id, info, true);
+    std::string message = info.reason.value_or("");
+    if (info.exit_code) {
+      if (!message.empty()) message += ' ';
+      message += "exit ";
+      message += std::to_string(*info.exit_code);
+    }
+    c.set_state(cur, to, message);
+    tx.commit();
+    return true;
+  });
+}
+
+void Catalog::revert_submitting(std::int64_t attempt_id, std::string_view why) {
+  Impl& c = *impl_;
+  c.require_writer("revert_submitting");
+  c.guard("revert_submitting", [&] {
+    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    Current cur = c.current(attempt_id);
+    if (cur.state != State::submitting)
+      throw TransitionError(c.where() + ": " + cur.describe() + " is " + state_name(cur.state) +
+                            ", only a submitting attempt can be reverted");
+    auto q = c.query("UPDATE attempts SET job_id = NULL, submitted = NULL WHERE id = ?");
+    q->bind(1, attempt_id);
+    q->exec();
+    c.set_state(cur, State::planned, why);
+    tx.commit();
+  });
+}
+
+std::int64_t Catalog::new_attempt_for_retry(std::int64_t case_id, std::string_view why) {
+  Impl& c = *impl_;
+  c.require_writer("new_attempt_for_retry");
+  return c.guard("new_attempt_for_retry", [&] {
+    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    auto q = c.query(
+        "SELECT a.number, a.state, c.campaign_id, c.key FROM attempts a JOIN cases c ON c.id = a.case_id "
+        "WHERE a.case_id = ? ORDER BY a.number DESC LIMIT 1");
+    q->bind(1, case_id);
+    if (!q->executeStep()) throw CatalogError(c.where() + ": no case with id " + std::to_string(case_id));
+    const int number = q->getColumn(0).getInt();
+    const State state = parse_state(q->getColumn(1).getString());
+    const std::int64_t campaign_id = q->getColumn(2).getInt64();
+    const std::string key = q->getColumn(3).getString();
+    q->reset();
+    if (!retryable(state))
+      throw TransitionError(c.where() + ": case " + key + ": its attempt #" + std::to_string(number) +
+                            " is " + state_name(state) + ", which is not retried");
+    std::int64_t id = c.insert_attempt(campaign_id, case_id, number + 1, why);
+    tx.commit();
+    return id;
+  });
+}
+
+// --- attempts ------------------------------------------------------------
+
+AttemptRow Catalog::attempt(std::int64_t attempt_id) {
+  Impl& c = *impl_;
+  return c.guard("attempt", [&] {
+    auto rows = c.attempts("WHERE a.id = ?", attempt_id);
+    if (rows.empty()) throw CatalogError(c.where() + ": no attempt with id " + std::to_string(attempt_id));
+    return rows.front();
+  });
+}
+
+std::vector<AttemptRow> Catalog::attempts_in(std::int64_t campaign_id, const std::vector<State>& states) {
+  Impl& c = *impl_;
+  return c.guard("attempts_in", [&] {
+    // One cached statement per state rather than an IN list of varying length.
+    std::vector<AttemptRow> out;
+    std::unordered_set<int> seen;
+    for (State s : states) {
+      if (!seen.insert(static_cast<int>(s)).second) continue;
+      auto q = c.query(kAttemptSelect + "WHERE c.campaign_id = ? AND a.state = ?");
+      q->bind(1, campaign_id);
+      q->bind(2, state_name(s));
+      while (q->executeStep()) out.push_back(read_attempt(*q));
+    }
+    std::sort(out.begin(), out.end(), [](const AttemptRow& a, const AttemptRow& b) { return a.id < b.id; });
+    return out;
+  });
+}
+
+std::vector<AttemptRow> Catalog::latest_attempts(std::int64_t campaign_id) {
+  Impl& c = *impl_;
+  return c.guard("latest_attempts", [&] {
+    return c.attempts(
+        "WHERE c.campaign_id = ? AND a.number = (SELECT max(number) FROM attempts WHERE case_id = c.id) "
+        "ORDER BY c.id",
+        campaign_id);
+  });
+}
+
+std::vector<AttemptRow> Catalog::attempts_of_case(std::int64_t case_id) {
+  Impl& c = *impl_;
+  return c.guard("attempts_of_case",
+                 [&] { return c.attempts("WHERE a.case_id = ? ORDER BY a.number", case_id); });
+}
+
+}  // namespace campaign

@@ -1,0 +1,425 @@
+// The catalog's public functions for opening, campaigns, cases, metrics,
+// node-hours and events. Attempt state changes are in attempts.cpp, check()
+// in check.cpp, shared internals in impl.hpp.
+#include "catalog/catalog.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <system_error>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "catalog/impl.hpp"
+#include "catalog/schema.hpp"
+#include "catalog/transitions.hpp"
+
+namespace campaign {
+
+namespace fs = std::filesystem;
+
+// --- opening -------------------------------------------------------------
+
+fs::path Catalog::db_path(const fs::path& workdir) { return workdir / "campaign.db"; }
+
+Catalog::Catalog(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Catalog::Catalog(Catalog&&) noexcept = default;
+Catalog& Catalog::operator=(Catalog&&) noexcept = default;
+Catalog::~Catalog() = default;
+
+Catalog Catalog::open(const fs::path& workdir, Access access) {
+  const fs::path path = db_path(workdir);
+  std::optional<WriterLock> lock;
+  if (access == Access::read_write) {
+    std::error_code ec;
+    fs::create_directories(workdir, ec);
+    if (ec) throw CatalogError("cannot create " + workdir.string() + ": " + ec.message());
+    lock.emplace(WriterLock::acquire(workdir));
+  } else if (!fs::exists(path)) {
+    throw CatalogError("no catalog in " + workdir.string() + " (" + path.string() + " does not exist)");
+  }
+
+  std::unique_ptr<Impl> impl;
+  try {
+    impl = std::make_unique<Impl>(std::move(lock), path, access);
+  } catch (const SQLite::Exception& e) {
+    throw CatalogError("cannot open " + path.string() + ": " + e.what(), e.getExtendedErrorCode());
+  }
+  Impl& c = *impl;
+  c.guard("open", [&] {
+    const int current = current_schema_version();
+    if (access == Access::read_write) {
+      // Persistent, but set on every open in case the file was made elsewhere.
+      c.db.exec("PRAGMA journal_mode = WAL");
+      c.db.exec("PRAGMA synchronous = NORMAL");
+      c.db.exec("PRAGMA foreign_keys = ON");
+      const int found = migrate(c.db, catalog_migrations(), path.string());
+      if (found != 0 && found != current)
+        c.insert_event(
+            {}, "catalog", std::nullopt, std::nullopt,
+            "schema migrated from version " + std::to_string(found) + " to " + std::to_string(current));
+    } else {
+      const int found = campaign::schema_version(c.db);
+      if (found > current)
+        throw SchemaError(path.string() + " has schema version " + std::to_string(found) +
+                          ", newer than this campaign understands (" + std::to_string(current) +
+                          "): it was written by a newer campaign; use that version or a newer one");
+      if (found == 0) throw SchemaError(path.string() + " is not a campaign catalog");
+      if (found < current)
+        throw SchemaError(path.string() + " has schema version " + std::to_string(found) +
+                          ", this campaign needs " + std::to_string(current) +
+                          ": open it once for writing to migrate it");
+    }
+  });
+  return Catalog(std::move(impl));
+}
+
+const fs::path& Catalog::path() const { return impl_->path; }
+Access Catalog::access() const { return impl_->access; }
+int Catalog::schema_version() {
+  return impl_->guard("schema_version", [&] { return campaign::schema_version(impl_->db); });
+}
+void Catalog::set_clock(Clock clock) { impl_->clock = clock ? std::move(clock) : Clock(system_now); }
+
+// --- campaigns -----------------------------------------------------------
+
+std::int64_t Catalog::upsert_campaign(const CampaignRow& row) {
+  Impl& c = *impl_;
+  c.require_writer("upsert_campaign");
+  if (row.name.empty()) throw CatalogError(c.where() + ": a campaign needs a name");
+  return c.guard("upsert_campaign", [&] {
+    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    std::optional<CampaignRecord> old;
+    {
+      auto q = c.query(std::string(kCampaignSelect) + "WHERE name = ?");
+      q->bind(1, row.name);
+      if (q->executeStep()) old = read_campaign(*q);
+    }
+    std::int64_t id;
+    if (!old) {
+      auto q = c.query(
+          "INSERT INTO campaigns (name, spec_text, spec_hash, system, workdir, code_version, created, "
+          "updated) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+      q->bind(1, row.name);
+      q->bind(2, row.spec_text);
+      q->bind(3, row.spec_hash);
+      q->bind(4, row.system);
+      q->bind(5, row.workdir);
+      q->bind(6, row.code_version);
+      q->bind(7, c.now());
+      q->bind(8, c.now());
+      q->exec();
+      id = c.db.getLastInsertRowid();
+      c.insert_event({id, {}, {}}, "campaign", std::nullopt, std::nullopt,
+                     "created on system " + row.system + " (spec " + row.spec_hash + ")");
+    } else {
+      id = old->id;
+      std::string changes;
+      auto note = [&](const char* what, const std::string& from, const std::string& to) {
+        if (from == to) return;
+        if (!changes.empty()) changes += "; ";
+        changes += std::string(what) + " " + from + " -> " + to;
+      };
+      note("spec", old->spec_hash, row.spec_hash);
+      note("system", old->system, row.system);
+      note("workdir", old->workdir, row.workdir);
+      note("code version", old->code_version, row.code_version);
+      if (changes.empty() && old->spec_text == row.spec_text) return id;
+      auto q = c.query(
+          "UPDATE campaigns SET spec_text = ?, spec_hash = ?, system = ?, workdir = ?, code_version = ?, "
+          "updated = ? WHERE id = ?");
+      q->bind(1, row.spec_text);
+      q->bind(2, row.spec_hash);
+      q->bind(3, row.system);
+      q->bind(4, row.workdir);
+      q->bind(5, row.code_version);
+      q->bind(6, c.now());
+      q->bind(7, id);
+      q->exec();
+      c.insert_event({id, {}, {}}, "campaign", std::nullopt, std::nullopt,
+                     changes.empty() ? "spec text changed" : changes);
+    }
+    tx.commit();
+    return id;
+  });
+}
+
+std::optional<CampaignRecord> Catalog::find_campaign(std::string_view name) {
+  Impl& c = *impl_;
+  return c.guard("find_campaign", [&]() -> std::optional<CampaignRecord> {
+    auto q = c.query(std::string(kCampaignSelect) + "WHERE name = ?");
+    q->bind(1, std::string(name));
+    if (!q->executeStep()) return std::nullopt;
+    return read_campaign(*q);
+  });
+}
+
+std::vector<CampaignRecord> Catalog::campaigns() {
+  Impl& c = *impl_;
+  return c.guard("campaigns", [&] {
+    auto q = c.query(std::string(kCampaignSelect) + "ORDER BY id");
+    std::vector<CampaignRecord> out;
+    while (q->executeStep()) out.push_back(read_campaign(*q));
+    return out;
+  });
+}
+
+// --- cases ---------------------------------------------------------------
+
+SyncResult Catalog::sync_cases(std::int64_t campaign_id, const std::vector<CaseRow>& rows) {
+  Impl& c = *impl_;
+  c.require_writer("sync_cases");
+  {
+    std::unordered_set<std::string_view> keys;
+    for (const CaseRow& r : rows) {
+      if (r.key.empty()) throw CatalogError(c.where() + ": case " + r.name + " has an empty key");
+      if (!keys.insert(r.key).second)
+        throw CatalogError(c.where() + ": two cases share the key " + r.key + " (" + r.name + ")");
+    }
+  }
+  return c.guard("sync_cases", [&] {
+    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    {
+      auto q = c.query("SELECT 1 FROM campaigns WHERE id = ?");
+      q->bind(1, campaign_id);
+      if (!q->executeStep())
+        throw CatalogError(c.where() + ": no campaign with id " + std::to_string(campaign_id));
+    }
+    struct Known {
+      std::int64_t id;
+      bool in_spec;
+      bool listed = false;
+    };
+    std::unordered_map<std::string, Known> known;
+    {
+      auto q = c.query("SELECT id, key, in_spec FROM cases WHERE campaign_id = ?");
+      q->bind(1, campaign_id);
+      while (q->executeStep())
+        known.emplace(q->getColumn(1).getString(),
+                      Known{q->getColumn(0).getInt64(), q->getColumn(2).getInt() != 0});
+    }
+    auto set_in_spec = [&](std::int64_t case_id, bool in_spec) {
+      auto q = c.query("UPDATE cases SET in_spec = ? WHERE id = ?");
+      q->bind(1, in_spec ? 1 : 0);
+      q->bind(2, case_id);
+      q->exec();
+      c.insert_event({campaign_id, case_id, {}}, "case", std::nullopt, std::nullopt,
+                     in_spec ? "listed again by the campaign file" : "no longer in the campaign file");
+    };
+
+    SyncResult result;
+    result.ids.reserve(rows.size());
+    for (const CaseRow& r : rows) {
+      auto it = known.find(r.key);
+      if (it != known.end()) {
+        it->second.listed = true;
+        if (!it->second.in_spec) set_in_spec(it->second.id, true);
+        result.ids.push_back(it->second.id);
+        continue;
+      }
+      auto q = c.query(
+          "INSERT INTO cases (campaign_id, key, step, name, params, run_dir, script, created) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+      q->bind(1, campaign_id);
+      q->bind(2, r.key);
+      q->bind(3, r.step);
+      q->bind(4, r.name);
+      q->bind(5, r.params.dump());
+      q->bind(6, r.run_dir);
+      q->bind(7, r.script);
+      q->bind(8, c.now());
+      q->exec();
+      std::int64_t case_id = c.db.getLastInsertRowid();
+      c.insert_attempt(campaign_id, case_id, 1, "new case " + r.name);
+      result.ids.push_back(case_id);
+      ++result.inserted;
+    }
+    for (auto& [key, k] : known) {
+      if (k.in_spec && !k.listed) {
+        set_in_spec(k.id, false);
+        ++result.retired;
+      }
+    }
+    tx.commit();
+    return result;
+  });
+}
+
+std::vector<CaseRecord> Catalog::cases_of(std::int64_t campaign_id) {
+  Impl& c = *impl_;
+  return c.guard("cases_of", [&] {
+    auto q = c.query(
+        "SELECT id, campaign_id, key, step, name, params, run_dir, script, in_spec FROM cases "
+        "WHERE campaign_id = ? ORDER BY id");
+    q->bind(1, campaign_id);
+    std::vector<CaseRecord> out;
+    while (q->executeStep()) {
+      CaseRecord r;
+      r.id = q->getColumn(0).getInt64();
+      r.campaign_id = q->getColumn(1).getInt64();
+      r.key = q->getColumn(2).getString();
+      r.step = q->getColumn(3).getString();
+      r.name = q->getColumn(4).getString();
+      r.params = nlohmann::json::parse(q->getColumn(5).getString());
+      r.run_dir = q->getColumn(6).getString();
+      r.script = q->getColumn(7).getString();
+      r.in_spec = q->getColumn(8).getInt() != 0;
+      out.push_back(std::move(r));
+    }
+    return out;
+  });
+}
+
+// --- metrics -------------------------------------------------------------
+
+void Catalog::replace_metrics(std::int64_t attempt_id, const std::vector<Metric>& metrics) {
+  Impl& c = *impl_;
+  c.require_writer("replace_metrics");
+  c.guard("replace_metrics", [&] {
+    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    Current cur = c.current(attempt_id);
+    c.write_metrics(attempt_id, metrics);
+    c.insert_event({cur.campaign_id, cur.case_id, cur.id}, "metrics", std::nullopt, std::nullopt,
+                   std::to_string(metrics.size()) + " metrics");
+    tx.commit();
+  });
+}
+
+void Catalog::record_collection(std::int64_t attempt_id, const std::vector<Metric>& metrics) {
+  Impl& c = *impl_;
+  c.require_writer("record_collection");
+  c.guard("record_collection", [&] {
+    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    Current cur = c.current(attempt_id);
+    const std::string message = std::to_string(metrics.size()) + " metrics";
+    if (cur.state != State::collected && !allowed(cur.state, State::collected))
+      throw TransitionError(c.where() + ": " + cur.describe() + " is " + state_name(cur.state) +
+                            ", only a completed attempt can be collected");
+    c.write_metrics(attempt_id, metrics);
+    if (cur.state == State::collected) {
+      c.insert_event({cur.campaign_id, cur.case_id, cur.id}, "metrics", std::nullopt, std::nullopt,
+                     "collected again: " + message);
+    } else {
+      c.store_info(attempt_id, {}, true);
+      c.set_state(cur, State::collected, message);
+    }
+    tx.commit();
+  });
+}
+
+std::vector<Metric> Catalog::metrics_of_attempt(std::int64_t attempt_id) {
+  Impl& c = *impl_;
+  return c.guard("metrics_of_attempt", [&] {
+    auto q = c.query("SELECT name, step, value, unit FROM metrics WHERE attempt_id = ? ORDER BY id");
+    q->bind(1, attempt_id);
+    std::vector<Metric> out;
+    while (q->executeStep()) out.push_back(read_metric(*q, 0));
+    return out;
+  });
+}
+
+std::vector<MetricRow> Catalog::metrics_of(std::int64_t campaign_id) {
+  Impl& c = *impl_;
+  return c.guard("metrics_of", [&] {
+    auto q = c.query(
+        "SELECT m.name, m.step, m.value, m.unit, a.id, a.number, a.state, c.id, c.key, c.name "
+        "FROM metrics m JOIN attempts a ON a.id = m.attempt_id JOIN cases c ON c.id = a.case_id "
+        "WHERE c.campaign_id = ? ORDER BY c.id, a.number, m.id");
+    q->bind(1, campaign_id);
+    std::vector<MetricRow> out;
+    while (q->executeStep()) {
+      MetricRow r;
+      static_cast<Metric&>(r) = read_metric(*q, 0);
+      r.attempt_id = q->getColumn(4).getInt64();
+      r.attempt_number = q->getColumn(5).getInt();
+      r.attempt_state = parse_state(q->getColumn(6).getString());
+      r.case_id = q->getColumn(7).getInt64();
+      r.case_key = q->getColumn(8).getString();
+      r.case_name = q->getColumn(9).getString();
+      out.push_back(std::move(r));
+    }
+    return out;
+  });
+}
+
+// --- budget --------------------------------------------------------------
+
+double Catalog::consumed_node_hours(std::int64_t campaign_id) {
+  Impl& c = *impl_;
+  return c.guard("consumed_node_hours", [&] {
+    auto q = c.query(
+        "SELECT coalesce(sum(a.nodes * CASE "
+        "  WHEN a.state = 'running' AND a.started IS NOT NULL THEN max(?1 - a.started, coalesce(a.elapsed_s, "
+        "0)) "
+        "  ELSE coalesce(a.elapsed_s, a.ended - a.started, 0) END), 0) / 3600.0 "
+        "FROM attempts a JOIN cases c ON c.id = a.case_id WHERE c.campaign_id = ?2 AND a.nodes IS NOT NULL");
+    q->bind(1, c.now());
+    q->bind(2, campaign_id);
+    q->executeStep();
+    return q->getColumn(0).getDouble();
+  });
+}
+
+double Catalog::in_flight_node_hours(std::int64_t campaign_id) {
+  Impl& c = *impl_;
+  return c.guard("in_flight_node_hours", [&] {
+    auto q = c.query(
+        "SELECT coalesce(sum(a.nodes * a.walltime_s), 0) / 3600.0 FROM attempts a "
+        "JOIN cases c ON c.id = a.case_id "
+        "WHERE c.campaign_id = ? AND a.state IN ('submitting', 'queued', 'running')");
+    q->bind(1, campaign_id);
+    q->executeStep();
+    return q->getColumn(0).getDouble();
+  });
+}
+
+// --- events --------------------------------------------------------------
+
+std::int64_t Catalog::add_event(std::string_view kind, std::string_view message, EventScope scope) {
+  Impl& c = *impl_;
+  c.require_writer("add_event");
+  if (kind.empty()) throw CatalogError(c.where() + ": add_event: empty kind");
+  if (kind == "state")
+    throw CatalogError(c.where() + ": add_event: 'state' events are written by the state transitions only");
+  return c.guard("add_event", [&] {
+    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    if (scope.attempt_id && !scope.case_id) scope.case_id = c.current(*scope.attempt_id).case_id;
+    if (scope.case_id && !scope.campaign_id) {
+      auto q = c.query("SELECT campaign_id FROM cases WHERE id = ?");
+      q->bind(1, *scope.case_id);
+      if (!q->executeStep())
+        throw CatalogError(c.where() + ": no case with id " + std::to_string(*scope.case_id));
+      scope.campaign_id = q->getColumn(0).getInt64();
+    }
+    std::int64_t id = c.insert_event(scope, kind, std::nullopt, std::nullopt, message);
+    tx.commit();
+    return id;
+  });
+}
+
+std::vector<EventRow> Catalog::events(std::int64_t campaign_id, std::size_t limit) {
+  Impl& c = *impl_;
+  return c.guard("events", [&] {
+    auto q = c.query(std::string(kEventSelect) + "WHERE campaign_id = ? ORDER BY id DESC LIMIT ?");
+    q->bind(1, campaign_id);
+    q->bind(
+        2, static_cast<std::int64_t>(std::min<std::size_t>(limit, std::numeric_limits<std::int64_t>::max())));
+    std::vector<EventRow> out;
+    while (q->executeStep()) out.push_back(read_event(*q));
+    std::reverse(out.begin(), out.end());
+    return out;
+  });
+}
+
+std::vector<EventRow> Catalog::events_of_attempt(std::int64_t attempt_id) {
+  Impl& c = *impl_;
+  return c.guard("events_of_attempt", [&] {
+    auto q = c.query(std::string(kEventSelect) + "WHERE attempt_id = ? ORDER BY id");
+    q->bind(1, attempt_id);
+    std::vector<EventRow> out;
+    while (q->executeStep()) out.push_back(read_event(*q));
+    return out;
+  });
+}
+
+}  // namespace campaign

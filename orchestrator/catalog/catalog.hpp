@@ -1,0 +1,260 @@
+// The catalog: all run state of one work directory, in `<workdir>/campaign.db`
+// (SQLite, WAL). The only place that knows about persistence; the rest of the
+// program calls these typed functions and never sees SQL.
+//
+// Invariants kept here:
+//  - one writer per work directory (WriterLock); read-only opens take no lock;
+//  - every change of an attempt's state is one transaction that also appends a
+//    `state` event (from, to), and follows transitions.hpp; so each stored
+//    state was committed on purpose and can be replayed from the events;
+//  - attempts are never overwritten or deleted: a retry is attempt number+1,
+//    created only once the previous one has ended; hence at most the latest
+//    attempt of a case is planned, submitting, queued or running;
+//  - an attempt is committed as `submitting`, with its job name, durably
+//    (synchronous=FULL for that commit) before the scheduler is called.
+// Not thread-safe: one Catalog per thread (the engine's loop is one thread).
+// Never carry an open Catalog across fork(); open a new one in the child.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "catalog/errors.hpp"
+#include "util/state.hpp"
+
+namespace campaign {
+
+using Time = std::chrono::sys_seconds;
+// Where the catalog reads "now" (submitted times, event times). The engine
+// owns time; tests and the engine's fakes replace the system clock.
+using Clock = std::function<Time()>;
+
+enum class Access { read_write, read_only };
+
+// The input structs give every member an initializer so that designated
+// initializers ({.reason = "..."}) compile without -Wmissing-field-initializers.
+
+// What the campaign file says about a campaign.
+struct CampaignRow {
+  std::string name{};
+  std::string spec_text{};
+  std::string spec_hash{};
+  std::string system{};
+  std::string workdir{};
+  std::string code_version{};  // commit or label of the code under test
+};
+
+struct CampaignRecord : CampaignRow {
+  std::int64_t id = 0;
+  Time created{};
+  Time updated{};
+};
+
+// One case as the matrix expands it.
+struct CaseRow {
+  std::string key{};   // stable hash of the parameters; unique within a campaign
+  std::string step{};  // campaign step the case belongs to, may be empty
+  std::string name{};  // run directory name
+  nlohmann::json params = nlohmann::json::object();
+  std::string run_dir{};
+  std::string script{};
+};
+
+struct CaseRecord : CaseRow {
+  std::int64_t id = 0;
+  std::int64_t campaign_id = 0;
+  bool in_spec = true;  // false once the campaign file stopped listing it
+};
+
+struct SyncResult {
+  std::vector<std::int64_t> ids;  // case ids, in the order of the input
+  std::size_t inserted = 0;       // new cases (each got a planned attempt #1)
+  std::size_t retired = 0;        // cases of the catalog the input no longer lists
+};
+
+// What a poll learned about a job. Unset fields keep their stored value,
+// except `reason`, which is cleared when the state changes (a pending reason
+// means nothing once the job runs).
+struct JobUpdate {
+  std::optional<std::string> reason{};
+  std::optional<int> exit_code{};
+  std::optional<Time> started{};
+  std::optional<Time> ended{};
+  std::optional<std::int64_t> elapsed_s{};
+  std::optional<std::string> node_list{};
+};
+
+// One attempt with the case it belongs to: a line of `campaign status`.
+struct AttemptRow {
+  std::int64_t id = 0;
+  std::int64_t case_id = 0;
+  std::int64_t campaign_id = 0;
+  int number = 0;
+  State state = State::planned;
+  std::string case_key;
+  std::string case_name;
+  std::string step;
+  std::string run_dir;
+  std::string script;
+  bool in_spec = true;
+  std::string job_id;    // empty until the scheduler gave one
+  std::string job_name;  // empty until begin_submit
+  std::optional<int> nodes;
+  std::optional<std::int64_t> walltime_s;
+  std::optional<Time> submitted;
+  std::optional<Time> started;
+  std::optional<Time> ended;
+  std::optional<std::int64_t> elapsed_s;
+  std::optional<int> exit_code;
+  std::string reason;
+  std::string node_list;
+};
+
+struct Metric {
+  std::string name{};
+  std::optional<std::int64_t> step{};  // e.g. epoch; unset for whole-run values
+  double value = 0;                    // NaN survives the round trip
+  std::string unit{};
+};
+
+struct MetricRow : Metric {
+  std::int64_t attempt_id = 0;
+  int attempt_number = 0;
+  State attempt_state = State::planned;
+  std::int64_t case_id = 0;
+  std::string case_key;
+  std::string case_name;
+};
+
+// What an event is about; with only an attempt (or a case) set, the catalog
+// fills in the case and campaign it belongs to.
+struct EventScope {
+  std::optional<std::int64_t> campaign_id{};
+  std::optional<std::int64_t> case_id{};
+  std::optional<std::int64_t> attempt_id{};
+};
+
+struct EventRow {
+  std::int64_t id = 0;
+  Time time{};
+  EventScope scope;
+  std::string kind;  // "state" for attempt state changes; others are free-form
+  std::optional<State> from;
+  std::optional<State> to;
+  std::string message;
+};
+
+class Catalog {
+ public:
+  // Opens (read_write: creates the directory and the database, takes the
+  // writer lock, migrates) `<workdir>/campaign.db`. read_only takes no lock,
+  // creates nothing, and refuses a database that needs migrating.
+  // Throws LockedError, SchemaError or CatalogError.
+  static Catalog open(const std::filesystem::path& workdir, Access access = Access::read_write);
+  static std::filesystem::path db_path(const std::filesystem::path& workdir);
+
+  Catalog(Catalog&&) noexcept;
+  Catalog& operator=(Catalog&&) noexcept;
+  ~Catalog();
+
+  const std::filesystem::path& path() const;
+  Access access() const;
+  int schema_version();
+  void set_clock(Clock clock);
+
+  // --- campaigns -----------------------------------------------------------
+  // Inserts the campaign, or updates the stored one of the same name (spec,
+  // system, code version), logging what changed. Returns its id.
+  std::int64_t upsert_campaign(const CampaignRow& row);
+  std::optional<CampaignRecord> find_campaign(std::string_view name);
+  std::vector<CampaignRecord> campaigns();
+
+  // --- cases ---------------------------------------------------------------
+  // Makes the catalog's cases of `campaign_id` match the expanded matrix:
+  // new keys are inserted with a planned attempt #1; existing cases are kept
+  // as stored (name, params, run dir: the record of what ran) with their
+  // attempts; cases missing from `rows` are marked not in_spec, never deleted.
+  // One transaction. Throws CatalogError on empty or duplicate keys.
+  SyncResult sync_cases(std::int64_t campaign_id, const std::vector<CaseRow>& rows);
+  std::vector<CaseRecord> cases_of(std::int64_t campaign_id);
+
+  // --- attempt state (each call: one transaction + one `state` event) ------
+  // planned -> submitting, recording the deterministic job name, the
+  // requested walltime and nodes and the submit time. Committed durably: call
+  // it before asking the scheduler to submit.
+  void begin_submit(std::int64_t attempt_id, std::string_view job_name, std::int64_t walltime_s, int nodes);
+  // submitting -> `seen` (queued by default; running or an end state when
+  // reconciliation adopts a job that has already moved on), storing the job
+  // id. Returns false, changing nothing, when the attempt already has this
+  // job id (a repeated call); throws TransitionError otherwise.
+  bool record_job_id(std::int64_t attempt_id, std::string_view job_id, State seen = State::queued);
+  // Moves the attempt to `to` if transitions.hpp allows it and stores `info`;
+  // returns true. When `to` is the current state only `info` is stored (no
+  // event) and it returns false. planned and submitting are reached through
+  // revert_submitting and begin_submit, and a submitting attempt leaves
+  // through record_job_id or revert_submitting; anything else throws
+  // TransitionError.
+  bool update_state(std::int64_t attempt_id, State to, const JobUpdate& info = {});
+  // submitting -> planned: reconciliation found no job of that name.
+  void revert_submitting(std::int64_t attempt_id, std::string_view why);
+  // A new planned attempt (number + 1) for a case whose latest attempt is
+  // retryable() (transitions.hpp). Returns its id.
+  std::int64_t new_attempt_for_retry(std::int64_t case_id, std::string_view why);
+
+  // --- attempts ------------------------------------------------------------
+  AttemptRow attempt(std::int64_t attempt_id);
+  // Attempts of the campaign in any of `states`, oldest first.
+  std::vector<AttemptRow> attempts_in(std::int64_t campaign_id, const std::vector<State>& states);
+  // The latest attempt of every case of the campaign, in case order: the view
+  // `campaign status` prints.
+  std::vector<AttemptRow> latest_attempts(std::int64_t campaign_id);
+  std::vector<AttemptRow> attempts_of_case(std::int64_t case_id);
+
+  // --- metrics -------------------------------------------------------------
+  // Replaces the attempt's metrics (delete + insert, one transaction), so
+  // collecting twice gives the same rows.
+  void replace_metrics(std::int64_t attempt_id, const std::vector<Metric>& metrics);
+  // replace_metrics and the move to `collected` (from completed or
+  // collect_failed; a collected attempt just gets the new metrics), in one
+  // transaction.
+  void record_collection(std::int64_t attempt_id, const std::vector<Metric>& metrics);
+  std::vector<Metric> metrics_of_attempt(std::int64_t attempt_id);
+  // Every metric of every attempt of the campaign, by case then attempt.
+  std::vector<MetricRow> metrics_of(std::int64_t campaign_id);
+
+  // --- budget --------------------------------------------------------------
+  // Node-hours used: nodes x elapsed over all attempts (a running attempt
+  // counts up to now; ended-started when no elapsed time was recorded).
+  double consumed_node_hours(std::int64_t campaign_id);
+  // Node-hours requested (nodes x walltime) by submitting, queued and running
+  // attempts: the most they can still add.
+  double in_flight_node_hours(std::int64_t campaign_id);
+
+  // --- events --------------------------------------------------------------
+  std::int64_t add_event(std::string_view kind, std::string_view message, EventScope scope = {});
+  // The last `limit` events of the campaign, oldest first.
+  std::vector<EventRow> events(std::int64_t campaign_id, std::size_t limit);
+  std::vector<EventRow> events_of_attempt(std::int64_t attempt_id);
+
+  // --- health --------------------------------------------------------------
+  // Problems found, empty when sound: SQLite's integrity and foreign-key
+  // checks, then for each attempt that its state events replay, through
+  // allowed transitions from its creation, to its stored state; that attempt
+  // numbers run 1..n; and that only the latest attempt of a case is unended.
+  std::vector<std::string> check();
+
+ private:
+  struct Impl;
+  explicit Catalog(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace campaign

@@ -1,0 +1,265 @@
+// The catalog's internals; see impl.hpp.
+#include "catalog/impl.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "catalog/transitions.hpp"
+
+namespace campaign {
+
+namespace {
+
+// How long a statement waits for a lock held by another connection (a
+// reader's, or a checkpoint) before failing with SQLITE_BUSY.
+constexpr int kBusyTimeoutMs = 5000;
+
+}  // namespace
+
+Time system_now() { return std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()); }
+
+void bind_opt(SQLite::Statement& s, int i, const std::optional<Time>& v) {
+  if (v)
+    s.bind(i, to_secs(*v));
+  else
+    s.bind(i);
+}
+
+std::optional<std::int64_t> opt_i64(const SQLite::Column& c) {
+  if (c.isNull()) return std::nullopt;
+  return c.getInt64();
+}
+
+std::optional<int> opt_int(const SQLite::Column& c) {
+  if (c.isNull()) return std::nullopt;
+  return c.getInt();
+}
+
+std::optional<Time> opt_time(const SQLite::Column& c) {
+  if (c.isNull()) return std::nullopt;
+  return from_secs(c.getInt64());
+}
+
+State parse_state(const std::string& text) {
+  if (auto s = state_from_string(text)) return *s;
+  throw CatalogError("unknown attempt state '" + text + "' in the catalog");
+}
+
+std::optional<State> opt_state(const SQLite::Column& c) {
+  if (c.isNull()) return std::nullopt;
+  return parse_state(c.getString());
+}
+
+std::string state_name(State s) { return std::string(to_string(s)); }
+
+const std::string kAttemptSelect =
+    "SELECT a.id, a.case_id, c.campaign_id, a.number, a.state, c.key, c.name, c.step, c.run_dir, "
+    "c.script, c.in_spec, a.job_id, a.job_name, a.nodes, a.walltime_s, a.submitted, a.started, "
+    "a.ended, a.elapsed_s, a.exit_code, a.reason, a.node_list "
+    "FROM attempts a JOIN cases c ON c.id = a.case_id ";
+
+AttemptRow read_attempt(const SQLite::Statement& s) {
+  AttemptRow r;
+  r.id = s.getColumn(0).getInt64();
+  r.case_id = s.getColumn(1).getInt64();
+  r.campaign_id = s.getColumn(2).getInt64();
+  r.number = s.getColumn(3).getInt();
+  r.state = parse_state(s.getColumn(4).getString());
+  r.case_key = s.getColumn(5).getString();
+  r.case_name = s.getColumn(6).getString();
+  r.step = s.getColumn(7).getString();
+  r.run_dir = s.getColumn(8).getString();
+  r.script = s.getColumn(9).getString();
+  r.in_spec = s.getColumn(10).getInt() != 0;
+  r.job_id = s.getColumn(11).getString();  // NULL reads as ""
+  r.job_name = s.getColumn(12).getString();
+  r.nodes = opt_int(s.getColumn(13));
+  r.walltime_s = opt_i64(s.getColumn(14));
+  r.submitted = opt_time(s.getColumn(15));
+  r.started = opt_time(s.getColumn(16));
+  r.ended = opt_time(s.getColumn(17));
+  r.elapsed_s = opt_i64(s.getColumn(18));
+  r.exit_code = opt_int(s.getColumn(19));
+  r.reason = s.getColumn(20).getString();
+  r.node_list = s.getColumn(21).getString();
+  return r;
+}
+
+const std::string kCampaignSelect =
+    "SELECT id, name, spec_text, spec_hash, system, workdir, code_version, created, updated FROM campaigns ";
+
+CampaignRecord read_campaign(const SQLite::Statement& s) {
+  CampaignRecord r;
+  r.id = s.getColumn(0).getInt64();
+  r.name = s.getColumn(1).getString();
+  r.spec_text = s.getColumn(2).getString();
+  r.spec_hash = s.getColumn(3).getString();
+  r.system = s.getColumn(4).getString();
+  r.workdir = s.getColumn(5).getString();
+  r.code_version = s.getColumn(6).getString();
+  r.created = from_secs(s.getColumn(7).getInt64());
+  r.updated = from_secs(s.getColumn(8).getInt64());
+  return r;
+}
+
+const std::string kEventSelect =
+    "SELECT id, time, campaign_id, case_id, attempt_id, kind, from_state, to_state, message FROM events ";
+
+EventRow read_event(const SQLite::Statement& s) {
+  EventRow e;
+  e.id = s.getColumn(0).getInt64();
+  e.time = from_secs(s.getColumn(1).getInt64());
+  e.scope.campaign_id = opt_i64(s.getColumn(2));
+  e.scope.case_id = opt_i64(s.getColumn(3));
+  e.scope.attempt_id = opt_i64(s.getColumn(4));
+  e.kind = s.getColumn(5).getString();
+  e.from = opt_state(s.getColumn(6));
+  e.to = opt_state(s.getColumn(7));
+  e.message = s.getColumn(8).getString();
+  return e;
+}
+
+Metric read_metric(const SQLite::Statement& s, int first) {
+  Metric m;
+  m.name = s.getColumn(first).getString();
+  m.step = opt_i64(s.getColumn(first + 1));
+  const SQLite::Column v = s.getColumn(first + 2);
+  m.value = v.isNull() ? std::numeric_limits<double>::quiet_NaN() : v.getDouble();
+  m.unit = s.getColumn(first + 3).getString();
+  return m;
+}
+
+std::string Current::describe() const {
+  return "attempt #" + std::to_string(number) + " (id " + std::to_string(id) + ") of case " + case_key;
+}
+
+Catalog::Impl::Impl(std::optional<WriterLock> l, std::filesystem::path p, Access a)
+    : lock(std::move(l)),
+      path(std::move(p)),
+      access(a),
+      db(path.string(),
+         a == Access::read_write ? SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE : SQLite::OPEN_READONLY,
+         kBusyTimeoutMs) {}
+
+Catalog::Impl::Query Catalog::Impl::query(const std::string& sql) {
+  auto it = cache.find(sql);
+  if (it == cache.end()) it = cache.emplace(sql, std::make_unique<SQLite::Statement>(db, sql)).first;
+  it->second->reset();
+  it->second->clearBindings();
+  return Query(*it->second);
+}
+
+void Catalog::Impl::require_writer(const char* op) const {
+  if (access != Access::read_write)
+    throw CatalogError(where() + ": " + op + ": the catalog was opened read-only");
+}
+
+Current Catalog::Impl::current(std::int64_t attempt_id) {
+  auto q = query(
+      "SELECT a.id, a.case_id, c.campaign_id, a.number, a.state, a.job_id, c.key "
+      "FROM attempts a JOIN cases c ON c.id = a.case_id WHERE a.id = ?");
+  q->bind(1, attempt_id);
+  if (!q->executeStep()) throw CatalogError(where() + ": no attempt with id " + std::to_string(attempt_id));
+  Current c;
+  c.id = q->getColumn(0).getInt64();
+  c.case_id = q->getColumn(1).getInt64();
+  c.campaign_id = q->getColumn(2).getInt64();
+  c.number = q->getColumn(3).getInt();
+  c.state = parse_state(q->getColumn(4).getString());
+  c.job_id = q->getColumn(5).getString();
+  c.case_key = q->getColumn(6).getString();
+  return c;
+}
+
+std::int64_t Catalog::Impl::insert_event(const EventScope& scope, std::string_view kind,
+                                         std::optional<State> from, std::optional<State> to,
+                                         std::string_view message) {
+  auto q = query(
+      "INSERT INTO events (time, campaign_id, case_id, attempt_id, kind, from_state, to_state, message) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  q->bind(1, now());
+  bind_opt(*q, 2, scope.campaign_id);
+  bind_opt(*q, 3, scope.case_id);
+  bind_opt(*q, 4, scope.attempt_id);
+  q->bind(5, std::string(kind));
+  bind_opt(*q, 6, from ? std::optional<std::string>(state_name(*from)) : std::nullopt);
+  bind_opt(*q, 7, to ? std::optional<std::string>(state_name(*to)) : std::nullopt);
+  q->bind(8, std::string(message));
+  q->exec();
+  return db.getLastInsertRowid();
+}
+
+void Catalog::Impl::set_state(Current& cur, State to, std::string_view message) {
+  if (!allowed(cur.state, to))
+    throw TransitionError(where() + ": " + cur.describe() + " cannot go from " + state_name(cur.state) +
+                          " to " + state_name(to));
+  auto q = query("UPDATE attempts SET state = ?, updated = ? WHERE id = ?");
+  q->bind(1, state_name(to));
+  q->bind(2, now());
+  q->bind(3, cur.id);
+  q->exec();
+  insert_event({cur.campaign_id, cur.case_id, cur.id}, "state", cur.state, to, message);
+  cur.state = to;
+}
+
+std::int64_t Catalog::Impl::insert_attempt(std::int64_t campaign_id, std::int64_t case_id, int number,
+                                           std::string_view why) {
+  auto q = query("INSERT INTO attempts (case_id, number, state, updated) VALUES (?, ?, 'planned', ?)");
+  q->bind(1, case_id);
+  q->bind(2, number);
+  q->bind(3, now());
+  q->exec();
+  std::int64_t id = db.getLastInsertRowid();
+  insert_event({campaign_id, case_id, id}, "state", std::nullopt, State::planned, why);
+  return id;
+}
+
+void Catalog::Impl::store_info(std::int64_t attempt_id, const JobUpdate& info, bool state_changed) {
+  auto q = query(
+      "UPDATE attempts SET reason = CASE WHEN ?1 THEN coalesce(?2, '') ELSE coalesce(?2, reason) END, "
+      "exit_code = coalesce(?3, exit_code), started = coalesce(?4, started), "
+      "ended = coalesce(?5, ended), elapsed_s = coalesce(?6, elapsed_s), "
+      "node_list = coalesce(?7, node_list), updated = ?8 WHERE id = ?9");
+  q->bind(1, state_changed ? 1 : 0);
+  bind_opt(*q, 2, info.reason);
+  bind_opt(*q, 3, info.exit_code);
+  bind_opt(*q, 4, info.started);
+  bind_opt(*q, 5, info.ended);
+  bind_opt(*q, 6, info.elapsed_s);
+  bind_opt(*q, 7, info.node_list);
+  q->bind(8, now());
+  q->bind(9, attempt_id);
+  q->exec();
+}
+
+void Catalog::Impl::write_metrics(std::int64_t attempt_id, const std::vector<Metric>& metrics) {
+  {
+    auto del = query("DELETE FROM metrics WHERE attempt_id = ?");
+    del->bind(1, attempt_id);
+    del->exec();
+  }
+  auto ins = query("INSERT INTO metrics (attempt_id, name, step, value, unit) VALUES (?, ?, ?, ?, ?)");
+  for (const Metric& m : metrics) {
+    if (m.name.empty()) throw CatalogError(where() + ": a metric without a name");
+    ins->reset();
+    ins->bind(1, attempt_id);
+    ins->bindNoCopy(2, m.name);
+    bind_opt(*ins, 3, m.step);
+    if (std::isnan(m.value))
+      ins->bind(4);
+    else
+      ins->bind(4, m.value);
+    ins->bindNoCopy(5, m.unit);
+    ins->exec();
+  }
+}
+
+std::vector<AttemptRow> Catalog::Impl::attempts(const std::string& where_clause, std::int64_t id) {
+  auto q = query(kAttemptSelect + where_clause);
+  q->bind(1, id);
+  std::vector<AttemptRow> out;
+  while (q->executeStep()) out.push_back(read_attempt(*q));
+  return out;
+}
+
+}  // namespace campaign

@@ -1,0 +1,157 @@
+// Internal to the catalog: the connection, its statement cache and the few
+// primitives every public function is built from (row readers, the one
+// function that changes an attempt's state, event insertion). Not for use
+// outside orchestrator/catalog/.
+//
+// Invariant: Impl::set_state is the only code that writes attempts.state, and
+// it checks allowed() and appends the matching `state` event; callers hold the
+// surrounding transaction, so both land or neither does.
+#pragma once
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "catalog/catalog.hpp"
+#include "catalog/lock.hpp"
+
+namespace campaign {
+
+inline std::int64_t to_secs(Time t) { return t.time_since_epoch().count(); }
+inline Time from_secs(std::int64_t s) { return Time(std::chrono::seconds(s)); }
+Time system_now();
+
+template <class T>
+void bind_opt(SQLite::Statement& s, int i, const std::optional<T>& v) {
+  if (v)
+    s.bind(i, *v);
+  else
+    s.bind(i);
+}
+void bind_opt(SQLite::Statement& s, int i, const std::optional<Time>& v);
+
+std::optional<std::int64_t> opt_i64(const SQLite::Column& c);
+std::optional<int> opt_int(const SQLite::Column& c);
+std::optional<Time> opt_time(const SQLite::Column& c);
+// Throws CatalogError for a name this build does not know.
+State parse_state(const std::string& text);
+std::optional<State> opt_state(const SQLite::Column& c);
+std::string state_name(State s);
+
+// SELECT lists and the readers that expect them, column for column.
+extern const std::string kAttemptSelect;
+AttemptRow read_attempt(const SQLite::Statement& s);
+extern const std::string kCampaignSelect;
+CampaignRecord read_campaign(const SQLite::Statement& s);
+extern const std::string kEventSelect;
+EventRow read_event(const SQLite::Statement& s);
+// name, step, value, unit starting at column `first`; NULL value reads as NaN.
+Metric read_metric(const SQLite::Statement& s, int first);
+
+// What a transition needs to know about an attempt.
+struct Current {
+  std::int64_t id = 0;
+  std::int64_t case_id = 0;
+  std::int64_t campaign_id = 0;
+  int number = 0;
+  State state = State::planned;
+  std::string job_id;
+  std::string case_key;
+
+  std::string describe() const;
+};
+
+struct Catalog::Impl {
+  // Declared first so that it is released last, after the database closes.
+  std::optional<WriterLock> lock;
+  std::filesystem::path path;
+  Access access;
+  SQLite::Database db;
+  // Declared after db: statements must be finalized before the connection.
+  std::unordered_map<std::string, std::unique_ptr<SQLite::Statement>> cache;
+  Clock clock = system_now;
+
+  Impl(std::optional<WriterLock> l, std::filesystem::path p, Access a);
+
+  // A cached statement, reset on scope exit so that no finished SELECT keeps
+  // a read snapshot open (which would hold back WAL checkpoints).
+  class Query {
+   public:
+    explicit Query(SQLite::Statement& s) : s_(s) {}
+    Query(const Query&) = delete;
+    Query& operator=(const Query&) = delete;
+    ~Query() { s_.tryReset(); }
+    SQLite::Statement* operator->() { return &s_; }
+    SQLite::Statement& operator*() { return s_; }
+
+   private:
+    SQLite::Statement& s_;
+  };
+
+  // Prepared on first use, then reused: reset and with bindings cleared.
+  Query query(const std::string& sql);
+
+  std::int64_t now() { return to_secs(clock()); }
+  std::string where() const { return path.string(); }
+
+  // Runs `f`, turning SQLite's exceptions into CatalogError with the file,
+  // the operation and SQLite's extended result code.
+  template <class F>
+  auto guard(const char* op, F&& f) -> decltype(f()) {
+    try {
+      return f();
+    } catch (const SQLite::Exception& e) {
+      throw CatalogError(where() + ": " + op + ": " + e.what() + " (SQLite code " +
+                             std::to_string(e.getExtendedErrorCode()) + ")",
+                         e.getExtendedErrorCode());
+    } catch (const nlohmann::json::exception& e) {
+      throw CatalogError(where() + ": " + op + ": " + e.what());
+    }
+  }
+
+  void require_writer(const char* op) const;
+
+  // The attempt, or CatalogError when there is none.
+  Current current(std::int64_t attempt_id);
+
+  std::int64_t insert_event(const EventScope& scope, std::string_view kind, std::optional<State> from,
+                            std::optional<State> to, std::string_view message);
+
+  // The one place an attempt's state changes. Callers hold a transaction.
+  void set_state(Current& cur, State to, std::string_view message);
+
+  // A new planned attempt and its creation event. Callers hold a transaction.
+  std::int64_t insert_attempt(std::int64_t campaign_id, std::int64_t case_id, int number,
+                              std::string_view why);
+
+  // Stores what a poll learned; see JobUpdate for the rule on `reason`.
+  void store_info(std::int64_t attempt_id, const JobUpdate& info, bool state_changed);
+
+  // Deletes the attempt's metrics and inserts `metrics`. Callers hold a transaction.
+  void write_metrics(std::int64_t attempt_id, const std::vector<Metric>& metrics);
+
+  // kAttemptSelect + `where_clause`, whose only parameter is `id`.
+  std::vector<AttemptRow> attempts(const std::string& where_clause, std::int64_t id);
+};
+
+// Makes the commits made while it lives durable against power loss (see
+// attempts.cpp, begin_submit). PRAGMA synchronous cannot change inside a
+// transaction, so construct it before the transaction starts.
+class FullSync {
+ public:
+  explicit FullSync(SQLite::Database& db) : db_(db) { db_.exec("PRAGMA synchronous = FULL"); }
+  FullSync(const FullSync&) = delete;
+  FullSync& operator=(const FullSync&) = delete;
+  ~FullSync() { db_.tryExec("PRAGMA synchronous = NORMAL"); }
+
+ private:
+  SQLite::Database& db_;
+};
+
+}  // namespace campaign

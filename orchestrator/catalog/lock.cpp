@@ -1,0 +1,150 @@
+// flock-based single-writer lock; see lock.hpp.
+#include "catalog/lock.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <sstream>
+
+#include "catalog/errors.hpp"
+
+namespace campaign {
+
+namespace {
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+std::string hostname() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+std::string read_all(int fd) {
+  std::string text;
+  char buf[512];
+  off_t offset = 0;
+  for (;;) {
+    ssize_t n = pread(fd, buf, sizeof buf, offset);
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+    offset += n;
+  }
+  return text;
+}
+
+// The file holds one line: "pid=1234 host=login1 since=1714561384".
+std::optional<LockHolder> parse_holder(const std::string& text) {
+  std::istringstream in(text);
+  LockHolder h;
+  bool have_pid = false;
+  std::string word;
+  while (in >> word) {
+    auto eq = word.find('=');
+    if (eq == std::string::npos) continue;
+    std::string key = word.substr(0, eq), value = word.substr(eq + 1);
+    try {
+      if (key == "pid") {
+        h.pid = std::stol(value);
+        have_pid = true;
+      } else if (key == "host") {
+        h.host = value;
+      } else if (key == "since") {
+        h.since = std::chrono::sys_seconds(std::chrono::seconds(std::stoll(value)));
+      }
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  if (!have_pid) return std::nullopt;
+  return h;
+}
+
+}  // namespace
+
+std::string LockHolder::describe() const {
+  std::time_t t = std::chrono::system_clock::to_time_t(since);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char when[32];
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+  return "pid " + std::to_string(pid) + " on host " + (host.empty() ? "?" : host) + " since " + when;
+}
+
+std::filesystem::path WriterLock::path_in(const std::filesystem::path& workdir) {
+  return workdir / "campaign.lock";
+}
+
+WriterLock WriterLock::acquire(const std::filesystem::path& workdir) {
+  const auto path = path_in(workdir);
+  // O_CLOEXEC: scheduler commands and local jobs we start must not inherit the
+  // lock and keep it alive after we exit.
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw CatalogError("cannot open " + path.string() + ": " + errno_text(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int err = errno;
+    std::string text = read_all(fd);
+    ::close(fd);
+    if (err == EWOULDBLOCK) {
+      auto holder = parse_holder(text);
+      std::string db = (workdir / "campaign.db").string();
+      // The holder may not have written its line yet.
+      throw LockedError(db + " is in use by " +
+                        (holder ? holder->describe() : std::string("another process")) + " (lock file " +
+                        path.string() + ")");
+    }
+    throw CatalogError("cannot lock " + path.string() + ": " + errno_text(err) +
+                       " (does this file system support flock?)");
+  }
+  // Ours now: whatever text is there belongs to a dead holder.
+  std::string line = "pid=" + std::to_string(::getpid()) + " host=" + hostname() + " since=" +
+                     std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count()) +
+                     "\n";
+  if (::ftruncate(fd, 0) != 0 ||
+      ::pwrite(fd, line.data(), line.size(), 0) != static_cast<ssize_t>(line.size())) {
+    int err = errno;
+    ::close(fd);
+    throw CatalogError("cannot write " + path.string() + ": " + errno_text(err));
+  }
+  return WriterLock(fd);
+}
+
+std::optional<LockHolder> WriterLock::read_holder(const std::filesystem::path& workdir) {
+  int fd = ::open(path_in(workdir).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string text = read_all(fd);
+  ::close(fd);
+  return parse_holder(text);
+}
+
+WriterLock::WriterLock(WriterLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+
+WriterLock& WriterLock::operator=(WriterLock&& other) noexcept {
+  if (this != &other) {
+    release();
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+WriterLock::~WriterLock() { release(); }
+
+void WriterLock::release() noexcept {
+  if (fd_ < 0) return;
+  // Emptied so a reader does not mistake us for a live holder; the file stays
+  // (unlinking a lock file races with a process that just opened it).
+  if (::ftruncate(fd_, 0) != 0) {
+    // Best effort: stale text is harmless, the OS lock is what counts.
+  }
+  ::close(fd_);
+  fd_ = -1;
+}
+
+}  // namespace campaign

@@ -1,0 +1,149 @@
+// The catalog's migrations; see schema.hpp for the rules.
+#include "catalog/schema.hpp"
+
+#include <array>
+
+#include "catalog/errors.hpp"
+
+namespace campaign {
+
+namespace {
+
+// Times are integer Unix seconds (UTC); NULL means not known yet.
+constexpr const char* kV1 = R"sql(
+CREATE TABLE campaigns (
+  id           INTEGER PRIMARY KEY,
+  name         TEXT NOT NULL UNIQUE,
+  spec_text    TEXT NOT NULL,
+  spec_hash    TEXT NOT NULL,
+  system       TEXT NOT NULL,
+  workdir      TEXT NOT NULL,
+  code_version TEXT NOT NULL DEFAULT '',  -- commit or label of the code under test
+  created      INTEGER NOT NULL,
+  updated      INTEGER NOT NULL
+);
+
+CREATE TABLE cases (
+  id          INTEGER PRIMARY KEY,
+  campaign_id INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+  key         TEXT NOT NULL,               -- stable hash of the parameters
+  step        TEXT NOT NULL DEFAULT '',
+  name        TEXT NOT NULL,               -- run directory name
+  params      TEXT NOT NULL,               -- JSON object
+  run_dir     TEXT NOT NULL,
+  script      TEXT NOT NULL DEFAULT '',
+  in_spec     INTEGER NOT NULL DEFAULT 1,  -- 0 once the campaign file no longer lists it
+  created     INTEGER NOT NULL,
+  UNIQUE (campaign_id, key)
+);
+
+CREATE TABLE attempts (
+  id         INTEGER PRIMARY KEY,
+  case_id    INTEGER NOT NULL REFERENCES cases(id) ON DELETE CASCADE,
+  number     INTEGER NOT NULL CHECK (number >= 1),
+  state      TEXT NOT NULL,
+  job_id     TEXT,
+  job_name   TEXT,
+  nodes      INTEGER,
+  walltime_s INTEGER,
+  submitted  INTEGER,
+  started    INTEGER,
+  ended      INTEGER,
+  elapsed_s  INTEGER,
+  exit_code  INTEGER,
+  reason     TEXT NOT NULL DEFAULT '',
+  node_list  TEXT NOT NULL DEFAULT '',
+  updated    INTEGER NOT NULL,
+  UNIQUE (case_id, number)
+);
+
+CREATE TABLE metrics (
+  id         INTEGER PRIMARY KEY,
+  attempt_id INTEGER NOT NULL REFERENCES attempts(id) ON DELETE CASCADE,
+  name       TEXT NOT NULL,
+  step       INTEGER,                 -- e.g. epoch; NULL for a whole-run value
+  value      REAL,                    -- NULL stores NaN (SQLite has no NaN)
+  unit       TEXT NOT NULL DEFAULT ''
+);
+
+-- Append-only. kind 'state' rows record every change of an attempt's state
+-- (from_state NULL when the attempt is created), so states can be replayed.
+CREATE TABLE events (
+  id          INTEGER PRIMARY KEY,
+  time        INTEGER NOT NULL,
+  campaign_id INTEGER REFERENCES campaigns(id) ON DELETE CASCADE,
+  case_id     INTEGER REFERENCES cases(id) ON DELETE CASCADE,
+  attempt_id  INTEGER REFERENCES attempts(id) ON DELETE CASCADE,
+  kind        TEXT NOT NULL,
+  from_state  TEXT,
+  to_state    TEXT,
+  message     TEXT NOT NULL DEFAULT ''
+);
+)sql";
+
+// Indexes for the hot paths: polling by state, re-collecting an attempt's
+// metrics (also what foreign-key checks on attempt deletion use), and the
+// tail of the event log.
+constexpr const char* kV2 = R"sql(
+CREATE INDEX attempts_state ON attempts(state);
+CREATE INDEX metrics_attempt ON metrics(attempt_id);
+CREATE INDEX events_campaign ON events(campaign_id, id);
+CREATE INDEX events_attempt ON events(attempt_id, id);
+CREATE INDEX events_case ON events(case_id);
+)sql";
+
+constexpr std::array<Migration, 2> kMigrations = {{
+    {1, "tables", kV1},
+    {2, "indexes for polling, metrics and events", kV2},
+}};
+
+int pragma_int(SQLite::Database& db, const char* pragma) {
+  return db.execAndGet(std::string("PRAGMA ") + pragma).getInt();
+}
+
+}  // namespace
+
+std::span<const Migration> catalog_migrations() { return kMigrations; }
+
+int current_schema_version() { return static_cast<int>(kMigrations.size()); }
+
+int schema_version(SQLite::Database& db) { return pragma_int(db, "user_version"); }
+
+int migrate(SQLite::Database& db, std::span<const Migration> list, const std::string& name) {
+  const int target = static_cast<int>(list.size());
+  SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+  // Read inside the transaction: nobody can migrate under us now.
+  const int found = schema_version(db);
+  const int app = pragma_int(db, "application_id");
+  if (app != 0 && app != kApplicationId)
+    throw SchemaError(name + " is not a campaign catalog (application_id " + std::to_string(app) + ")");
+  if (found > target)
+    throw SchemaError(name + " has schema version " + std::to_string(found) +
+                      ", newer than this campaign understands (" + std::to_string(target) +
+                      "): it was written by a newer campaign; use that version or a newer one");
+  if (found == 0 && db.execAndGet("SELECT count(*) FROM sqlite_master").getInt() > 0)
+    throw SchemaError(name + " is not a campaign catalog (it has tables but no schema version)");
+  if (found == target) return found;
+
+  for (const Migration& m : list.subspan(static_cast<size_t>(found))) {
+    try {
+      db.exec(m.sql);
+    } catch (const SQLite::Exception& e) {
+      throw SchemaError(name + ": migration to schema version " + std::to_string(m.version) + " (" +
+                            m.description + ") failed: " + e.what(),
+                        e.getExtendedErrorCode());
+    }
+  }
+  {
+    SQLite::Statement fk(db, "PRAGMA foreign_key_check");
+    if (fk.executeStep())
+      throw SchemaError(name + ": migration to schema version " + std::to_string(target) +
+                        " left a dangling reference in table " + fk.getColumn(0).getString());
+  }
+  db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+  db.exec("PRAGMA user_version = " + std::to_string(target));
+  tx.commit();
+  return found;
+}
+
+}  // namespace campaign

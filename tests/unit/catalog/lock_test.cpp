@@ -1,0 +1,143 @@
+// The single-writer lock, held by a forked child process: a second writer is
+// refused with the holder's pid and host, readers are not, and the lock goes
+// away with the holder even when it is killed with SIGKILL.
+#include "catalog/lock.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <string>
+
+#include "catalog/catalog.hpp"
+#include "helpers.hpp"
+
+using namespace campaign;
+using campaign::test::TempDir;
+
+namespace {
+
+std::string this_host() {
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+// A child process that opens the catalog for writing, says so on a pipe and
+// waits to be killed.
+class Holder {
+ public:
+  explicit Holder(const std::filesystem::path& workdir) {
+    int fds[2];
+    REQUIRE(pipe(fds) == 0);
+    pid_ = fork();
+    REQUIRE(pid_ >= 0);
+    if (pid_ == 0) {
+      close(fds[0]);
+      char ok = '1';
+      try {
+        Catalog cat = Catalog::open(workdir);
+        if (write(fds[1], &ok, 1) != 1) _exit(2);
+        for (;;) pause();
+      } catch (...) {
+        ok = '0';
+        if (write(fds[1], &ok, 1) != 1) _exit(2);
+        _exit(1);
+      }
+    }
+    close(fds[1]);
+    char c = 0;
+    REQUIRE(read(fds[0], &c, 1) == 1);
+    close(fds[0]);
+    REQUIRE(c == '1');
+  }
+  Holder(const Holder&) = delete;
+  Holder& operator=(const Holder&) = delete;
+  ~Holder() { kill9(); }
+
+  pid_t pid() const { return pid_; }
+
+  void kill9() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+}  // namespace
+
+TEST_CASE("a second writer is refused with the holder's pid and host", "[catalog][lock]") {
+  TempDir dir;
+  Holder holder(dir.path());
+
+  std::string msg;
+  try {
+    Catalog::open(dir.path());
+  } catch (const LockedError& e) {
+    msg = e.what();
+  }
+  INFO(msg);
+  const std::string expected = (dir.path() / "campaign.db").string() + " is in use by pid " +
+                               std::to_string(holder.pid()) + " on host " + this_host() + " since ";
+  CHECK(msg.rfind(expected, 0) == 0);
+  CHECK(msg.find("campaign.lock") != std::string::npos);
+
+  auto h = WriterLock::read_holder(dir.path());
+  REQUIRE(h);
+  CHECK(h->pid == holder.pid());
+  CHECK(h->host == this_host());
+
+  // Readers need no lock.
+  Catalog ro = Catalog::open(dir.path(), Access::read_only);
+  CHECK(ro.schema_version() == 2);
+}
+
+TEST_CASE("the lock dies with its holder, even with SIGKILL", "[catalog][lock]") {
+  TempDir dir;
+  Holder holder(dir.path());
+  CHECK_THROWS_AS(Catalog::open(dir.path()), LockedError);
+  holder.kill9();
+
+  // The file still names the dead holder; the OS lock is gone, so it is ignored.
+  Catalog cat = Catalog::open(dir.path());
+  auto h = WriterLock::read_holder(dir.path());
+  REQUIRE(h);
+  CHECK(h->pid == getpid());
+  CHECK(cat.check().empty());
+}
+
+TEST_CASE("the lock excludes a second open in the same process", "[catalog][lock]") {
+  TempDir dir;
+  {
+    WriterLock first = WriterLock::acquire(dir.path());
+    CHECK_THROWS_AS(WriterLock::acquire(dir.path()), LockedError);
+    WriterLock moved = std::move(first);
+    CHECK_THROWS_AS(WriterLock::acquire(dir.path()), LockedError);
+    moved.release();
+    WriterLock again = WriterLock::acquire(dir.path());  // released early
+  }
+  WriterLock after = WriterLock::acquire(dir.path());  // released by the destructor
+}
+
+TEST_CASE("stale or garbled lock file text does not block", "[catalog][lock]") {
+  TempDir dir;
+  { std::ofstream(WriterLock::path_in(dir.path())) << "pid=999999 host=elsewhere since=1\n"; }
+  auto stale = WriterLock::read_holder(dir.path());
+  REQUIRE(stale);
+  CHECK(stale->pid == 999999);
+  CHECK(stale->host == "elsewhere");
+  CHECK(stale->describe().find("pid 999999 on host elsewhere since 19") == 0);
+  { WriterLock lock = WriterLock::acquire(dir.path()); }
+
+  { std::ofstream(WriterLock::path_in(dir.path())) << "garbage"; }
+  CHECK_FALSE(WriterLock::read_holder(dir.path()));
+  WriterLock lock = WriterLock::acquire(dir.path());
+  CHECK(WriterLock::read_holder(dir.path())->pid == getpid());
+}
