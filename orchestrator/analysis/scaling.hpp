@@ -1,0 +1,34 @@
+// Weak/strong scaling tables and plain aggregate tables from case results
+// (DESIGN.md, "Scaling formulas"):
+//   time(r)       = mean of the time metric over steps >= warmup
+//   samples(r)    = the spec's expression over the case's parameters
+//   throughput(r) = samples(r) / time(r)
+//   ideal(r)      = throughput(r0) * r / r0, r0 the smallest r of the series
+//   weak:   eff(r) = throughput(r) / ideal(r)
+//   strong: speedup(r) = time(r0) / time(r), eff(r) = speedup(r) * r0 / r
+// Repetitions (cases equal but for the `repeat` parameter) give mean, sample
+// std, min, max, median and count; throughputs are taken per repetition first.
+//
+// Invariant: every case in scope is either counted in exactly one table cell
+// or listed in `excluded` with its reason; a parameter that varies between
+// cases of the same point (not x, group_by, compare or repeat) splits the
+// tables instead of being averaged over, and that is said in `notes`.
+#pragma once
+
+#include <vector>
+
+#include "analysis/case_result.hpp"
+#include "analysis/spec.hpp"
+#include "analysis/table.hpp"
+
+namespace campaign::analysis {
+
+AnalysisResult analyze(const AnalysisSpec& spec, const std::vector<CaseResult>& cases);
+
+std::vector<AnalysisResult> analyze_all(const std::vector<AnalysisSpec>& specs,
+                                        const std::vector<CaseResult>& cases);
+
+// States whose metrics may be used.
+bool usable_state(const std::string& state);
+
+}  // namespace campaign::analysis

@@ -1,0 +1,76 @@
+// The `analyses:` list of a campaign file: which cases to tabulate and how
+// (weak/strong scaling or a plain aggregate table), parsed strictly.
+//
+// Invariant: a parsed AnalysisSpec is internally consistent - keys are known,
+// required ones present, the samples expression compiles, the compare/ratio
+// axes are usable - so analyze() only meets problems of the data, never of
+// the spec. Every error is an InputError at file:line:col with the dotted key.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/error.hpp"
+
+namespace campaign::analysis {
+
+enum class Scaling { weak, strong, none };
+std::string_view to_string(Scaling s);
+
+// Statistics over repetitions; `mean` is always computed (the main columns).
+enum class Aggregate { mean, std, min, max, median, count };
+std::string_view to_string(Aggregate a);
+
+struct TimeSpec {
+  std::string metric;  // per-step metric, e.g. epoch_time
+  double warmup = 1;   // steps < warmup are dropped; 1 = drop epoch 0
+};
+
+// Groups with different values of `axis` side by side; non-baseline columns
+// get the suffix `_<value>`.
+struct CompareSpec {
+  std::string axis;
+  std::string baseline;
+};
+
+// times(axis = numerator) / times(axis = denominator); `axis` is the x or the
+// compare axis.
+struct RatioSpec {
+  std::string axis;
+  std::string numerator;
+  std::string denominator;
+};
+
+// Data-stall fraction data / (data + compute), both means after warm-up.
+struct StallSpec {
+  std::string data;
+  std::string compute;
+};
+
+struct AnalysisSpec {
+  std::string name;
+  Scaling scaling = Scaling::none;
+  std::string step;  // campaign step filter; empty = every case
+  std::string x;     // parameter on the x axis
+  TimeSpec time;
+  std::string samples;                // muparser expression over numeric params; may be empty
+  std::vector<std::string> group_by;  // one table per distinct combination
+  std::optional<CompareSpec> compare;
+  std::vector<Aggregate> aggregate;  // empty = automatic: mean, plus std and count with repetitions
+  std::optional<RatioSpec> ratio;
+  std::optional<StallSpec> stall;
+  std::string repeat = "repeat";  // parameter that numbers repetitions
+  Location where;                 // of the list entry, for errors found later
+
+  bool wants(Aggregate a) const;
+};
+
+// Parses the value of `analyses:` (a YAML sequence). `file` names the campaign
+// file in messages. Analysis names must be unique.
+std::vector<AnalysisSpec> parse_analyses(const YAML::Node& list, const std::string& file);
+
+}  // namespace campaign::analysis

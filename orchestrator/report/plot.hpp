@@ -1,0 +1,33 @@
+// Plots of analysis tables as gnuplot scripts with their data beside them:
+//   scaling tables: throughput (or speedup) vs x on log2/log10 axes, one
+//                   line per series with its dashed ideal line, and an
+//                   efficiency panel below (multiplot);
+//   aggregate tables: bars of the mean time per x with std error bars.
+// The script renders SVG or PNG (pngcairo when the gnuplot build has it) and
+// reads only relative paths, so a user can edit and re-run it in place.
+//
+// Invariant: the .dat holds exactly the table (NaN where a cell is empty), so
+// the plot never shows a number the tables do not.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "analysis/table.hpp"
+
+namespace campaign::report {
+
+// The table as whitespace-separated columns with a header line.
+std::string plot_data(const analysis::Table& table);
+
+// The gnuplot script for `table` (data in "<stem>.dat"); "" when the table
+// has nothing to draw.
+std::string plot_script(const analysis::AnalysisResult& analysis, const analysis::Table& table);
+
+// Runs `gnuplot` in `dir` on "<stem>.gp" once for SVG and once for PNG.
+// Returns "" on success, else what went wrong (gnuplot's own message).
+std::string render_plot(const std::filesystem::path& gnuplot, const std::filesystem::path& dir,
+                        const std::string& stem, std::chrono::milliseconds timeout);
+
+}  // namespace campaign::report

@@ -1,0 +1,50 @@
+// Internal to report/: the pieces write_report() assembles, each a pure
+// function from the input (and what was plotted) to the text of one file.
+//
+// Invariant: writers never touch the file system; write_report() alone does,
+// so every writer is tested on strings.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "report/report.hpp"
+
+namespace campaign::report::detail {
+
+// What exists beside the report for one table, so links are made only to files that exist.
+struct TableFiles {
+  bool csv = false, json = false;
+  bool script = false;  // .gp and .dat
+  bool svg = false, png = false;
+  std::string svg_text;   // for inlining into HTML
+  std::string png_bytes;  // used when there is no SVG
+};
+
+struct Context {
+  const ReportInput& input;
+  std::map<std::string, TableFiles> files;  // by table stem
+  std::string plot_status;                  // "" when plots were drawn, else why not
+  std::vector<std::string> warnings;
+  std::string generated;  // timestamp shown in the report
+};
+
+std::string table_csv(const analysis::Table& t);
+std::string table_json(const analysis::AnalysisResult& a, const analysis::Table& t);
+std::string markdown(const Context& ctx);
+std::string html(const Context& ctx);
+
+// How an analysis' numbers were made, in one sentence, for both documents.
+std::string describe(const analysis::AnalysisSpec& spec);
+// Excluded cases of all analyses and the input's failed cases, each with its analysis ("" for none).
+struct LeftOut {
+  std::string analysis;
+  analysis::Excluded c;
+};
+std::vector<LeftOut> left_out(const ReportInput& in);
+// A list shortened to its first `keep` items, then "... (N in all)".
+std::string abbreviate(const std::vector<std::string>& items, size_t keep);
+std::string base64(const std::string& bytes);
+
+}  // namespace campaign::report::detail

@@ -1,0 +1,44 @@
+// The samples expression: compiled once, evaluated per case's parameters.
+#include "analysis/expression.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace campaign::analysis;
+
+TEST_CASE("expressions read numeric parameters and know ceil and floor", "[analysis][expression]") {
+  Expression e("(n_train + n_valid) * ceil(ranks / 4) + floor(2.7)");
+  CHECK(e.variables() == std::vector<std::string>{"n_train", "n_valid", "ranks"});
+  CHECK(e.eval({{"n_train", "256"}, {"n_valid", "256"}, {"ranks", "5"}, {"other", "x"}}) == 512 * 2 + 2);
+  // Re-evaluation with other values uses the same compiled expression.
+  CHECK(e.eval({{"n_train", "1"}, {"n_valid", "2"}, {"ranks", "8"}}) == 3 * 2 + 2);
+
+  Expression moved = std::move(e);
+  CHECK(moved.eval({{"n_train", "1"}, {"n_valid", "1"}, {"ranks", "1"}}) == 2 + 2);
+
+  Expression constant("512");
+  CHECK(constant.variables().empty());
+  CHECK(constant.eval({}) == 512);
+}
+
+TEST_CASE("expression errors say what is wrong", "[analysis][expression]") {
+  CHECK_THROWS_AS(Expression("(a + "), ExpressionError);
+  CHECK_THROWS_WITH(Expression("a +* b"), Catch::Contains("cannot parse expression 'a +* b'"));
+  Expression e("a * b");
+  CHECK_THROWS_WITH(e.eval({{"a", "1"}}), Catch::Contains("parameter 'b' is not set"));
+  CHECK_THROWS_WITH(e.eval({{"a", "1"}, {"b", "gpu"}}),
+                    Catch::Contains("parameter 'b' is not a number: 'gpu'"));
+  Expression div("1 / a");
+  CHECK_THROWS_WITH(div.eval({{"a", "0"}}), Catch::Contains("not finite"));
+}
+
+TEST_CASE("parse_number accepts whole numbers only", "[analysis][expression]") {
+  double d = 0;
+  CHECK(parse_number("8", d));
+  CHECK(d == 8);
+  CHECK(parse_number("+2.5e3", d));
+  CHECK(d == 2500);
+  CHECK_FALSE(parse_number("8 ", d));
+  CHECK_FALSE(parse_number("", d));
+  CHECK_FALSE(parse_number("gpu", d));
+  CHECK_FALSE(parse_number("nan", d));
+}

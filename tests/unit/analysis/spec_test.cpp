@@ -1,0 +1,164 @@
+// Parsing of the `analyses:` list: the documented example, and errors that
+// point at file:line:col with the dotted key.
+#include "analysis/spec.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <catch2/catch.hpp>
+
+using namespace campaign;
+using namespace campaign::analysis;
+
+namespace {
+
+std::vector<AnalysisSpec> parse(const std::string& text) {
+  return parse_analyses(YAML::Load(text)["analyses"], "c.yaml");
+}
+
+// The InputError thrown for `text`, so tests can look at its parts.
+InputError error_of(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const InputError& e) {
+    return e;
+  }
+  FAIL("no InputError for:\n" << text);
+  throw std::logic_error("unreachable");
+}
+
+}  // namespace
+
+TEST_CASE("the documented example parses into both analyses", "[analysis][spec]") {
+  YAML::Node doc = YAML::LoadFile(TEST_DATA_DIR "/analysis/analyses.yaml");
+  auto specs = parse_analyses(doc["analyses"], "analyses.yaml");
+  REQUIRE(specs.size() == 2);
+
+  const AnalysisSpec& w = specs[0];
+  CHECK(w.name == "weak_scaling");
+  CHECK(w.scaling == Scaling::weak);
+  CHECK(w.step == "train");
+  CHECK(w.x == "ranks");
+  CHECK(w.time.metric == "epoch_time");
+  CHECK(w.time.warmup == 1);
+  CHECK(w.samples == "(n_train + n_valid)");
+  CHECK(w.group_by == std::vector<std::string>{"partition"});
+  REQUIRE(w.compare);
+  CHECK(w.compare->axis == "data");
+  CHECK(w.compare->baseline == "real");
+  CHECK(w.aggregate == std::vector<Aggregate>{Aggregate::mean, Aggregate::std, Aggregate::min,
+                                              Aggregate::median, Aggregate::count});
+  CHECK_FALSE(w.ratio);
+  CHECK(w.where.line == 2);
+  CHECK(w.where.column == 5);
+
+  const AnalysisSpec& r = specs[1];
+  CHECK(r.scaling == Scaling::none);
+  CHECK(r.samples.empty());
+  REQUIRE(r.ratio);
+  CHECK(r.ratio->axis == "loader");
+  CHECK(r.ratio->numerator == "original");
+  CHECK(r.ratio->denominator == "ring_buffer");
+  REQUIRE(r.stall);
+  CHECK(r.stall->data == "data_time");
+  CHECK(r.stall->compute == "compute_time");
+  CHECK(r.aggregate.empty());
+}
+
+TEST_CASE("defaults: scaling none, warm-up 1, repeat parameter, time as a bare metric", "[analysis][spec]") {
+  auto s = parse("analyses:\n  - {name: a, x: ranks, time: step_time}\n");
+  REQUIRE(s.size() == 1);
+  CHECK(s[0].scaling == Scaling::none);
+  CHECK(s[0].time.metric == "step_time");
+  CHECK(s[0].time.warmup == 1);
+  CHECK(s[0].repeat == "repeat");
+  CHECK(s[0].step.empty());
+  CHECK(parse("analyses: []\n").empty());
+  CHECK(parse_analyses(YAML::Node(), "c.yaml").empty());
+}
+
+TEST_CASE("unknown keys are errors with a suggestion and a position", "[analysis][spec]") {
+  auto e = error_of(
+      "analyses:\n"
+      "  - name: w\n"
+      "    x: ranks\n"
+      "    time: epoch_time\n"
+      "    grup_by: [partition]\n");
+  CHECK(e.where().file == "c.yaml");
+  CHECK(e.where().line == 5);
+  CHECK(e.where().column == 5);
+  CHECK(e.key() == "analyses[0].grup_by");
+  CHECK_THAT(e.message(), Catch::Contains("unknown key") && Catch::Contains("did you mean 'group_by'?"));
+  CHECK_THAT(std::string(e.what()), Catch::StartsWith("c.yaml:5:5: analyses[0].grup_by: unknown key"));
+
+  auto nested = error_of("analyses:\n  - {name: w, x: r, time: {metric: t, warmpu: 2}}\n");
+  CHECK(nested.key() == "analyses[0].time.warmpu");
+  CHECK_THAT(nested.message(), Catch::Contains("did you mean 'warmup'?"));
+  CHECK(nested.where().line == 2);
+}
+
+TEST_CASE("bad values name their key", "[analysis][spec]") {
+  auto scaling = error_of("analyses:\n  - {name: w, x: r, time: t, scaling: weakk, samples: '1'}\n");
+  CHECK(scaling.key() == "analyses[0].scaling");
+  CHECK_THAT(scaling.message(), Catch::Contains("did you mean 'weak'?"));
+
+  auto agg = error_of("analyses:\n  - name: w\n    x: r\n    time: t\n    aggregate: [mean, meadian]\n");
+  CHECK(agg.key() == "analyses[0].aggregate");
+  CHECK(agg.where().line == 5);
+  CHECK(agg.where().column == 23);  // at `stdev`, not at the list
+  CHECK_THAT(agg.message(), Catch::Contains("did you mean 'median'?"));
+
+  auto warm = error_of("analyses:\n  - {name: w, x: r, time: {metric: t, warmup: -1}}\n");
+  CHECK(warm.key() == "analyses[0].time.warmup");
+  auto warm2 = error_of("analyses:\n  - {name: w, x: r, time: {metric: t, warmup: one}}\n");
+  CHECK_THAT(warm2.message(), Catch::Contains("expected a number"));
+
+  auto name = error_of("analyses:\n  - {name: 'a b/c', x: r, time: t}\n");
+  CHECK(name.key() == "analyses[0].name");
+
+  auto list = error_of("analyses: {name: w}\n");
+  CHECK(list.key() == "analyses");
+  CHECK_THAT(list.message(), Catch::Contains("expected a list"));
+}
+
+TEST_CASE("required keys and consistency checks", "[analysis][spec]") {
+  CHECK(error_of("analyses:\n  - {name: w, time: t}\n").key() == "analyses[0].x");
+  CHECK(error_of("analyses:\n  - {x: r, time: t}\n").key() == "analyses[0].name");
+  CHECK(error_of("analyses:\n  - {name: w, x: r}\n").key() == "analyses[0].time");
+  CHECK(error_of("analyses:\n  - {name: w, x: r, time: {warmup: 1}}\n").key() == "analyses[0].time.metric");
+
+  auto weak = error_of("analyses:\n  - {name: w, x: r, time: t, scaling: weak}\n");
+  CHECK(weak.key() == "analyses[0].samples");
+  CHECK_THAT(weak.message(), Catch::Contains("weak scaling needs a samples expression"));
+
+  auto expr = error_of("analyses:\n  - {name: w, x: r, time: t, samples: '(n_train + '}\n");
+  CHECK(expr.key() == "analyses[0].samples");
+  CHECK(expr.where().line == 2);
+  CHECK_THAT(expr.message(), Catch::Contains("cannot parse expression"));
+
+  auto cmp = error_of("analyses:\n  - {name: w, x: r, time: t, compare: {axis: r, baseline: a}}\n");
+  CHECK(cmp.key() == "analyses[0].compare.axis");
+  auto cmp2 = error_of("analyses:\n  - {name: w, x: r, time: t, compare: {axis: data}}\n");
+  CHECK(cmp2.key() == "analyses[0].compare.baseline");
+
+  auto ratio = error_of(
+      "analyses:\n  - {name: w, x: r, time: t, ratio: {axis: loader, numerator: a, denominator: b}}\n");
+  CHECK(ratio.key() == "analyses[0].ratio.axis");
+  CHECK_THAT(ratio.message(), Catch::Contains("must be the x axis ('r')"));
+  // The compare axis is a valid ratio axis.
+  auto ok = parse(
+      "analyses:\n  - {name: w, x: r, time: t, compare: {axis: data, baseline: real},\n"
+      "     ratio: {axis: data, numerator: real, denominator: dummy}}\n");
+  CHECK(ok[0].ratio->axis == "data");
+
+  auto same =
+      error_of("analyses:\n  - {name: w, x: r, time: t, ratio: {axis: r, numerator: a, denominator: a}}\n");
+  CHECK(same.key() == "analyses[0].ratio.denominator");
+
+  auto grouped = error_of("analyses:\n  - {name: w, x: r, time: t, group_by: [p, r]}\n");
+  CHECK(grouped.key() == "analyses[0].group_by");
+
+  auto dup = error_of("analyses:\n  - {name: w, x: r, time: t}\n  - {name: w, x: r, time: t}\n");
+  CHECK(dup.key() == "analyses[1].name");
+  CHECK(dup.where().line == 3);
+  CHECK_THAT(dup.message(), Catch::Contains("c.yaml:2:5"));
+}

@@ -1,0 +1,109 @@
+// Plot data and scripts for each kind of table, and that gnuplot draws them.
+#include "report/plot.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
+#include "report/process.hpp"
+#include "util/strings.hpp"
+
+using namespace campaign::report;
+using namespace campaign::analysis;
+using fixtures::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+AnalysisSpec spec_of(const std::string& yaml) {
+  return parse_analyses(YAML::Load("analyses:\n  - " + yaml)["analyses"], "test.yaml").at(0);
+}
+
+CaseResult make_case(std::map<std::string, std::string> params, double time) {
+  CaseResult c;
+  c.name = "c";
+  for (const auto& [k, v] : params) c.name += "_" + v;
+  c.params = std::move(params);
+  c.state = "collected";
+  c.metrics = {{"step_time", 0.0, time * 3, "s"}, {"step_time", 1.0, time, "s"}};
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("plot data is the table, NaN where a cell is empty", "[report][plot]") {
+  Table t;
+  t.columns = {"loader", "times", "times_std"};
+  t.rows = {{std::string("ring \"buffer\""), 21.5, Cell()}, {std::string("original"), 0.1, 2.0}};
+  CHECK(plot_data(t) ==
+        "loader times times_std\n"
+        "\"ring 'buffer'\" 21.5 NaN\n"
+        "\"original\" 0.1 2\n");
+}
+
+TEST_CASE("scripts per kind of table", "[report][plot]") {
+  std::vector<CaseResult> cases = {make_case({{"ranks", "2"}}, 40), make_case({{"ranks", "4"}}, 21),
+                                   make_case({{"ranks", "8"}}, 11)};
+  AnalysisResult strong = analyze(spec_of("{name: s, scaling: strong, x: ranks, time: step_time}"), cases);
+  std::string gp = plot_script(strong, strong.tables.at(0));
+  CHECK_THAT(gp, Catch::Contains("set ylabel \"speedup, log scale\""));
+  // Ideal speedup from this series' smallest rank count (2), dashed.
+  CHECK_THAT(gp, Catch::Contains("(column(\"ranks\") / 2) with lines lt 1 dt 2"));
+  CHECK_THAT(gp, Catch::Contains("set xtics (2, 4, 8)"));
+  CHECK_THAT(gp, Catch::Contains("set output \"s.svg\""));
+  CHECK_THAT(gp, Catch::Contains("strstrt(GPVAL_TERMINALS, \"pngcairo\")"));
+
+  std::vector<CaseResult> bars = {make_case({{"loader", "a"}, {"data", "real"}}, 3),
+                                  make_case({{"loader", "b"}, {"data", "real"}}, 2),
+                                  make_case({{"loader", "a"}, {"data", "dummy"}}, 1)};
+  AnalysisResult none =
+      analyze(spec_of("{name: l, x: loader, time: step_time, compare: {axis: data, baseline: real}}"), bars);
+  std::string bgp = plot_script(none, none.tables.at(0));
+  CHECK_THAT(bgp, Catch::Contains("set style histogram clustered"));  // no repetitions: no error bars
+  CHECK_THAT(bgp, Catch::Contains("data using \"times\":xtic(1) lt 1 title \"real\""));
+  CHECK_THAT(bgp, Catch::Contains("data using \"times_dummy\" lt 2 title \"dummy\""));
+
+  Table empty;
+  empty.analysis = "e";
+  empty.scaling = Scaling::weak;
+  empty.x = "ranks";
+  empty.columns = {"ranks"};
+  CHECK(plot_script(none, empty).empty());
+}
+
+TEST_CASE("gnuplot draws strong scaling and compared bars without complaint", "[report][plot][gnuplot]") {
+  auto gnuplot = find_executable("gnuplot", environment_path());
+  if (!gnuplot) {
+    WARN("gnuplot is not installed: plots not rendered");
+    return;
+  }
+  std::vector<CaseResult> cases = {make_case({{"ranks", "2"}}, 40), make_case({{"ranks", "4"}}, 21),
+                                   make_case({{"ranks", "8"}}, 11)};
+  std::vector<CaseResult> bars = {make_case({{"loader", "a"}, {"data", "real"}}, 3),
+                                  make_case({{"loader", "b"}, {"data", "real"}}, 2),
+                                  make_case({{"loader", "a"}, {"data", "dummy"}}, 1)};
+  ReportInput in;
+  in.analyses.push_back(analyze(spec_of("{name: s, scaling: strong, x: ranks, time: step_time}"), cases));
+  in.analyses.push_back(
+      analyze(spec_of("{name: l, x: loader, time: step_time, compare: {axis: data, baseline: real}}"), bars));
+  TempDir dir;
+  ReportResult r = write_report(in, {Format::md}, dir.path);
+  INFO(campaign::join(r.warnings, "\n"));
+  CHECK(r.warnings.empty());
+  for (const char* f : {"s.svg", "s.png", "l.svg", "l.png"}) CHECK(fs::file_size(dir.path / f) > 1000);
+  // Output of gnuplot's own warnings ("no valid points" etc.) would show as text on stderr.
+  ProcessResult p =
+      run_process({gnuplot->string(), "-e", "fmt='svg'", "l.gp"}, dir.path, std::chrono::seconds(60));
+  CHECK(p.exit_code == 0);
+  CHECK(p.output.empty());
+}
+
+TEST_CASE("two tables that would share a file name are an error", "[report]") {
+  std::vector<CaseResult> cases = {make_case({{"ranks", "1"}, {"p", "a/b"}}, 1),
+                                   make_case({{"ranks", "1"}, {"p", "a_b"}}, 1)};
+  ReportInput in;
+  in.analyses.push_back(analyze(spec_of("{name: s, x: ranks, time: step_time, group_by: [p]}"), cases));
+  REQUIRE(in.analyses[0].tables.size() == 2);
+  TempDir dir;
+  CHECK_THROWS_WITH(write_report(in, {Format::csv}, dir.path),
+                    Catch::Contains("two tables would both be written as s-a_b.*"));
+}
