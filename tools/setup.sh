@@ -1,0 +1,40 @@
+#!/bin/bash
+# Installs what campaign needs from Debian's packages (when run as root, or
+# through sudo), then configures and builds it in build/ (Release, warnings
+# as errors). Safe to run again: apt-get and cmake only do what is missing.
+#
+#   bash tools/setup.sh            # dependencies + build
+#   SKIP_APT=1 bash tools/setup.sh # build only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  # build
+  cmake g++ make pkg-config
+  # libraries
+  libyaml-cpp-dev libsqlitecpp-dev libsqlite3-dev libspdlog-dev catch2 libcli11-dev nlohmann-json3-dev
+  libboost-dev libboost-filesystem-dev libssh-dev libssl-dev libmuparser-dev libkainjow-mustache-dev
+  # reports (plots)
+  gnuplot-nox
+  # the bundled workload (workloads/minicosmo), run with Debian's /usr/bin/python3
+  python3 python3-torch python3-numpy python3-yaml
+)
+
+if [ "${SKIP_APT:-0}" != 1 ]; then
+  missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    echo "setup: installing ${missing[*]}"
+    $sudo apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCAMPAIGN_WERROR=ON
+cmake --build build -j "$jobs"
+echo "setup: built build/campaign"
