@@ -1,0 +1,146 @@
+// One interface over batch schedulers ("slurm", "lsf", and "local"), chosen by name from a registry.
+// The engine submits, polls, reconciles and cancels through it and never sees a scheduler command.
+//
+// Invariants:
+//  - every call costs a fixed, small number of scheduler commands whatever the number of jobs (id and
+//    name lists are split only to keep command lines short); never one command per job;
+//  - a scheduler command that fails is an exception (SchedulerUnavailable, SubmitError), never a job
+//    state: only what the scheduler printed about a job becomes a JobInfo, so an outage cannot mark
+//    jobs failed;
+//  - a job the scheduler no longer knows is absent from query()'s result (not "lost"): deciding that
+//    is the engine's business, with the run directory's exit marker.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "transport/shell.hpp"
+#include "util/error.hpp"
+#include "util/state.hpp"
+
+namespace campaign::sched {
+
+struct JobInfo {
+  std::string id, name;
+  campaign::State state = campaign::State::queued;
+  std::string raw_state;  // as printed, e.g. "CANCELLED by 1000", "EXIT"
+  std::string reason;     // pending reason or termination reason; "" when the scheduler says none
+  std::optional<int> exit_code, signal;  // exit_code only once the job has ended
+  std::string submit, start, end;        // as the scheduler printed them (ISO-8601 for Slurm); "" unknown
+  std::optional<double> elapsed_s;
+  int nodes = 0;
+  std::string nodelist;
+};
+
+struct SubmitRequest {
+  std::string script_path;  // where the scheduler can read it (on the login node for remote shells)
+  std::string job_name;
+  std::string workdir;                  // "" keeps the scheduler's default
+  std::vector<std::string> depends_on;  // job ids that must complete successfully first (afterok)
+  std::vector<std::string> extra_args;  // passed before the script, verbatim
+};
+
+struct SchedulerOptions {
+  // Whose jobs squeue/bjobs list. Empty: asked once through the shell (`id -un`), which over SSH is
+  // the account on the login node rather than the local one.
+  std::string user;
+  // Limit for each scheduler command; past it the command counts as failed.
+  std::chrono::milliseconds command_timeout = std::chrono::seconds(60);
+  // Id and name lists are split so that no command line is longer than this; far below ARG_MAX and
+  // SSH limits, and still thousands of ids per command.
+  size_t max_command_chars = 32000;
+  // How far back find_by_name() searches accounting (Slurm's sacct -S).
+  std::chrono::hours history = std::chrono::hours(24 * 7);
+  // LSF: feed the script on bsub's standard input (`bsub < script`, #BSUB lines always parsed)
+  // instead of passing it as an argument (`bsub script`, as Summit documents).
+  bool lsf_script_on_stdin = false;
+  // LSF: query with `bjobs -o ... -json` (LSF 10.1); false uses `-noheader` with a delimiter.
+  bool lsf_json = true;
+};
+
+// Anything that stops a scheduler call.
+class SchedulerError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A query, listing or cancel command failed, timed out or printed something unreadable. Transient by
+// nature: retry later with backoff; says nothing about the jobs themselves.
+class SchedulerUnavailable : public SchedulerError {
+ public:
+  using SchedulerError::SchedulerError;
+};
+
+// A scheduler command printed something its parser cannot read (changed format, truncated output).
+// Handled like any failed poll: retried, never turned into job states.
+class UnexpectedOutput : public SchedulerUnavailable {
+ public:
+  using SchedulerUnavailable::SchedulerUnavailable;
+};
+
+enum class SubmitFailure {
+  // The scheduler refused because of a per-user or per-account limit (queued jobs, submissions):
+  // nothing was submitted; retry once jobs have left the queue.
+  refused_by_limit,
+  // The controller did not answer or the answer was lost (timeout, connection error, unreadable
+  // output). The job MAY exist: reconcile with find_by_name() before submitting again.
+  transient,
+  // The request itself is wrong (partition, feature, account, script): nothing was submitted and
+  // retrying the same request will fail again.
+  invalid,
+};
+std::string_view to_string(SubmitFailure kind);
+
+class SubmitError : public SchedulerError {
+ public:
+  SubmitError(SubmitFailure kind, const std::string& message);
+  SubmitFailure kind() const { return kind_; }
+
+ private:
+  SubmitFailure kind_;
+};
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  virtual std::string name() const = 0;
+
+  // Submits one job script and returns its job id. Throws SubmitError.
+  virtual std::string submit(const SubmitRequest& request) = 0;
+  // The state of these jobs, in the order asked; ids the scheduler no longer knows are left out.
+  // Throws SchedulerUnavailable.
+  virtual std::vector<JobInfo> query(const std::vector<std::string>& ids) = 0;
+  // Jobs carrying any of these names, queued or recently finished (possibly several per name).
+  // Throws SchedulerUnavailable: an empty answer must mean "no such job", never "could not look".
+  virtual std::vector<JobInfo> find_by_name(const std::vector<std::string>& names) = 0;
+  // Jobs of the user that the scheduler still holds (pending, running, suspended), all campaigns
+  // and other work included: what per-user queue limits count.
+  virtual int queued_jobs_of_user() = 0;
+  // Cancels these jobs; jobs that already ended are not an error.
+  virtual void cancel(const std::vector<std::string>& ids) = 0;
+};
+
+using SchedulerFactory =
+    std::function<std::unique_ptr<Scheduler>(transport::Shell&, const SchedulerOptions&)>;
+
+// Adds or replaces a back end in the registry ("slurm" and "lsf" are built in).
+void register_scheduler(const std::string& kind, SchedulerFactory factory);
+// The registered kinds, sorted.
+std::vector<std::string> scheduler_kinds();
+// A scheduler of this kind running its commands through `shell`, which must outlive it.
+// Throws campaign::Error for an unknown kind (with a "did you mean" hint).
+std::unique_ptr<Scheduler> make_scheduler(const std::string& kind, transport::Shell& shell,
+                                          const SchedulerOptions& options);
+
+// Splits `items` into consecutive groups such that `fixed_chars` plus the items of a group, each
+// followed by one separator character, stays within `max_chars`; an item too long on its own still
+// gets a group. For putting many ids on command lines of bounded length.
+std::vector<std::vector<std::string>> chunk_by_length(const std::vector<std::string>& items,
+                                                      size_t fixed_chars, size_t max_chars);
+
+}  // namespace campaign::sched

@@ -1,0 +1,59 @@
+// Pure functions reading Slurm's command output: sbatch, squeue, sacct, scontrol; state mapping and
+// sbatch error classification. No I/O; tested on recorded outputs of real Slurm releases.
+//
+// Invariants: tables are read by their header names, never by column positions, so a reordered or
+// extended field list still parses; job steps (`123.batch`, `123.0`) never become jobs; a state this
+// code does not know maps to an active state (the job is polled again, never retried while it may
+// still run); placeholders such as "Unknown", "None", "(null)" become empty strings.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sched/scheduler.hpp"
+
+namespace campaign::sched {
+
+// Slurm job state (long "CANCELLED by 1000" / "CANCELLED+" forms or squeue's compact codes like
+// "PD") to campaign's; nullopt for a state unknown here.
+std::optional<State> map_slurm_state(std::string_view raw);
+
+struct SlurmExitCode {
+  int code = 0;
+  int signal = 0;
+};
+// sacct/scontrol "ExitCode" ("3:0" exit 3, "0:9" signal 9); nullopt when not of that shape.
+std::optional<SlurmExitCode> parse_slurm_exit_code(std::string_view text);
+
+// Slurm durations in seconds: "[D-]HH:MM:SS", "MM:SS" (squeue's %M for short jobs), fractional
+// seconds "05:05.002"; nullopt for "INVALID", "UNLIMITED", "N/A" and the like.
+std::optional<double> parse_slurm_duration(std::string_view text);
+
+// The job id printed by `sbatch --parsable` ("123" or "123;cluster"), also accepting the plain
+// "Submitted batch job 123"; warnings around it are skipped. nullopt when no id is printed.
+std::optional<std::string> parse_sbatch(std::string_view out);
+
+// What a failed sbatch's stderr means for the engine (see SubmitFailure).
+SubmitFailure classify_sbatch_error(std::string_view err);
+
+// `squeue -o '%i|%j|%T|...'` output with its header line (JOBID|NAME|STATE|...). Header names
+// understood: JOBID, NAME, STATE or ST, REASON, NODES, TIME, NODELIST, SUBMIT_TIME, START_TIME; others
+// are ignored. Throws UnexpectedOutput when there is no header with JOBID and STATE/ST.
+std::vector<JobInfo> parse_squeue(std::string_view text);
+
+// `sacct -P` (or `--parsable`, trailing '|') output with its header line (JobID|JobName|State|...).
+// Columns understood (any case): JobID, JobName, State, ExitCode, Reason, Submit, Start, End, Elapsed,
+// NNodes, NodeList. A job listed twice (requeued) keeps its last line. Throws UnexpectedOutput when
+// the header lacks JobID or State.
+std::vector<JobInfo> parse_sacct(std::string_view text);
+// The same for output printed with --noheader, `columns` being the --format field list.
+std::vector<JobInfo> parse_sacct(std::string_view text, const std::vector<std::string>& columns);
+
+// `scontrol show job [-o]` output: one job per line with -o, or blocks of indented lines without.
+// Array tasks get squeue's ids: "123_4", or "123_[5-8%2]" for tasks still pending together. Lines before the
+// first JobId= ("No jobs in the system") are ignored.
+std::vector<JobInfo> parse_scontrol_show_job(std::string_view text);
+
+}  // namespace campaign::sched

@@ -1,0 +1,159 @@
+// The Slurm back end against a real Slurm (the virtual `testcluster` of tests/slurm/start-cluster.sh):
+// submit small scripts through Slurm + LocalShell, poll query() until they end, and check what the
+// engine will rely on: COMPLETED, FAILED with exit code 3, CANCELLED, an afterok dependency,
+// find_by_name, and the classification of sbatch's real error messages.
+//
+// Needs: a running cluster (sinfo answers), sbatch/squeue/sacct/scontrol/scancel in PATH, a writable
+// temporary directory visible to the nodes (on testcluster every node is this machine). Takes about
+// half a minute. When sinfo does not answer, the test warns and checks nothing.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "sched/slurm.hpp"
+#include "transport/local_shell.hpp"
+
+using namespace campaign;
+using namespace campaign::sched;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct WorkDir {
+  fs::path path;
+  WorkDir() {
+    path = fs::temp_directory_path() / ("campaign-slurm-it-" + std::to_string(::getpid()));
+    fs::create_directories(path);
+  }
+  ~WorkDir() { fs::remove_all(path); }
+};
+
+std::string write_script(const fs::path& dir, const std::string& name, const std::string& body) {
+  auto p = dir / (name + ".sh");
+  std::ofstream(p) << "#!/bin/bash\n#SBATCH --nodes=1\n#SBATCH --time=00:05:00\n#SBATCH --output=" << name
+                   << ".out\n"
+                   << body << "\n";
+  fs::permissions(p, fs::perms::owner_all);
+  return p.string();
+}
+
+// Polls until every job has a final state; at most `limit`.
+std::map<std::string, JobInfo> wait_final(Scheduler& s, const std::vector<std::string>& ids,
+                                          std::chrono::seconds limit = 120s) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  std::map<std::string, JobInfo> last;
+  for (;;) {
+    bool all_final = true;
+    try {
+      for (auto& j : s.query(ids)) last[j.id] = j;
+    } catch (const SchedulerUnavailable& e) {
+      WARN("query failed, retrying as the engine would: " << e.what());
+    }
+    for (const auto& id : ids)
+      if (!last.count(id) || !is_final(last[id].state)) all_final = false;
+    if (all_final || std::chrono::steady_clock::now() > deadline) return last;
+    std::this_thread::sleep_for(1s);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Slurm back end on a real cluster", "[integration][slurm]") {
+  transport::LocalShell shell;
+  if (!shell.run({"sinfo", "-h"}, 20s).ok()) {
+    WARN("sinfo does not answer: no Slurm cluster here, nothing checked");
+    return;
+  }
+  WorkDir dir;
+  SchedulerOptions options;  // user asked through the shell
+  auto sched = make_scheduler("slurm", shell, options);
+  std::string tag = "sched-it-" + std::to_string(::getpid());
+
+  // Whatever happens, no job of this test outlives it.
+  std::vector<std::string> submitted;
+  struct CancelAll {
+    Scheduler& s;
+    std::vector<std::string>& ids;
+    ~CancelAll() {
+      try {
+        s.cancel(ids);
+      } catch (const std::exception&) {
+      }
+    }
+  } cancel_all{*sched, submitted};
+
+  auto submit = [&](const std::string& name, const std::string& body, std::vector<std::string> deps = {}) {
+    SubmitRequest r;
+    r.script_path = write_script(dir.path, name, body);
+    r.job_name = tag + "-" + name;
+    r.workdir = dir.path.string();
+    r.depends_on = std::move(deps);
+    submitted.push_back(sched->submit(r));
+    return submitted.back();
+  };
+
+  std::string ok_id = submit("ok", "echo hello");
+  std::string fail_id = submit("fail", "exit 3");
+  std::string after_id = submit("after", "echo after", {ok_id});
+  std::string long_id = submit("long", "sleep 300");
+  CHECK_FALSE(ok_id.empty());
+
+  // The long job is cancelled once Slurm has it running (or at least queued).
+  auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto q = sched->query({long_id});
+    REQUIRE(q.size() == 1);
+    if (q[0].state == State::running) break;
+    std::this_thread::sleep_for(500ms);
+  }
+  CHECK(sched->queued_jobs_of_user() >= 1);
+  sched->cancel({long_id});
+  sched->cancel({long_id});  // cancelling an ended job again is not an error
+
+  auto final = wait_final(*sched, {ok_id, fail_id, after_id, long_id});
+  REQUIRE(final.size() == 4);
+  CHECK(final[ok_id].state == State::completed);
+  CHECK(final[ok_id].exit_code == 0);
+  // No check on the name here: for a few seconds after a short job ends, sacct (22.05) may list it
+  // under slurmdbd's placeholder name "allocation".
+  CHECK_FALSE(final[ok_id].end.empty());
+  CHECK(final[ok_id].nodes == 1);
+  CHECK_FALSE(final[ok_id].nodelist.empty());
+  CHECK(final[fail_id].state == State::failed);
+  CHECK(final[fail_id].exit_code == 3);
+  CHECK(final[after_id].state == State::completed);
+  CHECK(final[long_id].state == State::cancelled);
+  CHECK(final[long_id].raw_state.rfind("CANCELLED", 0) == 0);
+  CHECK(std::ifstream(dir.path / "ok.out").good());  // --chdir took effect
+
+  // Reconciliation after a crash: the jobs are found again by name.
+  auto found = sched->find_by_name({tag + "-ok", tag + "-fail", tag + "-never-submitted"});
+  std::map<std::string, std::string> by_name;
+  for (const auto& j : found) by_name[j.name] = j.id;
+  CHECK(by_name[tag + "-ok"] == ok_id);
+  CHECK(by_name[tag + "-fail"] == fail_id);
+  CHECK_FALSE(by_name.count(tag + "-never-submitted"));
+
+  // sbatch's own error messages, classified.
+  auto refused = [&](std::vector<std::string> extra) {
+    SubmitRequest r;
+    r.script_path = write_script(dir.path, "bad", "true");
+    r.job_name = tag + "-bad";
+    r.extra_args = std::move(extra);
+    try {
+      sched->submit(r);
+    } catch (const SubmitError& e) {
+      INFO(e.what());
+      return std::optional<SubmitFailure>(e.kind());
+    }
+    return std::optional<SubmitFailure>();
+  };
+  CHECK(refused({"--partition=no-such-partition"}) == SubmitFailure::invalid);
+  CHECK(refused({"--constraint=no-such-feature"}) == SubmitFailure::invalid);
+}

@@ -1,0 +1,234 @@
+// Parsers and the Slurm back end on real Slurm 22.05.8 outputs recorded on the project's test
+// cluster (tests/data/slurm/22.05, see its README for the commands and jobs).
+#include <catch2/catch.hpp>
+#include <map>
+
+#include "fake_shell.hpp"
+#include "sched/slurm.hpp"
+#include "sched/slurm_parse.hpp"
+
+using namespace campaign;
+using namespace campaign::sched;
+using namespace campaign::testing;
+
+namespace {
+
+std::string rec(const std::string& name) { return data_file("slurm/22.05/" + name); }
+
+std::map<std::string, JobInfo> by_id(const std::vector<JobInfo>& jobs) {
+  std::map<std::string, JobInfo> m;
+  for (const auto& j : jobs) m[j.id] = j;
+  return m;
+}
+
+JobInfo scontrol_one(const std::string& name) {
+  auto jobs = parse_scontrol_show_job(rec(name));
+  REQUIRE(jobs.size() == 1);
+  return jobs[0];
+}
+
+SchedulerOptions root() {
+  SchedulerOptions o;
+  o.user = "root";
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("22.05: sbatch --parsable outputs", "[slurm][22.05]") {
+  CHECK(parse_sbatch(rec("sbatch-parsable.txt")) == std::optional<std::string>("147"));
+  CHECK(parse_sbatch(rec("sbatch-parsable-cluster.txt")) ==
+        std::optional<std::string>("148"));  // "148;testcluster"
+  CHECK(parse_sbatch(rec("sbatch-parsable-array.txt")) == std::optional<std::string>("155"));
+}
+
+TEST_CASE("22.05: sbatch errors are classified", "[slurm][22.05]") {
+  auto kind = [](const std::string& base) {
+    return classify_sbatch_error(recorded("slurm/22.05/" + base).err);
+  };
+  CHECK(kind("sbatch-refused-limit") == SubmitFailure::refused_by_limit);
+  CHECK(kind("sbatch-slurmctld-down") == SubmitFailure::transient);
+  CHECK(kind("sbatch-invalid-constraint") == SubmitFailure::invalid);
+  CHECK(kind("sbatch-too-many-nodes") == SubmitFailure::invalid);
+  CHECK(kind("sbatch-invalid-account") == SubmitFailure::invalid);
+}
+
+TEST_CASE("22.05: squeue with the header-parsed format", "[slurm][22.05]") {
+  auto jobs = parse_squeue(rec("squeue-pending-running.txt"));
+  REQUIRE(jobs.size() == 8);
+  auto m = by_id(jobs);
+  CHECK(m["146"].state == State::queued);  // requeued after a node failure
+  CHECK(m["146"].reason == "BeginTime");
+  CHECK(m["153"].reason == "Dependency");
+  CHECK(m["155_[3-4%2]"].reason == "JobArrayTaskLimit");  // pending array tasks, one row
+  CHECK(m["150"].state == State::running);
+  CHECK(m["150"].elapsed_s == Approx(3));
+  CHECK(m["150"].nodelist == "gn1");
+  CHECK(m["150"].reason.empty());
+  CHECK(m["155_1"].name == "rec-array");
+
+  auto mixed = parse_squeue(rec("squeue-left-queue-mixed.txt"));
+  REQUIRE(mixed.size() == 1);
+  CHECK(mixed[0].id == "152");
+  CHECK(parse_squeue(rec("squeue-left-queue-recent.txt")).empty());
+}
+
+TEST_CASE("22.05: scontrol show job -o for every outcome", "[slurm][22.05]") {
+  auto completed = scontrol_one("scontrol-show-job-completed.txt");
+  CHECK(completed.id == "147");
+  CHECK(completed.state == State::completed);
+  CHECK(completed.exit_code == 0);
+  CHECK(completed.nodes == 2);
+  CHECK(completed.nodelist == "cn[1-2]");
+  CHECK(completed.end == "2026-11-22T05:48:15");
+
+  auto failed_job = scontrol_one("scontrol-show-job-failed.txt");
+  CHECK(failed_job.state == State::failed);
+  CHECK(failed_job.exit_code == 3);
+  CHECK(failed_job.reason == "NonZeroExitCode");
+
+  auto timeout = scontrol_one("scontrol-show-job-timeout.txt");
+  CHECK(timeout.state == State::timeout);
+  CHECK(timeout.reason == "TimeLimit");
+  CHECK(timeout.signal == 15);
+  CHECK(timeout.elapsed_s == Approx(89));
+
+  auto cancelled = scontrol_one("scontrol-show-job-cancelled.txt");
+  CHECK(cancelled.state == State::cancelled);
+  CHECK(cancelled.signal == 15);
+
+  auto node_fail = scontrol_one("scontrol-show-job-node-fail.txt");
+  CHECK(node_fail.state == State::node_fail);
+  CHECK(node_fail.reason == "NodeDown");
+
+  auto begin = scontrol_one("scontrol-show-job-pending-begin.txt");
+  CHECK(begin.state == State::queued);
+  CHECK(begin.reason == "BeginTime");
+  CHECK(begin.start.empty());  // StartTime there is a forecast
+  CHECK(begin.end.empty());
+  CHECK(begin.nodelist.empty());
+
+  CHECK(scontrol_one("scontrol-show-job-pending-dependency.txt").reason == "Dependency");
+  CHECK(scontrol_one("scontrol-show-job-requeued.txt").state == State::queued);
+  auto running = scontrol_one("scontrol-show-job-running.txt");
+  CHECK(is_active(running.state));
+  CHECK_FALSE(running.exit_code.has_value());
+
+  // An array job id lists its tasks, each under its ARRAYID_TASK id.
+  auto array = parse_scontrol_show_job(rec("scontrol-show-job-array.txt"));
+  auto tasks = by_id(array);
+  REQUIRE(array.size() == 3);
+  CHECK(tasks["155_1"].state == State::running);
+  CHECK(tasks["155_2"].state == State::running);
+  CHECK(tasks["155_[3-4%2]"].state == State::queued);  // as squeue names them
+  CHECK(tasks["155_[3-4%2]"].reason == "JobArrayTaskLimit");
+  CHECK(tasks["155_1"].name == "rec-array");
+  CHECK(parse_scontrol_show_job(rec("scontrol-show-job-purged.txt")).empty());
+}
+
+TEST_CASE("22.05: sacct -X -P with the back end's fields", "[slurm][22.05]") {
+  auto jobs = parse_sacct(rec("sacct-mixed-states.txt"));
+  REQUIRE(jobs.size() == 14);
+  auto m = by_id(jobs);
+  CHECK(m["145"].state == State::node_fail);
+  CHECK(m["146"].state == State::queued);
+  CHECK(m["146"].nodelist.empty());  // "None assigned"
+  CHECK(m["147"].state == State::completed);
+  CHECK(m["147"].nodes == 2);
+  CHECK(m["147"].nodelist == "cn[1-2]");
+  CHECK(m["148"].state == State::completed);
+  CHECK(m["149"].state == State::failed);
+  CHECK(m["149"].exit_code == 3);
+  CHECK(m["150"].state == State::timeout);
+  CHECK(m["150"].elapsed_s == Approx(89));
+  CHECK(m["151"].state == State::cancelled);
+  CHECK(m["151"].raw_state == "CANCELLED by 0");
+  CHECK(m["152"].state == State::running);
+  CHECK(m["152"].end.empty());
+  CHECK_FALSE(m["152"].exit_code.has_value());
+  CHECK(m["153"].reason == "Dependency");
+  CHECK(m["154"].start.empty());
+  CHECK(m["155_2"].state == State::failed);
+  CHECK(m["155_2"].exit_code == 1);
+  CHECK(m["155_3"].state == State::completed);
+
+  // -D lists both lives of the requeued job; the latest is what counts.
+  auto dup = by_id(parse_sacct(rec("sacct-mixed-states-duplicates.txt")));
+  REQUIRE(dup.size() == 2);
+  CHECK(dup["146"].state == State::queued);
+  CHECK(dup["145"].state == State::node_fail);
+
+  // Without -X, steps (.batch, .0) are not jobs.
+  auto steps = parse_sacct(rec("sacct-steps.txt"));
+  REQUIRE(steps.size() == 3);
+  CHECK(by_id(steps)["150"].state == State::timeout);
+
+  CHECK(parse_sacct(rec("sacct-by-name.txt")).size() == 6);
+  CHECK(parse_sacct(rec("sacct-unknown-job.txt")).empty());
+}
+
+TEST_CASE("22.05: the Slurm back end replaying recorded outputs", "[slurm][22.05]") {
+  SECTION("a poll over queued, running and departed jobs") {
+    FakeShell sh;
+    sh.on("squeue", recorded("slurm/22.05/squeue-pending-running"));
+    sh.on("sacct", recorded("slurm/22.05/sacct-mixed-states"));
+    sh.on("scontrol", recorded("slurm/22.05/scontrol-show-job-purged"));
+    Slurm slurm(sh, root());
+    auto jobs = slurm.query({"152", "153", "147", "149", "150", "999999"});
+    auto m = by_id(jobs);
+    CHECK(jobs.size() == 5);  // 999999 never existed
+    CHECK(m["152"].state == State::running);
+    CHECK(m["153"].state == State::queued);
+    CHECK(m["147"].state == State::completed);
+    CHECK(m["149"].exit_code == 3);
+    CHECK(m["150"].state == State::timeout);
+    CHECK(sh.count("squeue") == 1);
+    CHECK(sh.count("sacct") == 1);
+    CHECK(sh.calls_to("sacct")[0].argv.back() == "147,149,999999");  // only the departed ones
+  }
+  SECTION("slurmctld down") {
+    FakeShell sh;
+    sh.on("squeue", recorded("slurm/22.05/squeue-slurmctld-down"));
+    Slurm slurm(sh, root());
+    CHECK_THROWS_AS(slurm.query({"147"}), SchedulerUnavailable);
+  }
+  SECTION("slurmdbd down: slurmctld still remembers the job") {
+    FakeShell sh;
+    sh.on("squeue", recorded("slurm/22.05/squeue-left-queue-recent"));
+    sh.on("sacct", recorded("slurm/22.05/sacct-slurmdbd-down"));
+    sh.on("scontrol", recorded("slurm/22.05/scontrol-show-job-completed"));
+    Slurm slurm(sh, root());
+    auto jobs = slurm.query({"147"});
+    REQUIRE(jobs.size() == 1);
+    CHECK(jobs[0].state == State::completed);
+  }
+  SECTION("slurmdbd and slurmctld both down") {
+    FakeShell sh;
+    sh.on("squeue", recorded("slurm/22.05/squeue-left-queue-recent"));
+    sh.on("sacct", recorded("slurm/22.05/sacct-slurmdbd-down"));
+    sh.on("scontrol", recorded("slurm/22.05/scontrol-show-job-slurmctld-down"));
+    Slurm slurm(sh, root());
+    CHECK_THROWS_AS(slurm.query({"147"}), SchedulerUnavailable);
+  }
+  SECTION("submission refused by an association limit") {
+    FakeShell sh;
+    sh.on("sbatch", recorded("slurm/22.05/sbatch-refused-limit"));
+    Slurm slurm(sh, root());
+    SubmitRequest r;
+    r.script_path = "job.sh";
+    r.job_name = "n";
+    try {
+      slurm.submit(r);
+      FAIL("no error");
+    } catch (const SubmitError& e) {
+      CHECK(e.kind() == SubmitFailure::refused_by_limit);
+      CHECK(std::string(e.what()).find("AssocMaxSubmitJobLimit") != std::string::npos);
+    }
+  }
+  SECTION("scancel of an unknown job is quiet") {
+    FakeShell sh;
+    sh.on("scancel", recorded("slurm/22.05/scancel-unknown-job"));
+    Slurm slurm(sh, root());
+    CHECK_NOTHROW(slurm.cancel({"999999"}));
+  }
+}
