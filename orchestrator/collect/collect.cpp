@@ -1,0 +1,189 @@
+// collect(): finds each source's file in the run directory, reads it whole,
+// hands it to its engine, and makes the combined result keep the promises of
+// collect.hpp (unique (name, step), required vs optional sources).
+#include "collect/collect.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <map>
+
+#include "collect/engines.hpp"
+#include "collect/source.hpp"
+
+namespace campaign::collect {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string message(const Location& where, const std::string& reason) { return where.str() + ": " + reason; }
+
+struct Found {
+  fs::path path;
+  std::string display;
+};
+
+// The files a source reads: none (missing), one, or all matches for `multiple: all`.
+std::vector<Found> find_files(const Source& src, const fs::path& run_dir, const fs::path& job_output,
+                              std::vector<std::string>& warnings) {
+  if (src.from_stdout) {
+    if (job_output.empty())
+      throw CollectError(Location{"<job output>", 0, 0}, "the job's output file is not known");
+    fs::path p = job_output.is_absolute() ? job_output : run_dir / job_output;
+    std::string display = job_output.string();
+    if (job_output.is_absolute()) {
+      fs::path rel = job_output.lexically_relative(run_dir);
+      if (!rel.empty() && *rel.begin() != "..") display = rel.string();
+    }
+    return {Found{p, display}};
+  }
+  if (!has_wildcards(src.file)) return {Found{run_dir / src.file, src.file}};
+  std::vector<Found> found;
+  for (auto& rel : glob(run_dir, src.file)) found.push_back(Found{run_dir / rel, rel});
+  if (found.size() > 1 && src.multiple == Multiple::newest) {
+    // Several attempts' outputs, say: the newest is the one this attempt wrote.
+    auto mtime = [](const fs::path& p) {
+      struct stat st;
+      return ::stat(p.c_str(), &st) == 0 ? st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec : 0LL;
+    };
+    auto newest = std::max_element(found.begin(), found.end(), [&](const Found& a, const Found& b) {
+      auto ta = mtime(a.path), tb = mtime(b.path);
+      return ta != tb ? ta < tb : a.display < b.display;
+    });
+    warnings.push_back(src.file + ": " + std::to_string(found.size()) + " files match; using the newest, " +
+                       newest->display);
+    found = {*newest};
+  }
+  if (found.empty()) throw CollectError(Location{src.file, 0, 0}, "no file matches in " + run_dir.string());
+  return found;
+}
+
+void read_source(const Source& src, const fs::path& run_dir, const fs::path& job_output, CollectResult& r,
+                 std::vector<std::string>& warnings, Warnings& capped) {
+  std::vector<Found> files = find_files(src, run_dir, job_output, warnings);
+  std::vector<std::string> texts;
+  std::vector<Input> inputs;
+  texts.reserve(files.size());
+  for (const auto& f : files) {
+    try {
+      texts.push_back(read_file(f.path, f.display));
+    } catch (const CollectError& e) {
+      if (e.reason() == "no such file" && !src.from_stdout)
+        throw CollectError(e.where(), "no such file in " + run_dir.string());
+      throw;
+    }
+    inputs.push_back(Input{f.display, texts.back()});
+  }
+  Output out{r.metrics, capped, src.required};
+  switch (src.engine) {
+    case Engine::csv:
+      run_csv(std::get<CsvSpec>(src.spec), inputs.front(), out);
+      break;
+    case Engine::mllog:
+      run_mllog(std::get<MllogSpec>(src.spec), inputs.front(), out);
+      break;
+    case Engine::regex:
+      run_regex(std::get<RegexSpec>(src.spec), inputs, out);
+      break;
+    case Engine::json:
+      run_json(std::get<DocSpec>(src.spec), inputs.front(), out);
+      break;
+    case Engine::yaml:
+      run_yaml(std::get<DocSpec>(src.spec), inputs.front(), out);
+      break;
+  }
+  for (const auto& f : files) r.files.push_back(f.display);
+}
+
+void run_source(const Source& src, const fs::path& run_dir, const fs::path& job_output, CollectResult& r) {
+  const size_t first_metric = r.metrics.size();
+  const size_t first_file = r.files.size();
+  std::vector<std::string> warnings;
+  Warnings capped(warnings);
+  try {
+    try {
+      read_source(src, run_dir, job_output, r, warnings, capped);
+    } catch (const CollectError&) {
+      throw;
+    } catch (const std::exception& e) {
+      // The engines report bad data as CollectError; anything else (a library's
+      // exception, memory) still only fails this source, the same way.
+      throw CollectError(Location{src.from_stdout ? "<job output>" : src.file, 0, 0},
+                         std::string("cannot collect: ") + e.what());
+    }
+  } catch (const CollectError& e) {
+    if (src.required) throw;
+    // An optional source is all or nothing: drop what it produced before failing.
+    r.metrics.erase(r.metrics.begin() + static_cast<ptrdiff_t>(first_metric), r.metrics.end());
+    r.files.resize(first_file);
+    // A missing optional file is what `required: false` is for; anything else is worth a word.
+    const std::string& why = e.reason();
+    bool missing = why.rfind("no such file", 0) == 0 || why.rfind("no file matches", 0) == 0 ||
+                   why.rfind("the job's output", 0) == 0;
+    if (!missing) warnings.push_back(std::string(e.what()) + " (optional source skipped)");
+  }
+  capped.finish();
+  r.warnings.insert(r.warnings.end(), warnings.begin(), warnings.end());
+}
+
+}  // namespace
+
+CollectError::CollectError(Location where, std::string reason)
+    : Error(message(where, reason)), where_(std::move(where)), reason_(std::move(reason)) {}
+
+namespace {
+
+bool less_step(const std::optional<double>& a, const std::optional<double>& b) { return a < b; }
+
+// Keeps collect.hpp's promise of unique (name, step): the later metric wins.
+// Fast path in O(n): every run of equal names has increasing steps and no
+// name has two runs (what the engines produce); otherwise sort.
+void dedupe(std::vector<Metric>& metrics, std::vector<std::string>& warnings) {
+  bool clean = true;
+  std::vector<std::string_view> run_names;
+  for (size_t i = 0; i < metrics.size() && clean; ++i) {
+    if (i == 0 || metrics[i].name != metrics[i - 1].name) {
+      run_names.push_back(metrics[i].name);
+    } else if (!less_step(metrics[i - 1].step, metrics[i].step)) {
+      clean = false;
+    }
+  }
+  if (clean) {
+    std::sort(run_names.begin(), run_names.end());
+    clean = std::adjacent_find(run_names.begin(), run_names.end()) == run_names.end();
+  }
+  if (clean) return;
+
+  std::map<std::pair<std::string_view, std::optional<double>>, size_t> last;
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    auto [it, inserted] = last.try_emplace({metrics[i].name, metrics[i].step}, i);
+    if (!inserted) it->second = i;
+  }
+  std::vector<char> keep(metrics.size(), 0);
+  for (const auto& [key, i] : last) keep[i] = 1;
+  std::map<std::string, size_t> dropped;
+  for (size_t i = 0; i < metrics.size(); ++i)
+    if (!keep[i]) ++dropped[metrics[i].name];
+  for (const auto& [name, n] : dropped)
+    warnings.push_back("metric '" + name + "': " + std::to_string(n) +
+                       " value(s) replaced by a later one for the same step");
+  std::vector<Metric> out;
+  out.reserve(last.size());
+  for (size_t i = 0; i < metrics.size(); ++i)
+    if (keep[i]) out.push_back(std::move(metrics[i]));
+  metrics = std::move(out);
+}
+
+}  // namespace
+
+CollectResult collect(const std::vector<Collector>& collectors, const fs::path& run_dir,
+                      const fs::path& job_output) {
+  CollectResult r;
+  for (const Collector& c : collectors)
+    for (const auto& src : c.sources) run_source(*src, run_dir, job_output, r);
+  dedupe(r.metrics, r.warnings);
+  return r;
+}
+
+}  // namespace campaign::collect

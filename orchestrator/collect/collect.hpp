@@ -1,0 +1,82 @@
+// Declarative collectors: turn the files a finished job left in its run
+// directory into metrics (name, step, value, unit) for the catalog.
+//
+// A collector (collectors/NAME.yaml, or inline in a campaign) is a list of
+// sources. Each source names one file - a glob relative to the run directory,
+// or the job's output - and the engine that reads it: csv, mllog, regex, json
+// or yaml (source.hpp documents the YAML schema).
+//
+// Invariants of collect():
+//   - no two metrics share (name, step): a later value replaces an earlier
+//     one and says so in `warnings`;
+//   - every value is finite (NaN/inf cells are dropped with a warning);
+//   - a required source that is missing or malformed throws CollectError
+//     naming the file and line; an optional source's problems, and damage that
+//     leaves the rest of a file meaningful (a log cut mid-line), are warnings.
+//     Nothing a job can write makes it crash or hang.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/error.hpp"
+
+namespace YAML {
+class Node;
+}
+
+namespace campaign::collect {
+
+struct Metric {
+  std::string name;
+  std::optional<double> step;  // epoch, iteration, sample index; none for a single value
+  double value = 0;
+  std::string unit;
+
+  bool operator==(const Metric&) const = default;
+};
+
+struct CollectResult {
+  std::vector<Metric> metrics;
+  std::vector<std::string> warnings;  // "file:line: message", for the case's event log
+  std::vector<std::string> files;     // files read, relative to the run directory when inside it
+};
+
+// A required source is missing or malformed. where() is the file inside the
+// run directory (line when known); what() is "file:line: reason".
+class CollectError : public Error {
+ public:
+  CollectError(Location where, std::string reason);
+
+  const Location& where() const { return where_; }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  Location where_;
+  std::string reason_;
+};
+
+struct Source;  // one file and the engine that reads it (source.hpp)
+
+struct Collector {
+  std::string name;         // from `name:`, else the file's stem
+  std::string description;  // free text from `description:`
+  std::string file;         // where it was defined, for messages
+  std::vector<std::shared_ptr<const Source>> sources;
+};
+
+// Throws InputError "file:line:col: key: message" for a collector that is
+// wrong (unknown keys come with a did-you-mean, bad regexes with the reason).
+Collector load_collector(const std::filesystem::path& yaml_file);
+// Same from a node already parsed; `file` is used in messages only.
+Collector parse_collector(const YAML::Node& node, const std::string& file);
+
+// Applies every collector to `run_dir`. `job_output` is the job's stdout file
+// (absolute, or relative to run_dir); sources with `stdout: true` read it.
+CollectResult collect(const std::vector<Collector>& collectors, const std::filesystem::path& run_dir,
+                      const std::filesystem::path& job_output = {});
+
+}  // namespace campaign::collect

@@ -1,0 +1,99 @@
+// Shared plumbing of the collector engines: reading a run directory's files,
+// walking lines, reading numbers, and the capped list of warnings.
+//
+// Invariant: nothing here trusts the data. Files are read whole but only
+// regular files under a size limit (a FIFO or device never blocks us), lines
+// may hold any bytes, and number parsing never throws.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collect/collect.hpp"
+
+namespace campaign::collect {
+
+inline constexpr size_t kMaxFileBytes = size_t{1} << 30;  // 1 GiB: beyond that a "log" is not one
+
+// The whole content of a regular file. `display` names it in errors.
+// Throws CollectError: missing, dangling symlink, not a regular file,
+// permission denied, larger than `limit`.
+std::string read_file(const std::filesystem::path& path, const std::string& display,
+                      size_t limit = kMaxFileBytes);
+
+// Regular files matching `pattern` (a relative path whose components may use
+// * ? [..] as in the shell; no **), as paths relative to `dir`, sorted.
+// A pattern without wildcards is returned as is without touching the disk:
+// read_file() will say what is wrong with it.
+std::vector<std::string> glob(const std::filesystem::path& dir, std::string_view pattern);
+bool has_wildcards(std::string_view pattern);
+
+// Iterates over the lines of a text; strips "\n" and a "\r" before it.
+class LineReader {
+ public:
+  explicit LineReader(std::string_view text) : text_(text) {}
+
+  // The next line and its 1-based number; false at the end.
+  bool next(std::string_view& line);
+  size_t number() const { return number_; }
+  // Whether the line last returned had no "\n" after it (a file cut mid-line).
+  bool unterminated() const { return unterminated_; }
+  bool at_end() const { return pos_ >= text_.size(); }
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  size_t number_ = 0;
+  bool unterminated_ = false;
+};
+
+// Strict parse of a whole (space-trimmed) string: "12", "-1.5e3", "+3", "nan",
+// "inf". With `grouping`, "1,234,567.5" is read too. nullopt if anything else.
+std::optional<double> parse_number(std::string_view s, bool grouping = false);
+// A TAU pprof time in msec: "0.038", "1,167", "1:10.733" (m:s), "1:27:15.217" (h:m:s).
+std::optional<double> parse_tau_msec(std::string_view s);
+
+std::string_view trim_view(std::string_view s);
+// `s` quoted for a message: at most `max` bytes, non-printable bytes as \xNN.
+std::string preview(std::string_view s, size_t max = 40);
+// "3" for integral values, else the shortest round-tripping form.
+std::string format_number(double v);
+
+// Warnings of one source, capped so a garbage file cannot flood the event log.
+class Warnings {
+ public:
+  explicit Warnings(std::vector<std::string>& out, size_t limit = 20) : out_(out), limit_(limit) {}
+  Warnings(const Warnings&) = delete;
+  Warnings& operator=(const Warnings&) = delete;
+
+  // "file:line: message"; line 0 for the file as a whole (capped apart from the others).
+  void add(std::string_view file, size_t line, std::string_view message);
+  // Appends "N more warnings" if some were dropped; call once at the end.
+  void finish();
+
+ private:
+  std::vector<std::string>& out_;
+  size_t limit_;
+  size_t lines_ = 0;  // warnings with a line number so far
+  size_t files_ = 0;  // and without
+  std::string last_file_;
+};
+
+// The text of one file handed to an engine.
+struct Input {
+  std::string name;  // as shown in messages: relative to the run directory
+  std::string_view text;
+};
+
+// Where an engine puts what it found.
+struct Output {
+  std::vector<Metric>& metrics;
+  Warnings& warnings;
+  bool required = true;  // whether a pattern or event that never occurs deserves a warning
+};
+
+}  // namespace campaign::collect

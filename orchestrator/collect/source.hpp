@@ -1,0 +1,143 @@
+// What a collector's YAML says, after validation: one Source per entry of
+// `sources:`, with the engine-specific part in a variant.
+//
+// The schema (defaults in brackets; collectors/*.yaml are worked examples):
+//   name [file stem], description, sources: [source...]
+//   source:  engine: csv|mllog|regex|json|yaml
+//            file: GLOB relative to the run dir | stdout: true (the job's output)
+//            required [true]: false turns a missing file into silence and a
+//                     malformed one into a warning
+//            multiple [newest]: all (regex only) reads every match
+//   csv:     step [row index]: COLUMN, delimiter [,],
+//            metrics: [COLUMN | {column, name [column], unit, scale [1], optional [false]}]
+//   mllog:   intervals [epoch, run, staging]: [KEY | {key, name [KEY_time], step [epoch_num; ~: none]}]
+//            values: [KEY | {key, name [KEY], unit, scale, step [epoch_num]}]
+//            instances [mean]: mean|min|max|separate, instance_key [instance_id]
+//   regex:   patterns: [{regex, captures: [NAME...] (or (?<name>...) in the regex),
+//                        contains (literal prefilter) [derived from the regex],
+//                        name, value, step, unit, scale, format, reduce
+//                        | metrics: [{name, value, step, unit, scale, format, reduce}]}]
+//            name may use {capture}; value/step are capture names or numbers
+//            [value: the only capture]; format [number]: number|tau_msec;
+//            reduce [last]: last|first|mean|sum|min|max|count|steps.
+//            Patterns apply to each line on its own.
+//   json/yaml: values: [PATH | {path, name [PATH], unit, scale, optional}],
+//            PATH like data.n_train or history.loss[3]
+//
+// Invariant: a Source that exists is internally consistent - every column,
+// capture and path it refers to is named, regexes are compiled, metric names
+// are unique within the source (except names built from captures) - so the
+// engines never check the collector, only the data.
+#pragma once
+
+#include <regex>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace campaign::collect {
+
+enum class Engine { csv, mllog, regex, json, yaml };
+
+// How the matches of one regex metric become values.
+enum class Reduce { last, first, mean, sum, min, max, count, steps };
+
+// How mllog results of several instances (weak scaling) are combined.
+enum class Instances { mean, min, max, separate };
+
+// How a capture's text is read: a plain number (thousands separators allowed)
+// or a TAU pprof time in msec, which switches to "m:ss.mmm"/"h:mm:ss.mmm".
+enum class NumberFormat { number, tau_msec };
+
+// When a glob matches several files.
+enum class Multiple { newest, all };
+
+struct CsvColumn {
+  std::string column;  // header name
+  std::string name;    // metric name
+  std::string unit;
+  double scale = 1;
+  bool optional = false;  // a missing column is then skipped silently
+};
+
+struct CsvSpec {
+  std::string step;  // column giving the step; empty: the data row index (0, 1, ...)
+  char delimiter = ',';
+  std::vector<CsvColumn> columns;
+};
+
+// An interval KEY is the pair KEY_start / KEY_stop (epoch, run, staging, eval, ...).
+struct MllogInterval {
+  std::string key;
+  std::string name;      // default KEY_time
+  std::string step_key;  // metadata key giving the step, default epoch_num
+};
+
+// A point-in-time event whose `value` is a number (eval_error, throughput, ...).
+struct MllogValue {
+  std::string key;
+  std::string name;
+  std::string unit;
+  std::string step_key;
+  double scale = 1;
+};
+
+struct MllogSpec {
+  std::vector<MllogInterval> intervals;
+  std::vector<MllogValue> values;
+  std::string instance_key = "instance_id";
+  Instances instances = Instances::mean;
+};
+
+// A piece of a metric name template: literal text or a capture's text.
+struct NamePart {
+  std::string literal;
+  int group = -1;
+};
+
+struct RegexMetric {
+  std::string name;  // the template as written, for messages
+  std::vector<NamePart> parts;
+  int value = -1;  // capture index, -1 for reduce: count
+  int step = -1;   // capture index or -1
+  std::string unit;
+  double scale = 1;
+  NumberFormat format = NumberFormat::number;
+  Reduce reduce = Reduce::last;
+};
+
+struct RegexPattern {
+  std::string text;                 // as written
+  std::regex re;                    // "[\s\S]*?(TEXT)", named groups made positional: group k is re's k+1
+  std::vector<std::string> groups;  // group names, [0] unused
+  std::string literal;              // a line must contain this to be tried ("" = always)
+  std::vector<RegexMetric> metrics;
+};
+
+struct RegexSpec {
+  std::vector<RegexPattern> patterns;
+};
+
+struct DocValue {
+  std::string path;               // as written: data.n_train, history.loss[3]
+  std::vector<std::string> keys;  // split: data, n_train / history, loss, [3]
+  std::string name;
+  std::string unit;
+  double scale = 1;
+  bool optional = false;
+};
+
+struct DocSpec {
+  std::vector<DocValue> values;
+};
+
+struct Source {
+  Engine engine = Engine::csv;
+  std::string file;          // glob relative to the run directory; empty when from_stdout
+  bool from_stdout = false;  // read the job's output instead
+  bool required = true;
+  Multiple multiple = Multiple::newest;
+  std::variant<CsvSpec, MllogSpec, RegexSpec, DocSpec> spec;
+};
+
+}  // namespace campaign::collect

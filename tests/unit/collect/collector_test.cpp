@@ -1,0 +1,217 @@
+// Collector YAML: the shipped collectors load, and every mistake in a
+// collector is an InputError with file:line:col, the key, and a hint.
+#include <catch2/catch.hpp>
+
+#include "collect/source.hpp"
+#include "helpers.hpp"
+
+using namespace collect_test;
+using campaign::InputError;
+using campaign::collect::Engine;
+using campaign::collect::load_collector;
+using campaign::collect::parse_collector;
+
+TEST_CASE("collector: every shipped collector loads", "[collector]") {
+  size_t n = 0;
+  for (const auto& entry : fs::directory_iterator(repo_root() / "collectors")) {
+    if (entry.path().extension() != ".yaml") continue;
+    INFO(entry.path().filename().string());
+    auto c = load_collector(entry.path());
+    CHECK(c.name == entry.path().stem().string());
+    CHECK_FALSE(c.description.empty());
+    CHECK_FALSE(c.sources.empty());
+    ++n;
+  }
+  CHECK(n >= 4);
+}
+
+TEST_CASE("collector: the shipped collectors say what they read", "[collector]") {
+  auto cosmo = load_collector(repo_root() / "collectors/cosmoflow.yaml");
+  REQUIRE(cosmo.sources.size() == 2);
+  CHECK(cosmo.sources[0]->engine == Engine::csv);
+  CHECK(cosmo.sources[0]->file == "history.csv");
+  CHECK(cosmo.sources[0]->required);
+  CHECK(cosmo.sources[1]->engine == Engine::mllog);
+  CHECK_FALSE(cosmo.sources[1]->required);
+  const auto& csv = std::get<campaign::collect::CsvSpec>(cosmo.sources[0]->spec);
+  CHECK(csv.step == "epoch");
+  CHECK(csv.columns.at(0).name == "epoch_time");
+  CHECK(csv.columns.at(0).unit == "s");
+
+  auto mlperf = load_collector(repo_root() / "collectors/mlperf.yaml");
+  CHECK(mlperf.sources.at(0)->from_stdout);
+  auto timers = load_collector(repo_root() / "collectors/timers.yaml");
+  const auto& tau = std::get<campaign::collect::RegexSpec>(timers.sources.at(1)->spec);
+  CHECK(tau.patterns.at(0).metrics.size() == 3);
+  const auto& mean = std::get<campaign::collect::RegexSpec>(timers.sources.at(0)->spec);
+  CHECK(mean.patterns.at(0).literal == "Mean epoch time: ");  // the derived prefilter
+  auto gpu = load_collector(repo_root() / "collectors/gpu-util.yaml");
+  CHECK(gpu.sources.at(0)->multiple == campaign::collect::Multiple::all);
+}
+
+TEST_CASE("collector: the literal a regex needs is derived conservatively", "[collector]") {
+  // A line without the literal is never tried, so a literal too long would lose matches.
+  const std::pair<const char*, const char*> cases[] = {
+      {"Mean epoch time: ([0-9.]+)", "Mean epoch time: "},
+      {"a|b", ""},
+      {"(x|y)=\\d+ loss", " loss"},
+      {"abc?d", "ab"},
+      {"ab+c", "ab"},
+      {"x{2}yz", "yz"},
+      {"\\x41BC", "BC"},
+      {"[Mm]ean: (\\d+)", "ean: "},
+      {"a\\|b\\.c", "a|b.c"},
+      {"^(?<v>\\d+)$", ""},
+  };
+  for (const auto& [re, literal] : cases) {
+    INFO(re);
+    YAML::Node n =
+        YAML::Load("sources: [{engine: regex, stdout: true, patterns: [{name: x, reduce: count}]}]");
+    n["sources"][0]["patterns"][0]["regex"] = re;
+    auto c = parse_collector(n, "t.yaml");
+    CHECK(std::get<campaign::collect::RegexSpec>(c.sources.at(0)->spec).patterns.at(0).literal == literal);
+  }
+}
+
+TEST_CASE("collector: defaults", "[collector]") {
+  auto c = parse_collector(YAML::Load("sources: [{engine: mllog, file: x.log}]"), "dir/my-coll.yaml");
+  CHECK(c.name == "my-coll");
+  CHECK(c.file == "dir/my-coll.yaml");
+  const auto& s = *c.sources.at(0);
+  CHECK(s.required);
+  const auto& m = std::get<campaign::collect::MllogSpec>(s.spec);
+  REQUIRE(m.intervals.size() == 3);
+  CHECK(m.intervals[0].name == "epoch_time");
+  CHECK(m.intervals[0].step_key == "epoch_num");
+  CHECK(m.intervals[1].name == "run_time");
+  CHECK(m.intervals[2].name == "staging_time");
+  CHECK(m.instances == campaign::collect::Instances::mean);
+}
+
+namespace {
+
+struct Bad {
+  const char* yaml;
+  const char* where;    // "line:col"
+  const char* key;      // InputError::key()
+  const char* message;  // part of InputError::message()
+};
+
+}  // namespace
+
+TEST_CASE("collector: bad YAML gives InputError with file:line:col, key and hint", "[collector]") {
+  const Bad cases[] = {
+      {"name: x\nsorces: []\n", "2:1", "sorces", "unknown key, did you mean 'sources'?"},
+      {"sources:\n  - engine: csv\n    fiel: a.csv\n    metrics: [a]\n", "3:5", "sources[0].fiel",
+       "unknown key, did you mean 'file'?"},
+      {"sources:\n  - engine: csv\n    file: a.csv\n    metrics:\n      - {colum: a}\n", "5:10",
+       "sources[0].metrics[0].colum", "unknown key, did you mean 'column'?"},
+      {"sources:\n  - engine: csv\n    file: a.csv\n    patterns: []\n", "4:5", "sources[0].patterns",
+       "unknown key for a csv source"},
+      {"sources:\n  - engine: cvs\n    file: a.csv\n", "2:13", "sources[0].engine",
+       "'cvs' is not one of csv, mllog, regex, json, yaml, did you mean 'csv'?"},
+      {"sources:\n  - file: a.csv\n", "2:5", "sources[0]", "missing key 'engine'"},
+      {"sources:\n  - {engine: csv, file: a.csv, required: maybe, metrics: [a]}\n", "2:42",
+       "sources[0].required", "expected true or false, got 'maybe'"},
+      {"sources:\n  - {engine: csv, file: a.csv, metrics: a}\n", "2:41", "sources[0].metrics",
+       "expected a list, got 'a'"},
+      {"sources:\n  - {engine: csv, file: a.csv, metrics: [{column: a, scale: x2}]}\n", "2:61",
+       "sources[0].metrics[0].scale", "expected a number, got 'x2'"},
+      {"sources:\n  - {engine: csv, file: a.csv, metrics: [a, {column: b, name: a}]}\n", "2:45",
+       "sources[0].metrics[1]", "metric name 'a' is already used in this source"},
+      {"sources:\n  - {engine: csv, file: a.csv, delimiter: ab, metrics: [a]}\n", "2:43",
+       "sources[0].delimiter", "must be one character"},
+      {"sources:\n  - {engine: csv, file: a.csv, multiple: all, metrics: [a]}\n", "2:42",
+       "sources[0].multiple", "'all' is for regex sources only"},
+      {"sources:\n  - {engine: csv, file: /abs/a.csv, metrics: [a]}\n", "2:25", "sources[0].file",
+       "must be relative to the run directory"},
+      {"sources:\n  - {engine: csv, file: a.csv, stdout: true, metrics: [a]}\n", "2:25", "sources[0].file",
+       "give either 'file' or 'stdout: true'"},
+      {"sources:\n  - {engine: csv, metrics: [a]}\n", "2:5", "sources[0]", "missing key 'file'"},
+      {"sources:\n  - {engine: csv, file: a.csv}\n", "2:5", "sources[0]", "missing key 'metrics'"},
+      {"sources:\n  - engine: regex\n    stdout: true\n    patterns:\n      - regex: '(unclosed'\n        "
+       "name: x\n",
+       "5:16", "sources[0].patterns[0].regex", "bad regex:"},
+      {"sources:\n  - engine: regex\n    stdout: true\n    patterns:\n      - {regex: '(a)\\1', name: x}\n",
+       "5:17", "sources[0].patterns[0].regex", "bad regex:"},
+      {"sources:\n  - engine: regex\n    stdout: true\n    patterns:\n      - {regex: 'a)(b', name: x, "
+       "value: 1}\n",
+       "5:17", "sources[0].patterns[0].regex", "bad regex:"},
+      {"sources:\n  - engine: regex\n    stdout: true\n    patterns:\n      - {regex: '(?<x', name: x}\n",
+       "5:17", "sources[0].patterns[0].regex", "bad regex: unterminated group name"},
+      {"sources:\n  - engine: regex\n    stdout: true\n    patterns:\n      - {regex: '(?<t>a)(?<t>b)', "
+       "name: x}\n",
+       "5:17", "sources[0].patterns[0].regex", "group name 't' used twice"},
+      {"sources:\n  - engine: regex\n    stdout: true\n    patterns:\n      - {regex: '(a)(b)', captures: "
+       "[x], name: "
+       "y}\n",
+       "5:37", "sources[0].patterns[0].captures", "1 names for 2 groups"},
+      {"sources:\n  - engine: regex\n    stdout: true\n    patterns:\n      - {regex: '(?<t>a)', captures: "
+       "[x], name: "
+       "y}\n",
+       "5:38", "sources[0].patterns[0].captures", "the regex names its groups already"},
+      {"sources:\n  - engine: regex\n    stdout: true\n    patterns:\n      - {regex: '(?<time>a)(b)', name: "
+       "x, "
+       "value: tmie}\n",
+       "5:50", "sources[0].patterns[0].value", "no capture named 'tmie', did you mean 'time'?"},
+      {"sources:\n  - engine: regex\n    stdout: true\n    patterns:\n      - {regex: '(a)(b)', name: x}\n",
+       "5:9", "sources[0].patterns[0]", "missing key 'value': which of the 2 captures is the value?"},
+      {"sources:\n  - engine: regex\n    stdout: true\n    patterns:\n      - {regex: '(?<v>a)', name: "
+       "'x_{w}'}\n",
+       "5:34", "sources[0].patterns[0].name", "no capture named 'w'"},
+      {"sources:\n  - engine: regex\n    stdout: true\n    patterns:\n      - {regex: '(a)', name: x, value: "
+       "3}\n",
+       "5:40", "sources[0].patterns[0].value", "capture 3 does not exist, the regex has 1"},
+      {"sources:\n  - engine: regex\n    stdout: true\n    patterns:\n      - {regex: '(a)(b)', name: x, "
+       "value: 1, "
+       "step: 2, reduce: steps}\n",
+       "5:52", "sources[0].patterns[0].step", "'reduce: steps' numbers the matches itself"},
+      {"sources:\n  - engine: regex\n    stdout: true\n    patterns:\n      - {regex: '(a)', name: x, "
+       "reduce: avg}\n",
+       "5:41", "sources[0].patterns[0].reduce", "'avg' is not one of last, first, mean"},
+      {"sources:\n  - engine: regex\n    stdout: true\n    patterns:\n      - regex: '(a)'\n        name: x\n"
+       "        metrics: [{name: y}]\n",
+       "6:15", "sources[0].patterns[0].name", "give it in each of 'metrics', or drop 'metrics'"},
+      {"sources:\n  - {engine: mllog, file: a.log, intervals: [epoch_start]}\n", "2:46",
+       "sources[0].intervals[0]", "give the interval without _start/_stop ('epoch')"},
+      {"sources:\n  - {engine: mllog, file: a.log, intervals: [], values: []}\n", "2:5", "sources[0]",
+       "nothing to collect"},
+      {"sources:\n  - {engine: mllog, file: a.log, instances: each}\n", "2:45", "sources[0].instances",
+       "'each' is not one of mean, min, max, separate"},
+      {"sources:\n  - {engine: json, file: a.json, values: ['a..b']}\n", "2:43", "sources[0].values[0]",
+       "bad path 'a..b': empty component"},
+      {"sources:\n  - {engine: yaml, file: a.yaml, values: [{path: 'a[x]'}]}\n", "2:50",
+       "sources[0].values[0].path", "bad path 'a[x]': expected [index]"},
+      {"sources: []\n", "1:10", "sources", "must not be empty"},
+      {"- a\n- b\n", "1:1", "", "expected a map with 'sources'"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.yaml);
+    try {
+      parse_collector(YAML::Load(c.yaml), "bad.yaml");
+      FAIL("no InputError");
+    } catch (const InputError& e) {
+      CHECK(e.where().file == "bad.yaml");
+      CHECK(std::to_string(e.where().line) + ":" + std::to_string(e.where().column) == c.where);
+      CHECK(e.key() == c.key);
+      CHECK_THAT(e.message(), Catch::Matchers::Contains(c.message));
+      CHECK_THAT(e.what(), Catch::Matchers::StartsWith("bad.yaml:" + std::string(c.where) + ": "));
+    }
+  }
+}
+
+TEST_CASE("collector: files that are not YAML, or not there", "[collector]") {
+  TempDir dir;
+  write_file(dir / "broken.yaml", "name: x\nsources:\n  - {engine: csv, file: [a.csv\n");
+  try {
+    load_collector(dir / "broken.yaml");
+    FAIL("no InputError");
+  } catch (const InputError& e) {
+    CHECK(e.where().file == (dir / "broken.yaml").string());
+    CHECK(e.where().line == 4);
+  }
+  write_file(dir / "empty.yaml", "");
+  CHECK_THROWS_AS(load_collector(dir / "empty.yaml"), InputError);
+  CHECK_THROWS_WITH(load_collector(dir / "missing.yaml"),
+                    Catch::Matchers::Contains("cannot read collector file"));
+}

@@ -1,0 +1,126 @@
+// The csv engine on good files, and cut at every byte.
+#include <catch2/catch.hpp>
+
+#include "collect/engines.hpp"
+#include "helpers.hpp"
+
+using namespace collect_test;
+using campaign::collect::collect;
+using campaign::collect::CollectError;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const char* kHistory = R"(
+sources:
+  - engine: csv
+    file: history.csv
+    step: epoch
+    metrics:
+      - {column: time, name: epoch_time, unit: s}
+      - loss
+      - val_loss
+)";
+
+}  // namespace
+
+TEST_CASE("csv: Keras history.csv with CRLF line ends, one metric per column and epoch", "[csv]") {
+  TempDir run;
+  fs::copy_file(data("keras/history.csv"), run / "history.csv");
+  auto r = collect({collector(kHistory)}, run.path());
+  INFO(all_warnings(r));
+  CHECK(r.warnings.empty());
+  CHECK(r.files == std::vector<std::string>{"history.csv"});
+  CHECK(r.metrics.size() == 30);
+  CHECK(count(r, "epoch_time") == 10);
+  CHECK(value(r, "epoch_time", 0.0) == Approx(31.84));
+  CHECK(value(r, "epoch_time", 9.0) == Approx(28.45));
+  CHECK(value(r, "loss", 0.0) == Approx(0.9));
+  CHECK(value(r, "val_loss", 1.0) == Approx(0.95 * std::exp(-0.18)).epsilon(1e-5));
+  for (const auto& m : r.metrics) CHECK(m.unit == (m.name == "epoch_time" ? "s" : ""));
+  CHECK_FALSE(value(r, "lr", 0.0));  // not mapped
+}
+
+TEST_CASE("csv: options - no step column, delimiter, scale, optional and empty cells", "[csv]") {
+  TempDir run;
+  write_file(run / "t.tsv",
+             "iter\tms\tfoo\n"
+             "7\t1500\t\n"
+             "8\t\"2500\"\t3\n");
+  auto c = collector(R"(
+sources:
+  - engine: csv
+    file: t.tsv
+    delimiter: "\t"
+    metrics:
+      - {column: ms, name: t, unit: s, scale: 0.001}
+      - foo
+      - {column: missing, optional: true}
+)");
+  auto r = collect({c}, run.path());
+  CHECK(r.warnings.empty());
+  CHECK(value(r, "t", 0.0) == Approx(1.5));  // no step column: the row index
+  CHECK(value(r, "t", 1.0) == Approx(2.5));  // quoted cell
+  CHECK_FALSE(value(r, "foo", 0.0));         // empty cell: no value, no fuss
+  CHECK(value(r, "foo", 1.0) == 3);
+  CHECK(r.metrics.size() == 3);
+}
+
+TEST_CASE("csv: quoted header names and UTF-8 byte order mark", "[csv]") {
+  TempDir run;
+  write_file(run / "h.csv", "\xEF\xBB\xBF\"epoch\",\"a,b\"\n0,1\n1,2\n");
+  auto r = collect({collector(R"(
+sources: [{engine: csv, file: h.csv, step: epoch, metrics: [{column: "a,b", name: ab}]}]
+)")},
+                   run.path());
+  CHECK(value(r, "ab", 1.0) == 2);
+}
+
+TEST_CASE("csv: errors name file, line and column", "[csv]") {
+  TempDir run;
+  write_file(run / "history.csv", "epoch,loss,time,val_loss\n0,0.5,30,0.6\n1,0.4,x1,0.5\n");
+  try {
+    collect({collector(kHistory)}, run.path());
+    FAIL("expected CollectError");
+  } catch (const CollectError& e) {
+    CHECK(e.where().file == "history.csv");
+    CHECK(e.where().line == 3);
+    CHECK_THAT(e.what(), Contains("history.csv:3: column 'time' (3): 'x1' is not a number"));
+  }
+}
+
+// ninja's spirit: a history.csv cut at every byte (a copy taken while the job
+// writes) gives exactly the complete rows, never a wrong value or a crash.
+TEST_CASE("csv: a file cut at every byte yields exactly its complete rows", "[csv][cut]") {
+  const std::string full = read_text(data("keras/history.csv"));
+  const auto c = collector(kHistory);
+  const auto spec = std::get<campaign::collect::CsvSpec>(c.sources.at(0)->spec);
+  TempDir run;
+  write_file(run / "history.csv", full);
+  const auto reference = collect({c}, run.path());
+  REQUIRE(reference.metrics.size() == 30);
+  for (size_t cut = 0; cut <= full.size(); ++cut) {
+    const std::string text = full.substr(0, cut);
+    std::vector<campaign::collect::Metric> metrics;
+    std::vector<std::string> warnings;
+    campaign::collect::Warnings w(warnings);
+    campaign::collect::Output out{metrics, w};
+    INFO("cut at " << cut);
+    size_t complete_rows = 0;
+    for (size_t i = 0; i < cut; ++i) complete_rows += text[i] == '\n';
+    complete_rows = complete_rows > 0 ? complete_rows - 1 : 0;  // minus the header
+    try {
+      campaign::collect::run_csv(spec, {"history.csv", text}, out);
+      REQUIRE(metrics.size() == 3 * complete_rows);
+      // Every value present is the value of the full file.
+      for (const auto& m : metrics) {
+        REQUIRE(m.step.value() < static_cast<double>(complete_rows));
+        REQUIRE(value(reference, m.name, m.step) == m.value);
+      }
+    } catch (const CollectError& e) {
+      // Only possible while the header itself is incomplete.
+      REQUIRE(complete_rows == 0);
+      CHECK(cut < full.find('\n') + 1);
+    }
+  }
+}
