@@ -50,7 +50,7 @@ job:
               static_cast<double>(plan.cases.size()) / s, plan.node_hours, static_cast<double>(ru.ru_maxrss) / 1024.0);
 
   render::Renderer r(plan);
-  render::RenderOptions o{"/scratch/bench", "campaign", 1, 0};
+  render::RenderOptions o{"/scratch/bench", "campaign", 1, 0, {}};
   const size_t n = 2000;
   size_t bytes = 0;
   auto t2 = std::chrono::steady_clock::now();

@@ -56,7 +56,7 @@ void add_plan(CLI::App& app) {
   cmd->callback([o] {
     Loaded l = load(o->campaign, o->out);
     const std::filesystem::path& workdir = l.workdir;
-    render::RenderOptions ro{workdir, self_exe(), 1, 0};
+    render::RenderOptions ro{workdir, self_exe(), 1, 0, {}};
     // Rendering every case checks every template, even without --out.
     auto scripts = render::render_all(l.plan, ro);
     if (!o->out.empty()) render::write_scripts(scripts, workdir);

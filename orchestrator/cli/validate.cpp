@@ -15,7 +15,7 @@ void add_validate(CLI::App& app) {
   add_campaign_options(*cmd, *o);
   cmd->callback([o] {
     Loaded l = load(*o);
-    render::RenderOptions ro{l.workdir, self_exe(), 1, 0};
+    render::RenderOptions ro{l.workdir, self_exe(), 1, 0, {}};
     auto scripts = render::render_all(l.plan, ro);
     for (size_t i = 0; i < l.campaign.collectors.size(); ++i) {
       const auto& name = l.campaign.collectors[i];

@@ -15,8 +15,9 @@ namespace campaign::render {
 
 using matrix::Escape;
 
-std::string campaign_id(const std::string& campaign_name, const fs::path& workdir) {
-  return hex64(fnv1a64(campaign_name + '\n' + fs::absolute(workdir).lexically_normal().string())).substr(0, 6);
+std::string campaign_id(const std::string& campaign_name, const fs::path& workdir, const std::string& salt) {
+  return hex64(fnv1a64(campaign_name + '\n' + fs::absolute(workdir).lexically_normal().string() + '\n' + salt))
+      .substr(0, 6);
 }
 
 std::string job_name(const std::string& id, const matrix::Case& c, int attempt) {
@@ -88,7 +89,8 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
 
   Script s;
   s.case_name = c.name;
-  s.job_name = job_name(campaign_id(plan_.campaign.name, o.workdir), c, o.attempt);
+  s.job_name = job_name(o.campaign_id.empty() ? campaign_id(plan_.campaign.name, o.workdir) : o.campaign_id, c,
+                        o.attempt);
   s.run_dir = o.workdir / c.name;
   s.path = s.run_dir / kScriptName;
   long walltime = o.walltime_s > 0 ? o.walltime_s : c.walltime_s;
@@ -196,6 +198,11 @@ void write_atomic(const fs::path& path, const std::string& text, fs::perms perms
   fs::rename(tmp, path);
 }
 }  // namespace
+
+void write_script(const Script& script) {
+  write_atomic(script.path, script.text, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                             fs::perms::others_read | fs::perms::others_exec);
+}
 
 void write_scripts(const std::vector<Script>& scripts, const fs::path& workdir) {
   std::error_code ec;

@@ -27,6 +27,10 @@ struct RenderOptions {
   std::string campaign_exe;       // the binary the local launcher runs
   int attempt = 1;
   long walltime_s = 0;  // 0: the case's own walltime (retries after TIMEOUT raise it)
+  // Id used in job names; empty: campaign_id(name, workdir). The engine adds
+  // the catalog's creation time, so a campaign run again from scratch in the
+  // same directory never adopts jobs of the earlier run.
+  std::string campaign_id;
 };
 
 struct Script {
@@ -38,7 +42,8 @@ struct Script {
 };
 
 // A stable short id of a campaign in one work directory, used in job names.
-std::string campaign_id(const std::string& campaign_name, const std::filesystem::path& workdir);
+std::string campaign_id(const std::string& campaign_name, const std::filesystem::path& workdir,
+                        const std::string& salt = "");
 std::string job_name(const std::string& campaign_id, const matrix::Case& c, int attempt);
 
 class Renderer {
@@ -67,5 +72,7 @@ class Renderer {
 // not at all, and each script file is replaced atomically.
 std::vector<Script> render_all(const matrix::Plan& plan, const RenderOptions& options);
 void write_scripts(const std::vector<Script>& scripts, const std::filesystem::path& workdir);
+// Writes one script in place (temporary file + rename); its directory must exist.
+void write_script(const Script& script);
 
 }  // namespace campaign::render

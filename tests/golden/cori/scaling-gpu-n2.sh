@@ -6,12 +6,15 @@
 #SBATCH --cpus-per-task=40
 #SBATCH --time=01:00:00
 #SBATCH --output=@WORKDIR@/scaling-gpu-n2/slurm-%j.out
+#SBATCH --no-requeue
 #SBATCH --account=proj123
 #SBATCH --constraint=gpu
 #SBATCH --exclusive
 #SBATCH --gpus-per-task=1
 # Case scaling-gpu-n2 of campaign cosmoflow-weak-scaling (step train, attempt 1),
 # rendered by campaign for system cori, partition gpu.
+# --no-requeue: after a node failure campaign retries with a new attempt,
+# so every attempt is one job and one record.
 
 # The exit status goes to .exit however the script ends: the ground
 # truth for the orchestrator when accounting is missing or late.

@@ -6,10 +6,13 @@
 #SBATCH --cpus-per-task=36
 #SBATCH --time=02:00:00
 #SBATCH --output=@WORKDIR@/scaling-cpu-dummy-n1/slurm-%j.out
+#SBATCH --no-requeue
 #SBATCH --account=proj123
 #SBATCH --constraint=mc
 # Case scaling-cpu-dummy-n1 of campaign cosmoflow-weak-scaling (step train, attempt 1),
 # rendered by campaign for system daint, partition mc.
+# --no-requeue: after a node failure campaign retries with a new attempt,
+# so every attempt is one job and one record.
 
 # The exit status goes to .exit however the script ends: the ground
 # truth for the orchestrator when accounting is missing or late.

@@ -6,10 +6,13 @@
 #SBATCH --cpus-per-task=12
 #SBATCH --time=01:00:00
 #SBATCH --output=@WORKDIR@/scaling-gpu-dummy-n4/slurm-%j.out
+#SBATCH --no-requeue
 #SBATCH --account=proj123
 #SBATCH --constraint=gpu
 # Case scaling-gpu-dummy-n4 of campaign cosmoflow-weak-scaling (step train, attempt 1),
 # rendered by campaign for system daint, partition gpu.
+# --no-requeue: after a node failure campaign retries with a new attempt,
+# so every attempt is one job and one record.
 
 # The exit status goes to .exit however the script ends: the ground
 # truth for the orchestrator when accounting is missing or late.

@@ -6,10 +6,13 @@
 #SBATCH --cpus-per-task=56
 #SBATCH --time=01:00:00
 #SBATCH --output=@WORKDIR@/scaling-gpu-n2/slurm-%j.out
+#SBATCH --no-requeue
 #SBATCH --account=proj123
 #SBATCH --partition=batch
 # Case scaling-gpu-n2 of campaign cosmoflow-weak-scaling (step train, attempt 1),
 # rendered by campaign for system frontier, partition batch.
+# --no-requeue: after a node failure campaign retries with a new attempt,
+# so every attempt is one job and one record.
 
 # The exit status goes to .exit however the script ends: the ground
 # truth for the orchestrator when accounting is missing or late.

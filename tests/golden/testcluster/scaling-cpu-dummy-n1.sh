@@ -6,9 +6,12 @@
 #SBATCH --cpus-per-task=1
 #SBATCH --time=00:20:00
 #SBATCH --output=@WORKDIR@/scaling-cpu-dummy-n1/slurm-%j.out
+#SBATCH --no-requeue
 #SBATCH --constraint=mc
 # Case scaling-cpu-dummy-n1 of campaign cosmoflow-weak-scaling (step train, attempt 1),
 # rendered by campaign for system testcluster, partition mc.
+# --no-requeue: after a node failure campaign retries with a new attempt,
+# so every attempt is one job and one record.
 
 # The exit status goes to .exit however the script ends: the ground
 # truth for the orchestrator when accounting is missing or late.

@@ -31,7 +31,7 @@ job: {command: "printf '%s|' {{value}} > out.txt"}
                    "local");
   fs::path dir = fs::temp_directory_path() / ("campaign-render-" + std::to_string(::getpid()));
   fs::remove_all(dir);
-  render::RenderOptions o{dir, "/bin/false", 1, 0};
+  render::RenderOptions o{dir, "/bin/false", 1, 0, {}};
   auto scripts = render::render_all(p, o);
   REQUIRE(scripts.size() == 3);
   // Run without the launcher: the local launch line names the campaign binary.
@@ -64,7 +64,7 @@ TEST_CASE("slurm scripts carry the partition's directives and the job geometry")
   auto p = plan_of("name: t\nmatrix: {ranks: [4]}\njob: {command: x, partition: cpu, ranks: ranks, walltime: 90m}\n",
                    "daint");
   render::Renderer r(p);
-  auto s = r.render(p.cases[0], render::RenderOptions{"/scratch/w", "campaign", 2, 0});
+  auto s = r.render(p.cases[0], render::RenderOptions{"/scratch/w", "campaign", 2, 0, {}});
   CHECK(s.text.find("#SBATCH --constraint=mc\n") != std::string::npos);
   CHECK(s.text.find("#SBATCH --nodes=4\n") != std::string::npos);
   CHECK(s.text.find("#SBATCH --time=01:30:00\n") != std::string::npos);
@@ -73,7 +73,7 @@ TEST_CASE("slurm scripts carry the partition's directives and the job geometry")
   CHECK(s.job_name == render::job_name(render::campaign_id("t", "/scratch/w"), p.cases[0], 2));
   CHECK(s.job_name.substr(s.job_name.size() - 3) == "-a2");
   // A retry with a longer walltime renders the new limit.
-  auto longer = r.render(p.cases[0], render::RenderOptions{"/scratch/w", "campaign", 2, 8100});
+  auto longer = r.render(p.cases[0], render::RenderOptions{"/scratch/w", "campaign", 2, 8100, {}});
   CHECK(longer.text.find("#SBATCH --time=02:15:00\n") != std::string::npos);
 }
 
@@ -81,7 +81,7 @@ TEST_CASE("write_scripts never leaves a partial new directory") {
   auto p = plan_of("name: t\nmatrix: {r: [1, 2]}\njob: {command: x}\n", "local");
   fs::path dir = fs::temp_directory_path() / ("campaign-partial-" + std::to_string(::getpid()));
   fs::remove_all(dir);
-  auto scripts = render::render_all(p, render::RenderOptions{dir, "campaign", 1, 0});
+  auto scripts = render::render_all(p, render::RenderOptions{dir, "campaign", 1, 0, {}});
   scripts.push_back(scripts[0]);
   scripts.back().path = dir / "../../../proc/forbidden/job.sh";  // cannot be written
   CHECK_THROWS(render::write_scripts(scripts, dir));

@@ -1,0 +1,124 @@
+// The run loop: takes a planned campaign to completion on a scheduler,
+// surviving any interruption without losing a result or submitting a case twice.
+//
+// One thread, one Boost.Asio loop (ninja's model): each tick reads exit
+// markers, polls the scheduler when its backoff says so, decides retries and
+// submits what is ready within the system's limits. Signals are handled
+// between ticks, so the catalog is never half-updated; Ctrl-C stops the
+// orchestrator, not the jobs.
+//
+// Invariants (DESIGN.md, resume protocol):
+//  - an attempt is committed `submitting` with its deterministic job name
+//    before the scheduler is asked; the job id is committed as soon as the
+//    submit returns; `submitting` attempts are reconciled by job name (adopt
+//    or revert) before anything else is submitted;
+//  - completed and collected cases are never resubmitted;
+//  - a failing scheduler command never changes a job's state.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.hpp"
+#include "engine/policy.hpp"
+#include "matrix/plan.hpp"
+#include "render/script.hpp"
+#include "sched/scheduler.hpp"
+#include "transport/shell.hpp"
+
+namespace campaign::engine {
+
+struct EngineOptions {
+  bool wait = true;           // false (--no-wait): submit what is ready, then return
+  bool retry_failed = false;  // resume --failed: failed cases get a new attempt first
+  std::string campaign_exe;   // for the local launcher line
+  std::string code_version;   // recorded with the campaign
+  double marker_interval_s = 0.25;  // how often exit markers are read
+  int lost_after_polls = 3;   // polls a job may be unknown to the scheduler, without marker, before it is lost
+  double limit_pause_s = 30;  // pause of submissions after a scheduler refused one for a limit
+  // Progress: called after every tick that changed something (and at start and end).
+  std::function<void(const std::string& line, bool final)> progress;
+  // Called for each attempt that reached `completed` (collection, later).
+  std::function<void(const AttemptRow&)> on_completed;
+  // Test hook: called with "after_submit" between the scheduler's answer and
+  // the catalog commit of the job id (crash tests kill the process there).
+  std::function<void(const std::string& point)> hook;
+};
+
+struct Counts {
+  std::map<State, int> by_state;
+  int cases = 0;
+  double node_hours = 0;
+  std::string line() const;  // "3 queued, 2 running, 8 completed"
+};
+
+class Engine {
+ public:
+  Engine(const matrix::Plan& plan, const std::filesystem::path& workdir, Catalog& catalog,
+         sched::Scheduler& scheduler, transport::Shell& shell, EngineOptions options);
+
+  // Records the campaign and its cases in the catalog and reconciles attempts
+  // left `submitting` by an earlier run. Throws SchedulerUnavailable when the
+  // scheduler cannot be asked (nothing is submitted then).
+  void start();
+  // One tick: markers, the scheduler when `poll_scheduler`, retries,
+  // submissions. Returns true when an attempt changed state.
+  bool tick(bool poll_scheduler);
+  // Every case of the plan has a final latest attempt.
+  bool finished();
+  // start(), then ticks until finished (or, without `wait`, until everything
+  // ready is submitted) or SIGINT/SIGTERM. Returns the exit status: 0 when
+  // every case completed, 1 when some did not, 130 when interrupted.
+  int run();
+
+  // Cancels the cases whose name matches the glob `pattern` ("" = all):
+  // their jobs through the scheduler, planned attempts directly. Returns how
+  // many attempts were cancelled. start() must have run.
+  int cancel(const std::string& pattern);
+
+  Counts counts();
+  std::int64_t campaign_id() const { return campaign_id_; }
+  // The last time the scheduler could not be reached, for messages.
+  const std::string& scheduler_problem() const { return scheduler_problem_; }
+
+ private:
+  bool apply_markers(std::vector<AttemptRow>& latest);
+  bool poll(std::vector<AttemptRow>& latest);
+  bool reconcile(std::vector<AttemptRow>& latest);
+  bool plan_retries(std::vector<AttemptRow>& latest);
+  bool submit_ready(std::vector<AttemptRow>& latest);
+  bool submit_one(AttemptRow& row, size_t plan_index, const std::vector<std::string>& after);
+  bool finish_attempt(AttemptRow& row, State state, const JobUpdate& info);
+  void report(bool final);
+  long walltime_for(const AttemptRow& row, const matrix::Case& c);
+
+  const matrix::Plan& plan_;
+  std::filesystem::path workdir_;
+  Catalog& catalog_;
+  sched::Scheduler& scheduler_;
+  transport::Shell& shell_;
+  EngineOptions options_;
+  render::Renderer renderer_;
+
+  std::int64_t campaign_id_ = 0;
+  std::string job_id_prefix_;  // render::campaign_id salted with the catalog's creation time
+  std::vector<std::int64_t> case_ids_;            // by plan index
+  std::map<std::int64_t, size_t> plan_index_;     // case id -> plan index
+  std::map<std::int64_t, int> misses_;            // attempt id -> polls unknown to the scheduler
+  std::map<std::int64_t, int> marker_exit_;       // attempt id -> non-zero exit marker awaiting the scheduler
+  // Attempts completed by their marker whose times and nodes the scheduler
+  // has not told yet: asked in the next polls (same batched commands).
+  std::map<std::int64_t, std::pair<std::string, int>> accounting_;  // attempt id -> (job id, polls left)
+  int others_in_queue_ = 0;                       // the user's jobs outside this campaign
+  RateLimit rate_;
+  Clock::time_point submit_pause_until_{};
+  std::string scheduler_problem_;
+  std::string last_progress_;
+  Clock::time_point started_at_ = Clock::now();
+};
+
+}  // namespace campaign::engine

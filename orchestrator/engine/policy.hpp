@@ -1,0 +1,50 @@
+// The engine's pure decisions, kept apart from time and I/O so they are
+// tested directly: poll backoff, submission rate, retries, walltime growth.
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <vector>
+
+#include "spec/campaign.hpp"
+#include "util/state.hpp"
+
+namespace campaign::engine {
+
+using Clock = std::chrono::steady_clock;
+
+// The interval between scheduler polls: starts at `min`, grows by `factor`
+// while polls change nothing, back to `min` as soon as one does.
+class Backoff {
+ public:
+  Backoff(double min_s, double max_s, double factor = 1.5) : min_(min_s), max_(max_s), factor_(factor), cur_(min_s) {}
+  double next(bool changed) {
+    cur_ = changed ? min_ : std::min(max_, cur_ * factor_);
+    return cur_;
+  }
+  double current() const { return cur_; }
+  void reset() { cur_ = min_; }
+
+ private:
+  double min_, max_, factor_, cur_;
+};
+
+// At most `per_minute` submissions in any sliding minute.
+class RateLimit {
+ public:
+  explicit RateLimit(long per_minute) : per_minute_(per_minute) {}
+  bool allow(Clock::time_point now);  // records the submission when allowed
+ private:
+  long per_minute_;
+  std::deque<Clock::time_point> recent_;
+};
+
+// Whether a case whose latest attempt (number `attempt`) ended in `s` gets a
+// new attempt automatically under `policy`.
+bool should_retry(State s, int attempt, const spec::RetryPolicy& policy);
+
+// Walltime of the next attempt: each earlier timeout multiplies it by the
+// policy's factor, never past `limit_s`.
+long next_walltime(long base_s, int earlier_timeouts, const spec::RetryPolicy& policy, long limit_s);
+
+}  // namespace campaign::engine
