@@ -8,12 +8,16 @@ namespace campaign::cli {
 
 int main(int argc, char** argv) {
   CLI::App app{"campaign: run HPC benchmark campaigns (scaling studies) from a declarative YAML file.\n"
-               "Plan the matrix, render job scripts for the system's scheduler, and check them before spending "
-               "node-hours."};
+               "Plan the matrix, render job scripts for the system's scheduler (Slurm, LSF or this machine), "
+               "submit them, follow them to the end, and resume after any interruption."};
   app.set_version_flag("--version", std::string("campaign ") + CAMPAIGN_VERSION);
   app.require_subcommand(1);
   add_plan(app);
   add_validate(app);
+  add_run(app);
+  add_status(app);
+  add_cancel(app);
+  add_launch(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -29,7 +33,7 @@ int main(int argc, char** argv) {
     std::cerr << "campaign: " << e.what() << "\n";
     return 1;
   }
-  return 0;
+  return g_exit_status;
 }
 
 }  // namespace campaign::cli

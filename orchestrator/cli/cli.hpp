@@ -43,5 +43,12 @@ std::string self_exe();
 // Subcommand registration (each in its own file).
 void add_plan(CLI::App& app);
 void add_validate(CLI::App& app);
+void add_run(CLI::App& app);  // run and resume
+void add_status(CLI::App& app);
+void add_cancel(CLI::App& app);
+void add_launch(CLI::App& app);
+
+// The exit status a subcommand asks for (set by its callback).
+extern int g_exit_status;
 
 }  // namespace campaign::cli

@@ -1,0 +1,92 @@
+// `campaign run FILE` and `campaign resume FILE [--failed]`: plan if needed,
+// submit, poll until every case is final (or --no-wait: submit and return).
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "catalog/catalog.hpp"
+#include "cli/backend.hpp"
+#include "cli/cli.hpp"
+#include "engine/engine.hpp"
+#include "util/strings.hpp"
+
+namespace campaign::cli {
+
+namespace {
+
+struct RunOptions {
+  CampaignOptions campaign;
+  bool no_wait = false;
+  bool failed = false;
+  bool quiet = false;
+  bool verbose = false;
+  std::string label;
+};
+
+// Crash tests: CAMPAIGN_TEST_CRASH=after_submit:N kills the process (as kill -9
+// would) at the N-th time the engine passes that point.
+std::function<void(const std::string&)> crash_hook() {
+  const char* spec = std::getenv("CAMPAIGN_TEST_CRASH");
+  if (!spec) return {};
+  auto parts = split(spec, ':');
+  std::string point = parts[0];
+  long n = parts.size() > 1 ? std::stol(parts[1]) : 1;
+  auto count = std::make_shared<long>(0);
+  return [point, n, count](const std::string& at) {
+    if (at == point && ++*count >= n) std::_Exit(137);
+  };
+}
+
+int run_campaign(const RunOptions& o, bool resume) {
+  Loaded l = load(o.campaign);
+  Verbosity v = o.quiet ? Verbosity::quiet : (o.verbose ? Verbosity::verbose : Verbosity::normal);
+  setup_logging(l.workdir, v);
+  Catalog catalog = Catalog::open(l.workdir);
+  Backend backend = make_backend(l.plan.system, l.workdir);
+  engine::EngineOptions eo;
+  eo.wait = !o.no_wait;
+  eo.retry_failed = resume && o.failed;
+  eo.campaign_exe = self_exe();
+  eo.code_version = o.label;
+  eo.progress = progress_printer(v);
+  eo.hook = crash_hook();
+  engine::Engine engine(l.plan, l.workdir, catalog, *backend.scheduler, *backend.shell, eo);
+  spdlog::info("campaign {} on {} ({}), work directory {}", l.campaign.name, l.plan.system.name, l.system_how,
+               l.workdir.string());
+  int rc = engine.run();
+  if (!o.quiet) {
+    auto counts = engine.counts();
+    std::cout << (rc == 0 ? "done: " : (rc == 130 ? "interrupted: " : (o.no_wait ? "submitted: " : "finished: ")))
+              << counts.line() << "; work directory " << l.workdir.string() << "\n";
+  }
+  return rc;
+}
+
+void add_run_options(CLI::App* cmd, RunOptions& o) {
+  add_campaign_options(*cmd, o.campaign);
+  cmd->add_flag("--no-wait", o.no_wait,
+                "Submit what is ready and return; `campaign status --refresh` or `campaign run` picks up later");
+  cmd->add_flag("-q,--quiet", o.quiet, "No progress line; errors only");
+  cmd->add_flag("-v,--verbose", o.verbose, "Log every submission and state change on stderr too");
+  cmd->add_option("--label", o.label, "Code version to record with the campaign (default: none)");
+}
+
+}  // namespace
+
+void add_run(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  auto* cmd = app.add_subcommand(
+      "run", "Plan the campaign if needed, submit its jobs, poll until every case is final. Safe to interrupt and "
+             "run again: completed cases are never resubmitted, and nothing is submitted twice");
+  add_run_options(cmd, *o);
+  cmd->callback([o] { g_exit_status = run_campaign(*o, false); });
+
+  auto r = std::make_shared<RunOptions>();
+  auto* res = app.add_subcommand("resume", "Continue a campaign (as run); --failed also retries cases that failed");
+  add_run_options(res, *r);
+  res->add_flag("--failed", r->failed, "Give failed, timed-out, cancelled and lost cases a new attempt");
+  res->callback([r] { g_exit_status = run_campaign(*r, true); });
+}
+
+}  // namespace campaign::cli

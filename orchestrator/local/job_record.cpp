@@ -1,0 +1,150 @@
+// JSON form of a local job record and atomic small-file I/O for the spool.
+#include "local/job_record.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace campaign::local {
+
+using nlohmann::json;
+
+std::string_view to_string(Phase p) {
+  switch (p) {
+    case Phase::pending:
+      return "pending";
+    case Phase::starting:
+      return "starting";
+    case Phase::running:
+      return "running";
+    case Phase::ended:
+      return "ended";
+  }
+  return "pending";
+}
+
+namespace {
+
+std::optional<Phase> phase_from_string(std::string_view s) {
+  for (Phase p : {Phase::pending, Phase::starting, Phase::running, Phase::ended}) {
+    if (to_string(p) == s) return p;
+  }
+  return std::nullopt;
+}
+
+json optional_int(const std::optional<int>& v) { return v ? json(*v) : json(nullptr); }
+
+std::optional<int> get_optional_int(const json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return j.at(key).get<int>();
+}
+
+}  // namespace
+
+std::string record_to_json(const JobRecord& r) {
+  json j = {
+      {"id", r.id},
+      {"name", r.name},
+      {"script", r.script},
+      {"workdir", r.workdir},
+      {"output", r.output},
+      {"depends_on", r.depends_on},
+      {"slots", r.slots},
+      {"walltime_s", r.walltime_s},
+      {"state", std::string(to_string(r.phase))},
+      {"launch", r.launch},
+      {"monitor_pid", r.monitor.pid},
+      {"monitor_start", r.monitor.start},
+      {"pid", r.job.pid},
+      {"pid_start", r.job.start},
+      {"submit_ms", r.submit_ms},
+      {"start_ms", r.start_ms},
+      {"end_ms", r.end_ms},
+      {"cancel_requested", r.cancel_requested},
+      {"cancel_ms", r.cancel_ms},
+      {"walltime_exceeded", r.walltime_exceeded},
+      {"outcome", r.phase == Phase::ended ? std::string(campaign::to_string(r.outcome)) : ""},
+      {"exit_code", optional_int(r.exit_code)},
+      {"signal", optional_int(r.signal)},
+      {"reason", r.reason},
+  };
+  return j.dump(1) + "\n";
+}
+
+std::optional<JobRecord> record_from_json(const std::string& text) {
+  try {
+    json j = json::parse(text);
+    JobRecord r;
+    r.id = j.at("id").get<long>();
+    r.name = j.at("name").get<std::string>();
+    r.script = j.at("script").get<std::string>();
+    r.workdir = j.at("workdir").get<std::string>();
+    r.output = j.value("output", "");
+    r.depends_on = j.value("depends_on", std::vector<long>{});
+    r.slots = j.value("slots", 1);
+    r.walltime_s = j.value("walltime_s", 0L);
+    auto phase = phase_from_string(j.at("state").get<std::string>());
+    if (!phase) return std::nullopt;
+    r.phase = *phase;
+    r.launch = j.value("launch", 0);
+    r.monitor = {j.value("monitor_pid", 0), j.value("monitor_start", uint64_t{0})};
+    r.job = {j.value("pid", 0), j.value("pid_start", uint64_t{0})};
+    r.submit_ms = j.value("submit_ms", int64_t{0});
+    r.start_ms = j.value("start_ms", int64_t{0});
+    r.end_ms = j.value("end_ms", int64_t{0});
+    r.cancel_requested = j.value("cancel_requested", false);
+    r.cancel_ms = j.value("cancel_ms", int64_t{0});
+    r.walltime_exceeded = j.value("walltime_exceeded", false);
+    if (r.phase == Phase::ended) {
+      auto outcome = state_from_string(j.at("outcome").get<std::string>());
+      if (!outcome) return std::nullopt;
+      r.outcome = *outcome;
+    }
+    r.exit_code = get_optional_int(j, "exit_code");
+    r.signal = get_optional_int(j, "signal");
+    r.reason = j.value("reason", "");
+    return r;
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<std::string> read_small_file(const std::filesystem::path& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.open()) {
+    if (errno == ENOENT) return std::nullopt;
+    throw Error("cannot read " + path.string() + ": " + std::strerror(errno));
+  }
+  std::string text;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error("cannot read " + path.string() + ": " + std::strerror(errno));
+    if (n == 0) return text;
+    text.append(buf, static_cast<size_t>(n));
+  }
+}
+
+void write_file_atomic(const std::filesystem::path& path, const std::string& text) {
+  auto tmp = path;
+  tmp += ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.flush();
+    if (!f) throw Error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw Error("cannot write " + path.string() + ": " + ec.message());
+  }
+}
+
+}  // namespace campaign::local

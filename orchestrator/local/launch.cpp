@@ -1,0 +1,312 @@
+// The built-in launcher: posix_spawnp per rank, one poll loop over a signalfd (SIGINT, SIGTERM,
+// SIGCHLD) and, with labels, the ranks' output pipes.
+#include "local/launch.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <tuple>
+
+#include "local/process.hpp"
+#include "util/strings.hpp"
+
+extern char** environ;
+
+namespace campaign::local {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Variables the launcher sets for each rank; inherited values are dropped.
+const char* const kRankVars[] = {"RANK",          "WORLD_SIZE",   "LOCAL_RANK",   "LOCAL_WORLD_SIZE",
+                                 "MASTER_ADDR",   "MASTER_PORT",  "SLURM_PROCID", "SLURM_NTASKS",
+                                 "SLURM_LOCALID", "SLURM_NNODES", "SLURM_NODEID"};
+
+bool is_rank_var(std::string_view kv) {
+  for (const char* name : kRankVars) {
+    std::string_view n(name);
+    if (kv.size() > n.size() && kv.substr(0, n.size()) == n && kv[n.size()] == '=') return true;
+  }
+  return false;
+}
+
+void write_all(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return;  // our own output is gone: nothing better to do than drop it
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+// One output stream of one rank, relayed line by line with its label.
+struct Stream {
+  Fd fd;
+  int target = STDOUT_FILENO;
+  std::string partial;
+
+  void relay(const std::string& label, bool at_end) {
+    char buf[65536];
+    for (;;) {
+      ssize_t n = ::read(fd.get(), buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n > 0) {
+        partial.append(buf, static_cast<size_t>(n));
+        emit_lines(label);
+        continue;
+      }
+      if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+        fd.reset();
+        at_end = true;
+      }
+      break;
+    }
+    if (at_end && !partial.empty()) {
+      partial += '\n';  // an unterminated last line still gets its own line
+      emit_lines(label);
+    }
+  }
+
+  void emit_lines(const std::string& label) {
+    size_t start = 0;
+    std::string out;
+    for (size_t nl; (nl = partial.find('\n', start)) != std::string::npos; start = nl + 1) {
+      out += label;
+      out.append(partial, start, nl + 1 - start);
+    }
+    partial.erase(0, start);
+    write_all(target, out.data(), out.size());  // one write per batch: whole lines
+  }
+};
+
+struct Rank {
+  pid_t pid = -1;
+  bool running = false;
+  Stream out, err;
+};
+
+int decode_status(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 255;
+}
+
+// Blocks signals in this thread for its lifetime, and restores the previous mask.
+class SignalBlock {
+ public:
+  explicit SignalBlock(const sigset_t& set) { ::pthread_sigmask(SIG_BLOCK, &set, &old_); }
+  ~SignalBlock() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+  SignalBlock(const SignalBlock&) = delete;
+  SignalBlock& operator=(const SignalBlock&) = delete;
+
+ private:
+  sigset_t old_;
+};
+
+struct SpawnAttrs {
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  SpawnAttrs() {
+    posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attr);
+  }
+  ~SpawnAttrs() {
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+  }
+  SpawnAttrs(const SpawnAttrs&) = delete;
+  SpawnAttrs& operator=(const SpawnAttrs&) = delete;
+};
+
+std::pair<Fd, Fd> make_pipe() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw LaunchError(std::string("pipe: ") + std::strerror(errno));
+  return {Fd(fds[0]), Fd(fds[1])};
+}
+
+}  // namespace
+
+int free_tcp_port() {
+  Fd sock(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!sock.open()) throw LaunchError(std::string("socket: ") + std::strerror(errno));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  if (::bind(sock.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(sock.get(), reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+    throw LaunchError(std::string("cannot find a free port on 127.0.0.1: ") + std::strerror(errno));
+  return ntohs(addr.sin_port);
+}
+
+int launch(int ranks, const std::vector<std::string>& argv, const LaunchOptions& options) {
+  if (ranks < 1) throw LaunchError("launch: the number of ranks must be at least 1");
+  if (argv.empty() || argv[0].empty()) throw LaunchError("launch: no command to run");
+
+  const char* preset_port = std::getenv("MASTER_PORT");
+  std::string port = preset_port && *preset_port ? preset_port : std::to_string(free_tcp_port());
+  std::vector<std::string> base_env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (!is_rank_var(*e)) base_env.emplace_back(*e);
+  }
+
+  sigset_t handled;
+  sigemptyset(&handled);
+  sigaddset(&handled, SIGINT);
+  sigaddset(&handled, SIGTERM);
+  sigaddset(&handled, SIGCHLD);
+  SignalBlock block(handled);
+  Fd sigfd(::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK));
+  if (!sigfd.open()) throw LaunchError(std::string("signalfd: ") + std::strerror(errno));
+
+  std::vector<Rank> rs(static_cast<size_t>(ranks));
+  int first_failure = 0;
+  // Once ranks were told to stop, SIGKILL is due at kill_at.
+  bool kill_due = false, killed = false;
+  Clock::time_point kill_at{};
+  auto stop_all = [&](int sig) {
+    for (auto& r : rs) {
+      if (r.running) ::kill(r.pid, sig);
+    }
+    if (sig != SIGKILL && !kill_due && !killed) {
+      kill_due = true;
+      kill_at = Clock::now() + options.kill_grace;
+    }
+  };
+  auto fail = [&](int code) {
+    if (code == 0 || first_failure != 0) return;
+    first_failure = code;
+    stop_all(SIGTERM);
+  };
+
+  for (int i = 0; i < ranks && first_failure == 0; ++i) {
+    Rank& r = rs[static_cast<size_t>(i)];
+    std::vector<std::string> env = base_env;
+    auto set = [&](const char* name, const std::string& value) {
+      env.push_back(std::string(name) + "=" + value);
+    };
+    set("RANK", std::to_string(i));
+    set("WORLD_SIZE", std::to_string(ranks));
+    set("LOCAL_RANK", std::to_string(i));
+    set("LOCAL_WORLD_SIZE", std::to_string(ranks));
+    set("MASTER_ADDR", "127.0.0.1");
+    set("MASTER_PORT", port);
+    set("SLURM_PROCID", std::to_string(i));
+    set("SLURM_NTASKS", std::to_string(ranks));
+    set("SLURM_LOCALID", std::to_string(i));
+    set("SLURM_NNODES", "1");
+    set("SLURM_NODEID", "0");
+    std::vector<char*> cenv, cargv;
+    for (auto& e : env) cenv.push_back(e.data());
+    cenv.push_back(nullptr);
+    for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+    cargv.push_back(nullptr);
+
+    SpawnAttrs sa;
+    Fd out_write, err_write;
+    if (options.label) {
+      std::tie(r.out.fd, out_write) = make_pipe();
+      std::tie(r.err.fd, err_write) = make_pipe();
+      r.err.target = STDERR_FILENO;
+      posix_spawn_file_actions_adddup2(&sa.actions, out_write.get(), STDOUT_FILENO);
+      posix_spawn_file_actions_adddup2(&sa.actions, err_write.get(), STDERR_FILENO);
+    }
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&sa.attr, &none);
+    posix_spawnattr_setsigdefault(&sa.attr, &all);
+    posix_spawnattr_setflags(&sa.attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+    int rc = ::posix_spawnp(&r.pid, argv[0].c_str(), &sa.actions, &sa.attr, cargv.data(), cenv.data());
+    if (rc != 0) {
+      std::string msg = "campaign launch: cannot run " + argv[0] + ": " + std::strerror(rc) + "\n";
+      write_all(STDERR_FILENO, msg.data(), msg.size());
+      r.out.fd.reset();
+      r.err.fd.reset();
+      fail(rc == ENOENT ? 127 : 126);
+      break;
+    }
+    r.running = true;
+    for (Stream* s : {&r.out, &r.err}) {
+      if (s->fd.open()) ::fcntl(s->fd.get(), F_SETFL, ::fcntl(s->fd.get(), F_GETFL) | O_NONBLOCK);
+    }
+  }
+
+  auto any_running = [&] {
+    for (const auto& r : rs) {
+      if (r.running) return true;
+    }
+    return false;
+  };
+  while (any_running()) {
+    std::vector<pollfd> fds{{sigfd.get(), POLLIN, 0}};
+    std::vector<std::pair<Stream*, size_t>> streams;
+    for (size_t i = 0; i < rs.size(); ++i) {
+      for (Stream* s : {&rs[i].out, &rs[i].err}) {
+        if (!s->fd.open()) continue;
+        streams.emplace_back(s, i);
+        fds.push_back({s->fd.get(), POLLIN, 0});
+      }
+    }
+    // Also a periodic look at the ranks, for a SIGCHLD that another thread took.
+    int timeout_ms = 200;
+    if (kill_due) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(kill_at - Clock::now()).count();
+      timeout_ms = static_cast<int>(std::clamp<long long>(left, 0, timeout_ms));
+    }
+    int ready = ::poll(fds.data(), fds.size(), timeout_ms);
+    if (ready < 0 && errno != EINTR) throw LaunchError(std::string("poll: ") + std::strerror(errno));
+
+    if (ready > 0 && fds[0].revents != 0) {
+      signalfd_siginfo si;
+      while (::read(sigfd.get(), &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+        if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) stop_all(static_cast<int>(si.ssi_signo));
+      }
+    }
+    for (size_t k = 0; ready > 0 && k < streams.size(); ++k) {
+      if (fds[k + 1].revents != 0) streams[k].first->relay(std::to_string(streams[k].second) + ": ", false);
+    }
+    for (auto& r : rs) {
+      if (!r.running) continue;
+      int status = 0;
+      pid_t w = ::waitpid(r.pid, &status, WNOHANG);
+      if (w == r.pid || (w < 0 && errno == ECHILD)) {
+        r.running = false;
+        fail(w == r.pid ? decode_status(status) : 255);
+      }
+    }
+    if (kill_due && Clock::now() >= kill_at) {
+      stop_all(SIGKILL);
+      kill_due = false;
+      killed = true;
+    }
+  }
+
+  // What the ranks wrote last; a background process that keeps a pipe open is not waited for.
+  for (size_t i = 0; i < rs.size(); ++i) {
+    for (Stream* s : {&rs[i].out, &rs[i].err}) {
+      if (s->fd.open()) s->relay(std::to_string(i) + ": ", true);
+    }
+  }
+  return first_failure;
+}
+
+}  // namespace campaign::local

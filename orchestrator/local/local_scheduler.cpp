@@ -1,0 +1,518 @@
+// LocalScheduler: ticks over the spool's records (see local_scheduler.hpp for the rules).
+#include "local/local_scheduler.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <thread>
+
+#include "util/strings.hpp"
+#include "util/walltime.hpp"
+
+extern char** environ;
+
+namespace campaign::local {
+
+using sched::JobInfo;
+using sched::SubmitError;
+using sched::SubmitFailure;
+using sched::SubmitRequest;
+
+namespace {
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Slurm's "standard" time format: local time, no zone.
+std::string iso_time(int64_t ms) {
+  if (ms <= 0) return "";
+  time_t t = static_cast<time_t>(ms / 1000);
+  tm local{};
+  localtime_r(&t, &local);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &local);
+  return buf;
+}
+
+std::optional<long> parse_id(const std::string& s) {
+  if (s.empty() || s.size() > 18 || !std::all_of(s.begin(), s.end(), ::isdigit)) return std::nullopt;
+  return std::stol(s);
+}
+
+struct Options {
+  long walltime_s = 0;
+  int slots = 0;  // 0: from the script
+};
+
+Options parse_extra_args(const std::vector<std::string>& args) {
+  Options o;
+  auto invalid = [](const std::string& what) {
+    return SubmitError(SubmitFailure::invalid,
+                       "local scheduler: " + what + " (known options: --time=SECONDS|HH:MM:SS, --ntasks=N)");
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string key = args[i], value;
+    auto eq = key.find('=');
+    if (starts_with(key, "--") && eq != std::string::npos) {
+      value = key.substr(eq + 1);
+      key = key.substr(0, eq);
+    } else if (key == "--time" || key == "-t" || key == "--ntasks" || key == "-n") {
+      if (i + 1 >= args.size()) throw invalid("option " + key + " needs a value");
+      value = args[++i];
+    }
+    if (key == "--time" || key == "-t") {
+      std::optional<long> s;
+      if (!value.empty() && std::all_of(value.begin(), value.end(), ::isdigit))
+        s = std::stol(value);  // seconds, see the header
+      else
+        s = parse_walltime(value);
+      if (!s || *s < 0) throw invalid("'" + value + "' is not a walltime");
+      o.walltime_s = *s;
+    } else if (key == "--ntasks" || key == "-n") {
+      auto n = parse_id(value);
+      if (!n || *n < 1 || *n > 1000000) throw invalid("'" + value + "' is not a number of tasks");
+      o.slots = static_cast<int>(*n);
+    } else {
+      throw invalid("unsupported option '" + args[i] + "'");
+    }
+  }
+  return o;
+}
+
+// Ranks of the built-in launcher's line (`... launch [-l] -n N ...`), else 1. A plain scan rather
+// than std::regex, whose backtracking recurses once per character of a long line.
+int slots_from_script(const std::string& text) {
+  for (const auto& line : split(text, '\n')) {
+    auto words = split(line, ' ');
+    auto launch = std::find(words.begin(), words.end(), "launch");
+    for (auto w = launch; w != words.end() && w + 1 != words.end(); ++w) {
+      if (*w == "--") break;  // the command's own options follow
+      if (*w != "-n") continue;
+      auto n = parse_id(w[1]);
+      if (n && *n >= 1 && *n <= 1000000) return static_cast<int>(*n);
+      break;
+    }
+  }
+  return 1;
+}
+
+enum class Deps { satisfied, waiting, never };
+
+Deps dependency_state(const JobRecord& r, const std::map<long, JobRecord>& all) {
+  Deps result = Deps::satisfied;
+  for (long d : r.depends_on) {
+    auto it = all.find(d);
+    if (it == all.end()) return Deps::never;  // record lost: it cannot complete any more
+    const JobRecord& dep = it->second;
+    if (dep.phase != Phase::ended) {
+      result = Deps::waiting;
+    } else if (dep.outcome != State::completed) {
+      return Deps::never;
+    }
+  }
+  return result;
+}
+
+std::string raw_state(const JobRecord& r) {
+  switch (r.phase) {
+    case Phase::pending:
+    case Phase::starting:
+      return "PENDING";
+    case Phase::running:
+      return "RUNNING";
+    case Phase::ended:
+      break;
+  }
+  switch (r.outcome) {
+    case State::completed:
+      return "COMPLETED";
+    case State::cancelled:
+      return "CANCELLED";
+    case State::timeout:
+      return "TIMEOUT";
+    default:
+      return "FAILED";
+  }
+}
+
+}  // namespace
+
+LocalScheduler::LocalScheduler(LocalOptions options) : options_(std::move(options)), spool_(options_.spool) {
+  slots_ = options_.slots > 0 ? options_.slots : static_cast<int>(std::thread::hardware_concurrency());
+  if (slots_ <= 0) slots_ = 1;
+  std::error_code ec;
+  std::filesystem::create_directories(spool_.jobs(), ec);
+  if (ec) throw Error("cannot create the local spool " + spool_.jobs().string() + ": " + ec.message());
+  lock_fd_.reset(::open(spool_.lock().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!lock_fd_.open()) throw Error("cannot open " + spool_.lock().string() + ": " + std::strerror(errno));
+  char host[256] = {};
+  host_ = ::gethostname(host, sizeof host - 1) == 0 ? host : "localhost";
+}
+
+LocalScheduler::Records LocalScheduler::load() {
+  Records all;
+  std::error_code ec;
+  std::filesystem::directory_iterator it(spool_.jobs(), ec), end;
+  if (ec) throw sched::SchedulerUnavailable("cannot list " + spool_.jobs().string() + ": " + ec.message());
+  for (; it != end; it.increment(ec)) {
+    std::string file = it->path().filename().string();
+    if (!ends_with(file, ".json")) continue;
+    auto id = parse_id(file.substr(0, file.size() - 5));
+    if (!id) continue;  // temporaries, foreign files
+    if (auto cached = ended_.find(*id); cached != ended_.end()) {
+      all.emplace(*id, cached->second);
+      continue;
+    }
+    std::optional<std::string> text;
+    try {
+      text = read_small_file(it->path());
+    } catch (const Error& e) {
+      throw sched::SchedulerUnavailable(e.what());
+    }
+    if (!text) continue;  // removed meanwhile
+    auto r = record_from_json(*text);
+    if (!r || r->id != *id) continue;  // not ours to interpret: the job is unknown, as under Slurm
+    if (r->phase == Phase::ended) ended_.emplace(*id, *r);
+    all.emplace(*id, std::move(*r));
+  }
+  if (ec) throw sched::SchedulerUnavailable("cannot list " + spool_.jobs().string() + ": " + ec.message());
+  return all;
+}
+
+void LocalScheduler::save(const JobRecord& r) {
+  try {
+    write_file_atomic(spool_.record(r.id), record_to_json(r));
+  } catch (const Error& e) {
+    throw sched::SchedulerUnavailable(e.what());
+  }
+  if (r.phase == Phase::ended) ended_[r.id] = r;
+}
+
+long LocalScheduler::next_id(const Records& all) {
+  long next = all.empty() ? 1 : all.rbegin()->first + 1;
+  if (auto text = read_small_file(spool_.counter())) {
+    if (auto stored = parse_id(trim(*text))) next = std::max(next, *stored);
+  }
+  write_file_atomic(spool_.counter(), std::to_string(next + 1) + "\n");
+  return next;
+}
+
+void LocalScheduler::end(JobRecord& r, State outcome, std::string reason, int64_t end_ms) {
+  r.phase = Phase::ended;
+  r.outcome = outcome;
+  r.reason = std::move(reason);
+  r.end_ms = end_ms;
+  save(r);
+}
+
+void LocalScheduler::reap(JobRecord& r, int64_t now) {
+  bool monitor_alive = is_alive(r.monitor);
+  if (monitor_alive || is_alive(r.job)) {
+    if (monitor_alive) return;  // it enforces walltime and cancel itself
+    // The monitor was killed: enforce what it would have, at each tick.
+    if (r.walltime_s > 0 && !r.walltime_exceeded && now > r.start_ms + r.walltime_s * 1000) {
+      r.walltime_exceeded = true;
+      save(r);
+      ::kill(-r.job.pid, SIGTERM);
+    }
+    int64_t term_at = r.cancel_requested    ? r.cancel_ms
+                      : r.walltime_exceeded ? r.start_ms + r.walltime_s * 1000
+                                            : 0;
+    if (term_at > 0 && now > term_at + options_.kill_grace.count()) ::kill(-r.job.pid, SIGKILL);
+    return;
+  }
+
+  // Both are gone, so the monitor has written its status if it ever will.
+  std::optional<MonitorStatus> status;
+  if (auto text = read_small_file(spool_.status(r.id, r.launch))) status = parse_monitor_status(*text);
+  if (status && !status->started) {
+    // The launch was cut short before go (the orchestrator died): the script never ran.
+    r.phase = Phase::pending;
+    r.monitor = r.job = {};
+    r.start_ms = 0;
+    save(r);
+    return;
+  }
+
+  auto outcome_for = [&](bool timed_out, bool exited_zero) {
+    if (r.cancel_requested) return State::cancelled;
+    if (timed_out || r.walltime_exceeded) return State::timeout;
+    return exited_zero ? State::completed : State::failed;
+  };
+  auto reason_for = [&](State outcome) -> std::string {
+    if (outcome == State::timeout) return "TimeLimit";
+    if (outcome != State::failed) return "";
+    if (r.signal) return "RaisedSignal:" + std::to_string(*r.signal);
+    return "NonZeroExitCode";
+  };
+
+  if (status) {
+    if (status->signal != 0) {
+      r.signal = status->signal;
+    } else {
+      r.exit_code = status->exit_code;
+    }
+    State outcome = status->terminated && !status->timed_out
+                        ? State::cancelled
+                        : outcome_for(status->timed_out, status->signal == 0 && status->exit_code == 0);
+    end(r, outcome, reason_for(outcome), status->end_ms > 0 ? status->end_ms : now);
+    return;
+  }
+
+  // No status: the monitor died too. The script's own marker, if this run wrote it.
+  auto marker = std::filesystem::path(r.workdir) / options_.exit_marker;
+  struct stat st {};
+  if (::stat(marker.c_str(), &st) == 0) {
+    int64_t mtime_ms = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+    if (mtime_ms + 1000 >= r.start_ms) {  // 1 s: coarse file system clocks
+      auto text = read_small_file(marker);
+      auto code = text ? parse_id(trim(*text)) : std::nullopt;
+      if (code) {
+        r.exit_code = static_cast<int>(*code);
+        State outcome = outcome_for(false, *code == 0);
+        end(r, outcome, reason_for(outcome), mtime_ms);
+        return;
+      }
+    }
+  }
+  State outcome = outcome_for(false, false);
+  end(r, outcome, outcome == State::failed ? "vanished without exit status" : reason_for(outcome), now);
+}
+
+bool LocalScheduler::start(JobRecord& r, int64_t now) {
+  r.launch += 1;
+  r.phase = Phase::starting;
+  save(r);
+
+  SpawnRequest req;
+  req.argv = {options_.shell, r.script};
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view kv(*e);
+    if (starts_with(kv, "CAMPAIGN_JOB_ID=") || starts_with(kv, "CAMPAIGN_JOB_NAME=")) continue;
+    req.env.emplace_back(kv);
+  }
+  req.env.push_back("CAMPAIGN_JOB_ID=" + std::to_string(r.id));
+  req.env.push_back("CAMPAIGN_JOB_NAME=" + r.name);
+  req.cwd = r.workdir;
+  req.output = r.output;
+  req.status_path = spool_.status(r.id, r.launch);
+  req.walltime = std::chrono::seconds(r.walltime_s);
+  req.kill_grace = options_.kill_grace;
+
+  try {
+    PendingSpawn spawned = spawn_detached(req);
+    r.monitor = spawned.monitor();
+    r.job = spawned.job();
+    r.phase = Phase::running;
+    r.start_ms = now;
+    save(r);  // if this throws, `spawned` dies unreleased and the job gives up before running
+    spawned.go();
+    return true;
+  } catch (const OutputUnavailable& e) {
+    end(r, State::failed, e.what(), now);  // as sbatch with an unwritable --output
+    return false;
+  } catch (const SpawnError&) {
+    r.phase = Phase::pending;  // fork or pipe trouble: try again at the next tick
+    save(r);
+    return false;
+  }
+}
+
+void LocalScheduler::tick(Records& all) {
+  int64_t now = now_ms();
+  int used = 0;
+  for (auto& [id, r] : all) {
+    if (r.phase == Phase::starting) {  // a launch that a crash cut short: its job never got go
+      r.phase = Phase::pending;
+      save(r);
+    }
+    if (r.phase == Phase::running) reap(r, now);
+    if (r.phase == Phase::running) used += r.slots;
+  }
+  bool blocked = false;  // FIFO: nothing overtakes a job waiting for slots
+  for (auto& [id, r] : all) {
+    if (r.phase != Phase::pending) continue;
+    Deps deps = dependency_state(r, all);
+    if (deps == Deps::never) {
+      end(r, State::cancelled, "DependencyNeverSatisfied", now);
+    } else if (deps == Deps::satisfied && !blocked) {
+      if (used + r.slots > slots_) {
+        blocked = true;
+      } else if (start(r, now)) {
+        used += r.slots;
+      }
+    }
+  }
+}
+
+std::string LocalScheduler::submit(const SubmitRequest& request) {
+  Options o = parse_extra_args(request.extra_args);
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path script = fs::absolute(request.script_path, ec);
+  std::optional<std::string> text;
+  try {
+    text = ec ? std::nullopt : read_small_file(script);
+  } catch (const Error& e) {
+    throw SubmitError(SubmitFailure::invalid, e.what());
+  }
+  if (!text) throw SubmitError(SubmitFailure::invalid, "no job script " + request.script_path);
+  fs::path workdir = request.workdir.empty() ? script.parent_path() : fs::absolute(request.workdir, ec);
+  if (ec || !fs::is_directory(workdir, ec))
+    throw SubmitError(SubmitFailure::invalid, "no working directory " + workdir.string());
+
+  JobRecord r;
+  r.name = request.job_name;
+  r.script = script.string();
+  r.workdir = workdir.string();
+  r.slots = std::min(o.slots > 0 ? o.slots : slots_from_script(*text), slots_);
+  r.walltime_s = o.walltime_s;
+  r.submit_ms = now_ms();
+
+  try {
+    FileLock lock(lock_fd_);
+    Records all = load();
+    for (const auto& d : request.depends_on) {
+      auto id = parse_id(d);
+      if (!id || !all.count(*id))
+        throw SubmitError(SubmitFailure::invalid, "Job dependency problem: no local job " + d);
+      r.depends_on.push_back(*id);
+    }
+    r.id = next_id(all);
+    r.output = (workdir / ("job-" + std::to_string(r.id) + ".out")).string();
+    save(r);
+    all.emplace(r.id, r);
+    // The job exists from here on: a failed tick is for the next call to redo, not a failed submit.
+    try {
+      tick(all);
+    } catch (const Error&) {
+    }
+  } catch (const SubmitError&) {
+    throw;
+  } catch (const Error& e) {
+    throw SubmitError(SubmitFailure::transient, e.what());
+  }
+  return std::to_string(r.id);
+}
+
+JobInfo LocalScheduler::info(const JobRecord& r, const Records& all, int64_t now) const {
+  JobInfo j;
+  j.id = std::to_string(r.id);
+  j.name = r.name;
+  j.raw_state = raw_state(r);
+  j.nodes = 1;
+  j.nodelist = host_;
+  j.submit = iso_time(r.submit_ms);
+  j.start = iso_time(r.start_ms);
+  switch (r.phase) {
+    case Phase::pending:
+    case Phase::starting:
+      j.state = State::queued;
+      j.reason = dependency_state(r, all) == Deps::waiting ? "Dependency" : "Resources";
+      j.nodes = 0;
+      j.nodelist.clear();
+      break;
+    case Phase::running:
+      j.state = State::running;
+      j.elapsed_s = static_cast<double>(now - r.start_ms) / 1000.0;
+      break;
+    case Phase::ended:
+      j.state = r.outcome;
+      j.reason = r.reason;
+      j.exit_code = r.exit_code;
+      j.signal = r.signal;
+      j.end = iso_time(r.end_ms);
+      if (r.start_ms > 0) j.elapsed_s = static_cast<double>(r.end_ms - r.start_ms) / 1000.0;
+      break;
+  }
+  return j;
+}
+
+template <class F>
+auto LocalScheduler::locked(F&& f) {
+  try {
+    FileLock lock(lock_fd_);
+    Records all = load();
+    tick(all);
+    return f(all);
+  } catch (const sched::SchedulerError&) {
+    throw;
+  } catch (const Error& e) {
+    throw sched::SchedulerUnavailable(e.what());
+  }
+}
+
+std::vector<JobInfo> LocalScheduler::query(const std::vector<std::string>& ids) {
+  return locked([&](Records& all) {
+    int64_t now = now_ms();
+    std::vector<JobInfo> result;
+    for (const auto& s : ids) {
+      auto id = parse_id(s);
+      auto it = id ? all.find(*id) : all.end();
+      if (it != all.end()) result.push_back(info(it->second, all, now));
+    }
+    return result;
+  });
+}
+
+std::vector<JobInfo> LocalScheduler::find_by_name(const std::vector<std::string>& names) {
+  return locked([&](Records& all) {
+    int64_t now = now_ms();
+    std::vector<JobInfo> result;
+    for (const auto& [id, r] : all) {
+      if (std::find(names.begin(), names.end(), r.name) != names.end()) result.push_back(info(r, all, now));
+    }
+    return result;
+  });
+}
+
+int LocalScheduler::queued_jobs_of_user() {
+  return locked([&](Records& all) {
+    return static_cast<int>(std::count_if(all.begin(), all.end(),
+                                          [](const auto& kv) { return kv.second.phase != Phase::ended; }));
+  });
+}
+
+void LocalScheduler::cancel(const std::vector<std::string>& ids) {
+  locked([&](Records& all) {
+    int64_t now = now_ms();
+    for (const auto& s : ids) {
+      auto id = parse_id(s);
+      auto it = id ? all.find(*id) : all.end();
+      if (it == all.end()) continue;
+      JobRecord& r = it->second;
+      if (r.phase == Phase::pending || r.phase == Phase::starting) {
+        end(r, State::cancelled, "", now);
+      } else if (r.phase == Phase::running && !r.cancel_requested) {
+        r.cancel_requested = true;
+        r.cancel_ms = now;
+        save(r);
+        // The monitor signals the group and escalates; without it, the next ticks do.
+        if (is_alive(r.monitor)) {
+          ::kill(r.monitor.pid, SIGTERM);
+        } else if (is_alive(r.job)) {
+          ::kill(-r.job.pid, SIGTERM);
+        }
+      }
+    }
+    tick(all);  // dependants of what was cancelled
+    return 0;
+  });
+}
+
+void register_local_scheduler(LocalOptions options) {
+  sched::register_scheduler("local", [options](transport::Shell&, const sched::SchedulerOptions&) {
+    return std::make_unique<LocalScheduler>(options);
+  });
+}
+
+}  // namespace campaign::local

@@ -1,0 +1,394 @@
+// LocalScheduler against real bash jobs: outcomes, concurrency, dependencies, cancel, walltime,
+// and the orchestrator dying (object dropped, process _exit-ed, monitor killed, pid reused).
+#include "local/local_scheduler.hpp"
+
+#include <signal.h>
+
+#include "helpers.hpp"
+#include "transport/local_shell.hpp"
+
+using campaign::State;
+using campaign::local::JobRecord;
+using campaign::local::LocalOptions;
+using campaign::local::LocalScheduler;
+using campaign::local::Phase;
+using campaign::local::record_from_json;
+using campaign::local::record_to_json;
+using campaign::sched::SubmitError;
+using campaign::sched::SubmitFailure;
+using namespace local_test;
+
+namespace {
+
+LocalOptions options(const fs::path& root, int slots = 4) {
+  LocalOptions o;
+  o.spool = root / ".local";
+  o.slots = slots;
+  o.kill_grace = 500ms;
+  return o;
+}
+
+JobRecord record_of(const fs::path& root, const std::string& id) {
+  auto r = record_from_json(read(root / ".local" / "jobs" / (id + ".json")));
+  REQUIRE(r);
+  return *r;
+}
+
+bool process_gone(pid_t pid) { return !campaign::local::process_start_time(pid); }
+
+// Children of this process that exited and nobody reaped.
+int zombie_children() {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::string stat = read(e.path() / "stat");
+    auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    std::string state;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == ::getpid() && state == "Z") ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("jobs run detached to completion, with output, marker and times", "[local]") {
+  TempDir tmp("basic");
+  LocalScheduler s(options(tmp.path));
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) {
+    auto script = make_job(tmp.path, "case" + std::to_string(i),
+                           "echo \"hello $CAMPAIGN_JOB_ID $CAMPAIGN_JOB_NAME\"; echo oops >&2; pwd");
+    ids.push_back(s.submit(request(script, "job-" + std::to_string(i))));
+  }
+  CHECK(ids == std::vector<std::string>{"1", "2", "3"});
+  for (int i = 0; i < 3; ++i) {
+    auto j = wait_end(s, ids[i]);
+    CHECK(j.state == State::completed);
+    CHECK(j.raw_state == "COMPLETED");
+    CHECK(j.exit_code == 0);
+    CHECK_FALSE(j.signal);
+    CHECK(j.name == "job-" + std::to_string(i));
+    CHECK_FALSE(j.submit.empty());
+    CHECK_FALSE(j.start.empty());
+    CHECK_FALSE(j.end.empty());
+    REQUIRE(j.elapsed_s);
+    CHECK(*j.elapsed_s >= 0);
+    CHECK(j.nodes == 1);
+    fs::path dir = tmp.path / ("case" + std::to_string(i));
+    // The job ran in its run dir; stdout and stderr both went to job-<id>.out.
+    CHECK(read(dir / ("job-" + ids[i] + ".out")) ==
+          "hello " + ids[i] + " job-" + std::to_string(i) + "\noops\n" + dir.string() + "\n");
+    CHECK(read(dir / ".exit") == "0\n");
+  }
+  CHECK(s.queued_jobs_of_user() == 0);
+  // Jobs are not our children: nothing to reap, ever.
+  CHECK(zombie_children() == 0);
+  // Unknown ids are left out, as under Slurm.
+  CHECK(s.query({"99", "x", ids[0]}).size() == 1);
+}
+
+TEST_CASE("exit codes and signals propagate", "[local]") {
+  TempDir tmp("exit");
+  LocalScheduler s(options(tmp.path));
+  auto three = s.submit(request(make_job(tmp.path, "three", "exit 3"), "three"));
+  auto killed = s.submit(request(make_job(tmp.path, "killed", "trap - EXIT; kill -9 $$"), "killed"));
+  auto missing = s.submit(request(make_job(tmp.path, "missing", "/no/such/program"), "missing"));
+
+  auto j = wait_end(s, three);
+  CHECK(j.state == State::failed);
+  CHECK(j.raw_state == "FAILED");
+  CHECK(j.exit_code == 3);
+  CHECK(j.reason == "NonZeroExitCode");
+
+  j = wait_end(s, killed);
+  CHECK(j.state == State::failed);
+  CHECK(j.signal == 9);
+  CHECK_FALSE(j.exit_code);
+  CHECK(j.reason == "RaisedSignal:9");
+
+  j = wait_end(s, missing);
+  CHECK(j.state == State::failed);
+  CHECK(j.exit_code == 127);
+}
+
+TEST_CASE("submit rejects what cannot run", "[local]") {
+  TempDir tmp("invalid");
+  LocalScheduler s(options(tmp.path));
+  auto script = make_job(tmp.path, "ok", "true");
+  auto kind_of = [&](const campaign::sched::SubmitRequest& r) {
+    try {
+      s.submit(r);
+    } catch (const SubmitError& e) {
+      return e.kind();
+    }
+    FAIL("submit accepted " << r.script_path);
+    return SubmitFailure::transient;
+  };
+  CHECK(kind_of(request(tmp.path / "none.sh", "x")) == SubmitFailure::invalid);
+  CHECK(kind_of(request(script, "x", {"42"})) == SubmitFailure::invalid);  // unknown dependency
+  CHECK(kind_of(request(script, "x", {}, {"--partition=gpu"})) == SubmitFailure::invalid);
+  CHECK(kind_of(request(script, "x", {}, {"--time=soon"})) == SubmitFailure::invalid);
+  auto bad_dir = request(script, "x");
+  bad_dir.workdir = (tmp.path / "nowhere").string();
+  CHECK(kind_of(bad_dir) == SubmitFailure::invalid);
+  CHECK(s.queued_jobs_of_user() == 0);
+  CHECK(s.submit(request(script, "x")) == "1");  // refused submits took no id
+}
+
+TEST_CASE("the concurrency limit holds jobs back in submission order", "[local]") {
+  TempDir tmp("slots");
+  LocalScheduler s(options(tmp.path, 2));
+  // A takes both slots (its launcher line says 2 ranks), so B, C wait although each needs one.
+  auto a = s.submit(request(make_job(tmp.path, "a",
+                                     ": campaign launch -n 2 -- train; sleep 0.6; "
+                                     "date +%s%N > end"),
+                            "a"));
+  auto b = s.submit(request(make_job(tmp.path, "b", "date +%s%N > start"), "b"));
+  auto c = s.submit(request(make_job(tmp.path, "c", "true"), "c", {}, {"--ntasks=1"}));
+  CHECK(record_of(tmp.path, a).slots == 2);
+  CHECK(info(s, a).state == State::running);
+  auto jb = info(s, b);
+  CHECK(jb.state == State::queued);
+  CHECK(jb.raw_state == "PENDING");
+  CHECK(jb.reason == "Resources");
+  CHECK(jb.start.empty());
+  CHECK(s.queued_jobs_of_user() == 3);
+
+  CHECK(wait_end(s, a).state == State::completed);
+  CHECK(wait_end(s, b).state == State::completed);
+  CHECK(wait_end(s, c).state == State::completed);
+  CHECK(std::stoll(read(tmp.path / "b" / "start")) >= std::stoll(read(tmp.path / "a" / "end")));
+
+  // A job wider than the machine is capped at the limit instead of waiting forever.
+  auto wide = s.submit(request(make_job(tmp.path, "wide", "true"), "wide", {}, {"-n", "64"}));
+  CHECK(record_of(tmp.path, wide).slots == 2);
+  CHECK(wait_end(s, wide).state == State::completed);
+}
+
+TEST_CASE("afterok dependencies wait, and cancel when they fail", "[local]") {
+  TempDir tmp("deps");
+  LocalScheduler s(options(tmp.path));
+  auto a = s.submit(request(make_job(tmp.path, "a", "sleep 0.4; date +%s%N > end"), "a"));
+  auto b = s.submit(request(make_job(tmp.path, "b", "date +%s%N > start"), "b", {a}));
+  auto jb = info(s, b);
+  CHECK(jb.state == State::queued);
+  CHECK(jb.reason == "Dependency");
+  CHECK(wait_end(s, b).state == State::completed);
+  CHECK(std::stoll(read(tmp.path / "b" / "start")) >= std::stoll(read(tmp.path / "a" / "end")));
+
+  auto bad = s.submit(request(make_job(tmp.path, "bad", "sleep 0.2; exit 1"), "bad"));
+  auto after_bad = s.submit(request(make_job(tmp.path, "after_bad", "touch ran"), "after_bad", {bad}));
+  auto chain = s.submit(request(make_job(tmp.path, "chain", "touch ran"), "chain", {after_bad}));
+  auto j = wait_end(s, chain);
+  CHECK(j.state == State::cancelled);
+  CHECK(j.reason == "DependencyNeverSatisfied");
+  j = info(s, after_bad);
+  CHECK(j.state == State::cancelled);
+  CHECK(j.raw_state == "CANCELLED");
+  CHECK(j.reason == "DependencyNeverSatisfied");
+  CHECK_FALSE(fs::exists(tmp.path / "after_bad" / "ran"));
+  CHECK_FALSE(fs::exists(tmp.path / "chain" / "ran"));
+}
+
+TEST_CASE("cancel stops a running job's whole process group, and pending jobs at once", "[local]") {
+  TempDir tmp("cancel");
+  LocalScheduler s(options(tmp.path, 1));
+  auto running = s.submit(request(make_job(tmp.path, "run", "sleep 30 & echo $! > child; wait"), "run"));
+  auto pending = s.submit(request(make_job(tmp.path, "pend", "touch ran"), "pend"));
+  REQUIRE(eventually([&] { return fs::exists(tmp.path / "run" / "child"); }));
+  pid_t child = std::stoi(read(tmp.path / "run" / "child"));
+  CHECK(info(s, pending).state == State::queued);
+
+  auto t0 = std::chrono::steady_clock::now();
+  s.cancel({pending, running, "12345"});
+  CHECK(info(s, pending).state == State::cancelled);
+  auto j = wait_end(s, running, 3s);
+  CHECK(std::chrono::steady_clock::now() - t0 < 2s);
+  CHECK(j.state == State::cancelled);
+  CHECK(j.exit_code == 143);  // the script's TERM trap ran
+  CHECK(read(tmp.path / "run" / ".exit") == "143\n");
+  CHECK(eventually([&] { return process_gone(child); }, 2s));
+  CHECK_FALSE(fs::exists(tmp.path / "pend" / "ran"));
+
+  // Cancelling what has ended changes nothing.
+  auto done = s.submit(request(make_job(tmp.path, "done", "true"), "done"));
+  CHECK(wait_end(s, done).state == State::completed);
+  s.cancel({done});
+  CHECK(info(s, done).state == State::completed);
+}
+
+TEST_CASE("a job past its walltime is terminated, then killed", "[local]") {
+  TempDir tmp("walltime");
+  LocalScheduler s(options(tmp.path));
+  auto polite = s.submit(request(make_job(tmp.path, "polite", "sleep 30"), "polite", {}, {"--time=1"}));
+  // Ignores SIGTERM (and so do its children): only SIGKILL after the grace period ends it.
+  auto stubborn = s.submit(request(make_job(tmp.path, "stubborn", "trap '' TERM; sleep 30; sleep 30"),
+                                   "stubborn", {}, {"-t", "00:00:01"}));
+  auto t0 = std::chrono::steady_clock::now();
+  auto j = wait_end(s, polite, 5s);
+  CHECK(j.state == State::timeout);
+  CHECK(j.raw_state == "TIMEOUT");
+  CHECK(j.reason == "TimeLimit");
+  CHECK(j.exit_code == 143);
+  j = wait_end(s, stubborn, 5s);
+  CHECK(j.state == State::timeout);
+  CHECK(j.signal == 9);
+  auto took = std::chrono::steady_clock::now() - t0;
+  CHECK(took >= 1s);
+  CHECK(took < 3s);
+  CHECK(record_of(tmp.path, polite).walltime_s == 1);
+}
+
+TEST_CASE("a restarted orchestrator finds running jobs and their end", "[local]") {
+  TempDir tmp("restart");
+  std::string id;
+  {
+    LocalScheduler first(options(tmp.path, 1));
+    id = first.submit(request(make_job(tmp.path, "a", "sleep 0.5; exit 4"), "a"));
+    first.submit(request(make_job(tmp.path, "b", "true"), "b"));
+    CHECK(info(first, id).state == State::running);
+  }
+  LocalScheduler second(options(tmp.path, 1));
+  auto j = info(second, id);
+  CHECK(j.state == State::running);
+  j = wait_end(second, id);
+  CHECK(j.state == State::failed);
+  CHECK(j.exit_code == 4);
+  // The pending job left behind starts under the new object, and ids keep growing.
+  CHECK(wait_end(second, "2").state == State::completed);
+  auto found = second.find_by_name({"b", "a", "nope"});
+  REQUIRE(found.size() == 2);
+  CHECK(found[0].name == "a");
+  CHECK(found[1].name == "b");
+  CHECK(second.submit(request(make_job(tmp.path, "c", "true"), "c")) == "3");
+}
+
+TEST_CASE("jobs outlive an orchestrator process that dies without a word", "[local]") {
+  TempDir tmp("kill9");
+  auto a = make_job(tmp.path, "a", "sleep 0.3; echo done > result");
+  auto b = make_job(tmp.path, "b", "echo done > result");
+  int rc = in_child(
+      [&] {
+        LocalScheduler s(options(tmp.path, 1));
+        s.submit(request(a, "a"));
+        s.submit(request(b, "b"));  // pending: the only slot is taken
+        ::_exit(0);                 // as if killed: no destructors, no goodbye
+        return 0;
+      },
+      tmp.path / "child.log");
+  REQUIRE(rc == 0);
+  LocalScheduler s(options(tmp.path, 1));
+  CHECK(wait_end(s, "1").state == State::completed);
+  CHECK(read(tmp.path / "a" / "result") == "done\n");
+  CHECK(wait_end(s, "2").state == State::completed);
+  CHECK(read(tmp.path / "b" / "result") == "done\n");
+}
+
+TEST_CASE("without its monitor a job's outcome comes from its exit marker, else it vanished", "[local]") {
+  TempDir tmp("vanish");
+  LocalScheduler s(options(tmp.path));
+  auto marked = s.submit(request(make_job(tmp.path, "marked", "sleep 0.5; exit 5"), "marked"));
+  auto gone = s.submit(request(make_job(tmp.path, "gone", "sleep 30"), "gone"));
+  auto rm = record_of(tmp.path, marked), rg = record_of(tmp.path, gone);
+  REQUIRE(rm.phase == Phase::running);
+  REQUIRE(rg.phase == Phase::running);
+  ::kill(rm.monitor.pid, SIGKILL);
+  ::kill(rg.monitor.pid, SIGKILL);
+  ::kill(-rg.job.pid, SIGKILL);  // no trap runs: no marker
+
+  auto j = wait_end(s, marked);
+  CHECK(j.state == State::failed);
+  CHECK(j.exit_code == 5);
+  CHECK(j.reason == "NonZeroExitCode");
+  j = wait_end(s, gone);
+  CHECK(j.state == State::failed);
+  CHECK(j.reason == "vanished without exit status");
+  CHECK_FALSE(j.exit_code);
+}
+
+TEST_CASE("a reused pid is not mistaken for the job", "[local]") {
+  TempDir tmp("pidreuse");
+  LocalOptions o = options(tmp.path);
+  fs::create_directories(o.spool / "jobs");
+  auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count();
+  auto fake = [&](long id, campaign::local::ProcessId p) {
+    JobRecord r;
+    r.id = id;
+    r.name = "fake" + std::to_string(id);
+    r.script = (tmp.path / "job.sh").string();
+    r.workdir = tmp.path.string();
+    r.phase = Phase::running;
+    r.launch = 1;
+    r.monitor = p;
+    r.job = p;
+    r.submit_ms = r.start_ms = now;
+    write(o.spool / "jobs" / (std::to_string(id) + ".json"), record_to_json(r));
+  };
+  // This test process is alive, but started at another time than the record says.
+  auto self_start = campaign::local::process_start_time(::getpid());
+  REQUIRE(self_start);
+  fake(1, {::getpid(), *self_start + 1});
+  // Same pid, right start time: that one is running.
+  fake(2, {::getpid(), *self_start});
+
+  LocalScheduler s(o);
+  auto j = info(s, "1");
+  CHECK(j.state == State::failed);
+  CHECK(j.reason == "vanished without exit status");
+  CHECK(info(s, "2").state == State::running);
+  // The next id is past the ones found, counter file or not.
+  CHECK(s.submit(request(make_job(tmp.path, "next", "true"), "next")) == "3");
+  CHECK(wait_end(s, "3").state == State::completed);
+}
+
+TEST_CASE("a launch cut short before go is started again", "[local]") {
+  TempDir tmp("starting");
+  LocalOptions o = options(tmp.path);
+  fs::create_directories(o.spool / "jobs");
+  JobRecord r;
+  r.id = 1;
+  r.name = "interrupted";
+  auto script = make_job(tmp.path, "i", "echo $CAMPAIGN_JOB_ID >> runs");
+  r.script = script.string();
+  r.workdir = (tmp.path / "i").string();
+  r.output = (tmp.path / "i" / "job-1.out").string();
+  r.phase = Phase::starting;
+  r.launch = 1;
+  write(o.spool / "jobs" / "1.json", record_to_json(r));
+  write(o.spool / "next_id", "7\n");
+
+  LocalScheduler s(o);
+  CHECK(wait_end(s, "1").state == State::completed);
+  CHECK(read(tmp.path / "i" / "runs") == "1\n");  // exactly once
+  CHECK(record_of(tmp.path, "1").launch == 2);
+  CHECK(s.submit(request(script, "x")) == "7");  // the counter wins over the records
+}
+
+TEST_CASE("ids never repeat, even when records are removed", "[local]") {
+  TempDir tmp("ids");
+  LocalScheduler s(options(tmp.path));
+  auto script = make_job(tmp.path, "a", "true");
+  CHECK(s.submit(request(script, "a")) == "1");
+  CHECK(s.submit(request(script, "a")) == "2");
+  CHECK(wait_end(s, "2").state == State::completed);
+  fs::remove(tmp.path / ".local" / "jobs" / "2.json");
+  LocalScheduler other(options(tmp.path));
+  CHECK(other.submit(request(script, "a")) == "3");
+  CHECK(other.query({"2"}).empty());
+}
+
+TEST_CASE("the local scheduler is reachable through the registry", "[local]") {
+  TempDir tmp("registry");
+  campaign::local::register_local_scheduler(options(tmp.path, 3));
+  campaign::transport::LocalShell shell;
+  auto s = campaign::sched::make_scheduler("local", shell, {});
+  CHECK(s->name() == "local");
+  auto id = s->submit(request(make_job(tmp.path, "a", "true"), "a"));
+  CHECK(wait_end(*s, id).state == State::completed);
+  CHECK(fs::exists(tmp.path / ".local" / "jobs" / (id + ".json")));
+}
