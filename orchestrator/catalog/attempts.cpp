@@ -49,6 +49,37 @@ void Catalog::begin_submit(std::int64_t attempt_id, std::string_view job_name, s
   });
 }
 
+void Catalog::import_runs(const std::vector<ImportedRun>& runs) {
+  Impl& c = *impl_;
+  c.require_writer("import_runs");
+  c.guard("import_runs", [&] {
+    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    for (const auto& run : runs) {
+      Current cur = c.current(run.attempt_id);
+      if (cur.state != State::planned)
+        throw TransitionError(c.where() + ": " + cur.describe() + " is " + state_name(cur.state) +
+                              ", only a planned attempt can be imported");
+      auto q = c.query("UPDATE attempts SET job_name = 'import', job_id = ?, submitted = ? WHERE id = ?");
+      q->bind(1, run.origin);
+      q->bind(2, c.now());
+      q->bind(3, run.attempt_id);
+      q->exec();
+      c.set_state(cur, State::submitting, "imported from " + run.origin);
+      c.set_state(cur, State::completed, "a run done outside campaign");
+      if (run.collect_error.empty()) {
+        c.write_metrics(run.attempt_id, run.metrics);
+        c.set_state(cur, State::collected, std::to_string(run.metrics.size()) + " metrics");
+      } else {
+        JobUpdate info;
+        info.reason = run.collect_error;
+        c.store_info(run.attempt_id, info, true);
+        c.set_state(cur, State::collect_failed, run.collect_error);
+      }
+    }
+    tx.commit();
+  });
+}
+
 bool Catalog::record_job_id(std::int64_t attempt_id, std::string_view job_id, State seen) {
   Impl& c = *impl_;
   c.require_writer("record_job_id");

@@ -209,6 +209,18 @@ class Catalog {
   // retryable() (transitions.hpp). Returns its id.
   std::int64_t new_attempt_for_retry(std::int64_t case_id, std::string_view why);
 
+  // Adopts runs done outside campaign (`campaign import`): each planned
+  // attempt goes planned -> submitting -> completed, then collected with
+  // `metrics`, or collect_failed with `collect_error`; the whole batch in one
+  // transaction (10,000 imports are one commit, not 40,000).
+  struct ImportedRun {
+    std::int64_t attempt_id = 0;
+    std::string origin{};  // where the run was found; stored as the job id
+    std::vector<Metric> metrics{};
+    std::string collect_error{};  // non-empty: collect_failed with this reason
+  };
+  void import_runs(const std::vector<ImportedRun>& runs);
+
   // --- attempts ------------------------------------------------------------
   AttemptRow attempt(std::int64_t attempt_id);
   // Attempts of the campaign in any of `states`, oldest first.

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   add_status(app);
   add_cancel(app);
   add_launch(app);
+  add_results(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

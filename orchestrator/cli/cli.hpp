@@ -47,6 +47,21 @@ void add_run(CLI::App& app);  // run and resume
 void add_status(CLI::App& app);
 void add_cancel(CLI::App& app);
 void add_launch(CLI::App& app);
+void add_results(CLI::App& app);  // collect, import, report
+
+}  // namespace campaign::cli
+
+#include "catalog/catalog.hpp"
+#include "results/results.hpp"
+
+namespace campaign::cli {
+
+// Collects finished cases (with `again`, collected ones too); returns how many failed.
+int collect_finished(Catalog& catalog, std::int64_t campaign_id, const results::StepCollectors& collectors,
+                     bool again);
+// The report at the end of run/import when the campaign declares analyses; its HTML path.
+std::optional<std::filesystem::path> write_final_report(Catalog& catalog, const spec::Campaign& campaign,
+                                                        std::int64_t campaign_id, const std::filesystem::path& workdir);
 
 // The exit status a subcommand asks for (set by its callback).
 extern int g_exit_status;

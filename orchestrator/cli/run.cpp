@@ -9,6 +9,7 @@
 #include "cli/backend.hpp"
 #include "cli/cli.hpp"
 #include "engine/engine.hpp"
+#include "results/results.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::cli {
@@ -51,14 +52,24 @@ int run_campaign(const RunOptions& o, bool resume) {
   eo.code_version = o.label;
   eo.progress = progress_printer(v);
   eo.hook = crash_hook();
+  auto collectors = results::load_collectors(l.campaign);
+  eo.on_completed = [&](const AttemptRow& a) {
+    auto it = collectors.find(a.step);
+    if (it != collectors.end() && !it->second.empty()) results::collect_attempt(catalog, a, it->second);
+  };
   engine::Engine engine(l.plan, l.workdir, catalog, *backend.scheduler, *backend.shell, eo);
   spdlog::info("campaign {} on {} ({}), work directory {}", l.campaign.name, l.plan.system.name, l.system_how,
                l.workdir.string());
   int rc = engine.run();
+  // Cases that completed while no collector ran (a crash in between) are collected now.
+  collect_finished(catalog, engine.campaign_id(), collectors, false);
+  std::optional<std::filesystem::path> report;
+  if (rc != 130 && engine.finished()) report = write_final_report(catalog, l.campaign, engine.campaign_id(), l.workdir);
   if (!o.quiet) {
     auto counts = engine.counts();
     std::cout << (rc == 0 ? "done: " : (rc == 130 ? "interrupted: " : (o.no_wait ? "submitted: " : "finished: ")))
               << counts.line() << "; work directory " << l.workdir.string() << "\n";
+    if (report) std::cout << "report: " << report->string() << "\n";
   }
   return rc;
 }

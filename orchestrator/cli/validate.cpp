@@ -3,7 +3,9 @@
 #include <iostream>
 
 #include "cli/cli.hpp"
+#include "analysis/spec.hpp"
 #include "render/script.hpp"
+#include "results/results.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::cli {
@@ -17,14 +19,8 @@ void add_validate(CLI::App& app) {
     Loaded l = load(*o);
     render::RenderOptions ro{l.workdir, self_exe(), 1, 0, {}};
     auto scripts = render::render_all(l.plan, ro);
-    for (size_t i = 0; i < l.campaign.collectors.size(); ++i) {
-      const auto& name = l.campaign.collectors[i];
-      if (!spec::find_data_file(l.campaign.dir, "collectors", name, ".yaml")) {
-        auto names = spec::available(l.campaign.dir, "collectors", ".yaml");
-        throw InputError(l.campaign.collectors_where[i], "collectors",
-                         "no collector '" + name + "'" + did_you_mean(name, names) + " (collectors: " + join(names, ", ") + ")");
-      }
-    }
+    auto collectors = results::load_collectors(l.campaign);
+    auto analyses = analysis::parse_analyses(l.campaign.analyses, l.campaign.file);
     const auto& sys = l.plan.system;
     std::string account = l.campaign.account ? *l.campaign.account : sys.account;
     if (sys.account_required && account.empty())
@@ -32,7 +28,8 @@ void add_validate(CLI::App& app) {
                 << " requires an account/project: set `account:` in the campaign or the variable its profile reads\n";
     std::cout << "ok: campaign " << l.campaign.name << " on " << sys.name << " (" << l.system_how << "): "
               << l.plan.cases.size() << " cases in " << l.plan.steps.size() << " step"
-              << (l.plan.steps.size() == 1 ? "" : "s") << ", " << scripts.size() << " scripts render\n";
+              << (l.plan.steps.size() == 1 ? "" : "s") << ", " << scripts.size() << " scripts render, "
+              << analyses.size() << " analyses\n";
   });
 }
 

@@ -258,6 +258,9 @@ void parse_step(const std::string& file, const YAML::Node& node, const std::stri
     step.after = as_string_list(file, v, m.path("after"));
     step.after_where = location(file, v);
   }
+  if (auto v = m.get("collectors"); v.IsDefined())
+    step.collectors = field(file, v, v.IsSequence() && v.size() == 0 ? std::vector<std::string>{}
+                                                                     : as_string_list(file, v, m.path("collectors")));
   m.finish();
 }
 

@@ -108,6 +108,8 @@ struct Step {
   Job job;  // patched over the campaign's job
   std::vector<std::string> after;
   Location after_where;
+  // Collectors of this step's cases; unset: the campaign's (a staging step says `collectors: []`).
+  Field<std::vector<std::string>> collectors;
 };
 
 struct RetryPolicy {

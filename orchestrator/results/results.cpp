@@ -1,0 +1,253 @@
+#include "results/results.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <ostream>
+#include <spdlog/spdlog.h>
+
+#include "analysis/scaling.hpp"
+#include "analysis/spec.hpp"
+#include "render/script.hpp"
+#include "spec/library.hpp"
+#include "util/strings.hpp"
+
+namespace fs = std::filesystem;
+
+namespace campaign::results {
+
+StepCollectors load_collectors(const spec::Campaign& campaign) {
+  std::map<std::string, collect::Collector> loaded;
+  auto load = [&](const std::string& name, const Location& where, const std::string& key) {
+    if (auto it = loaded.find(name); it != loaded.end()) return it->second;
+    auto path = spec::find_data_file(campaign.dir, "collectors", name, ".yaml");
+    if (!path) {
+      auto names = spec::available(campaign.dir, "collectors", ".yaml");
+      throw InputError(where, key,
+                       "no collector '" + name + "'" + did_you_mean(name, names) + " (collectors: " + join(names, ", ") +
+                           ")");
+    }
+    return loaded.emplace(name, collect::load_collector(*path)).first->second;
+  };
+  StepCollectors out;
+  for (auto& step : campaign.steps) {
+    auto& list = out[step.name];
+    if (step.collectors) {
+      for (auto& name : *step.collectors) list.push_back(load(name, step.collectors.where, "steps." + step.name + ".collectors"));
+    } else {
+      for (size_t i = 0; i < campaign.collectors.size(); ++i)
+        list.push_back(load(campaign.collectors[i], campaign.collectors_where[i], "collectors"));
+    }
+  }
+  return out;
+}
+
+fs::path job_output(const fs::path& run_dir, const std::string& job_id) {
+  if (job_id.empty()) return {};
+  std::error_code ec;
+  for (const char* pattern : {"slurm-", "job-", "lsf-"}) {
+    fs::path p = run_dir / (pattern + job_id + ".out");
+    if (fs::exists(p, ec)) return p;
+  }
+  return {};
+}
+
+std::vector<Metric> to_catalog(const std::vector<collect::Metric>& metrics) {
+  std::vector<Metric> out;
+  out.reserve(metrics.size());
+  for (auto& m : metrics) {
+    Metric c;
+    c.name = m.name;
+    if (m.step) c.step = static_cast<std::int64_t>(*m.step);
+    c.value = m.value;
+    c.unit = m.unit;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+namespace {
+// Collects without touching the catalog; errors become the outcome's reason.
+CollectOutcome collect_dir(const fs::path& run_dir, const std::string& job_id,
+                           const std::vector<collect::Collector>& collectors, std::vector<Metric>& metrics) {
+  CollectOutcome o;
+  try {
+    auto r = collect::collect(collectors, run_dir, job_output(run_dir, job_id));
+    metrics = to_catalog(r.metrics);
+    o.ok = true;
+    o.metrics = metrics.size();
+    o.warnings = std::move(r.warnings);
+  } catch (const collect::CollectError& e) {
+    o.error = e.what();
+  } catch (const Error& e) {
+    o.error = e.what();
+  }
+  return o;
+}
+}  // namespace
+
+CollectOutcome collect_attempt(Catalog& catalog, const AttemptRow& attempt,
+                               const std::vector<collect::Collector>& collectors) {
+  std::vector<Metric> metrics;
+  CollectOutcome o = collect_dir(attempt.run_dir, attempt.job_id, collectors, metrics);
+  for (auto& w : o.warnings) spdlog::warn("{}: {}", attempt.case_name, w);
+  if (o.ok) {
+    catalog.record_collection(attempt.id, metrics);
+  } else {
+    spdlog::warn("{}: collection failed: {}", attempt.case_name, o.error);
+    JobUpdate u;
+    u.reason = o.error;
+    catalog.update_state(attempt.id, State::collect_failed, u);
+  }
+  return o;
+}
+
+std::int64_t sync_campaign(Catalog& catalog, const matrix::Plan& plan, const fs::path& workdir,
+                           const std::string& code_version,
+                           const std::function<std::string(const matrix::Case&)>& run_dir_of) {
+  CampaignRow row;
+  row.name = plan.campaign.name;
+  row.spec_text = plan.campaign.text;
+  row.spec_hash = plan.campaign.sha256;
+  row.system = plan.system.name;
+  row.workdir = workdir.string();
+  row.code_version = code_version;
+  std::int64_t id = catalog.upsert_campaign(row);
+  std::vector<CaseRow> rows;
+  rows.reserve(plan.cases.size());
+  for (auto& c : plan.cases) {
+    CaseRow r;
+    r.key = c.key;
+    r.step = plan.step_of(c).name;
+    r.name = c.name;
+    const auto& names = plan.step_of(c).schema->names;
+    for (size_t i = 0; i < names.size(); ++i) r.params[names[i]] = c.values[i].text;
+    r.run_dir = run_dir_of ? run_dir_of(c) : (workdir / c.name).string();
+    r.script = (fs::path(r.run_dir) / render::kScriptName).string();
+    rows.push_back(std::move(r));
+  }
+  catalog.sync_cases(id, rows);
+  return id;
+}
+
+ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::path& workdir, const fs::path& from,
+                          const StepCollectors& collectors, const std::string& code_version) {
+  std::error_code ec;
+  if (!fs::is_directory(from, ec)) throw Error("cannot import from " + from.string() + ": not a directory");
+  // Run directories directly under `from`, or one level down (timestamped
+  // result trees); the newest wins when a name appears more than once.
+  std::map<std::string, fs::path> found;
+  std::map<std::string, fs::file_time_type> when;
+  std::set<std::string> wanted;
+  for (auto& c : plan.cases) wanted.insert(c.name);
+  auto consider = [&](const fs::path& dir) {
+    std::string name = dir.filename().string();
+    if (!wanted.count(name)) return false;
+    auto t = fs::last_write_time(dir, ec);
+    if (!found.count(name) || t > when[name]) found[name] = dir, when[name] = t;
+    return true;
+  };
+  for (auto& e : fs::directory_iterator(from, ec)) {
+    if (!e.is_directory(ec)) continue;
+    if (consider(e.path())) continue;
+    for (auto& sub : fs::directory_iterator(e.path(), ec))
+      if (sub.is_directory(ec)) consider(sub.path());
+  }
+  std::int64_t id = sync_campaign(catalog, plan, workdir, code_version, [&](const matrix::Case& c) {
+    auto it = found.find(c.name);
+    return it != found.end() ? fs::absolute(it->second).string() : (workdir / c.name).string();
+  });
+  ImportSummary s;
+  std::vector<Catalog::ImportedRun> runs;
+  for (auto& a : catalog.latest_attempts(id)) {
+    auto it = found.find(a.case_name);
+    if (it == found.end()) {
+      ++s.absent;
+      continue;
+    }
+    ++s.found;
+    if (a.state != State::planned) {
+      ++s.already;
+      continue;
+    }
+    Catalog::ImportedRun run;
+    run.attempt_id = a.id;
+    run.origin = fs::absolute(it->second).string();
+    static const std::vector<collect::Collector> none;
+    auto cit = collectors.find(a.step);
+    CollectOutcome o = collect_dir(it->second, "", cit == collectors.end() ? none : cit->second, run.metrics);
+    if (o.ok) {
+      ++s.collected;
+    } else {
+      ++s.failed;
+      run.collect_error = o.error;
+      s.errors.push_back(a.case_name + ": " + o.error);
+    }
+    runs.push_back(std::move(run));
+  }
+  catalog.import_runs(runs);
+  return s;
+}
+
+std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t campaign_id) {
+  auto latest = catalog.latest_attempts(campaign_id);
+  std::map<std::int64_t, const AttemptRow*> latest_by_attempt;
+  for (auto& a : latest) latest_by_attempt[a.id] = &a;
+  std::map<std::int64_t, nlohmann::json> params;
+  for (auto& c : catalog.cases_of(campaign_id)) params[c.id] = c.params;
+  std::map<std::int64_t, analysis::CaseResult> by_attempt;
+  for (auto& a : latest) {
+    if (!a.in_spec) continue;
+    analysis::CaseResult r;
+    r.name = a.case_name;
+    r.step = a.step;
+    for (auto& [k, v] : params[a.case_id].items()) r.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    r.state = std::string(to_string(a.state));
+    r.job_id = a.job_id;
+    r.nodelist = a.node_list;
+    by_attempt[a.id] = std::move(r);
+  }
+  for (auto& m : catalog.metrics_of(campaign_id)) {
+    auto it = by_attempt.find(m.attempt_id);
+    if (it == by_attempt.end()) continue;  // an earlier attempt's metrics
+    analysis::MetricRow row;
+    row.name = m.name;
+    if (m.step) row.step = static_cast<double>(*m.step);
+    row.value = m.value;
+    row.unit = m.unit;
+    it->second.metrics.push_back(std::move(row));
+  }
+  std::vector<analysis::CaseResult> out;
+  out.reserve(by_attempt.size());
+  for (auto& a : latest) {
+    auto it = by_attempt.find(a.id);
+    if (it != by_attempt.end()) out.push_back(std::move(it->second));
+  }
+  return out;
+}
+
+report::ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign, std::int64_t campaign_id,
+                                 const ReportRequest& request, std::ostream* terminal) {
+  auto specs = analysis::parse_analyses(campaign.analyses, campaign.file);
+  auto cases = case_results(catalog, campaign_id);
+  report::ReportInput input;
+  input.analyses = analysis::analyze_all(specs, cases);
+  input.provenance.campaign = campaign.name;
+  input.provenance.campaign_hash = campaign.sha256;
+  for (auto& c : catalog.campaigns())
+    if (c.id == campaign_id) input.provenance.system = c.system, input.provenance.code_version = c.code_version;
+  report::add_runs(input.provenance, cases);
+  // Failed cases outside any analysis are listed too.
+  for (auto& c : cases)
+    if (!analysis::usable_state(c.state)) {
+      bool listed = false;
+      for (auto& a : input.analyses)
+        for (auto& e : a.excluded) listed |= e.case_name == c.name;
+      if (!listed) input.failed.push_back(analysis::Excluded{c.name, c.state, "did not complete"});
+    }
+  if (terminal) report::print_tables(*terminal, input.analyses);
+  if (request.formats.empty()) return {};
+  return report::write_report(input, request.formats, request.out_dir);
+}
+
+}  // namespace campaign::results
