@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <limits>
 #include <system_error>
+#include <map>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -314,6 +316,9 @@ std::vector<Metric> Catalog::metrics_of_attempt(std::int64_t attempt_id) {
     q->bind(1, attempt_id);
     std::vector<Metric> out;
     while (q->executeStep()) out.push_back(read_metric(*q, 0));
+    auto s = c.query("SELECT name, unit, steps, vals FROM metric_series WHERE attempt_id = ? ORDER BY id");
+    s->bind(1, attempt_id);
+    while (s->executeStep()) append_series(out, *s, 0);
     return out;
   });
 }
@@ -337,6 +342,68 @@ std::vector<MetricRow> Catalog::metrics_of(std::int64_t campaign_id) {
       r.case_key = q->getColumn(8).getString();
       r.case_name = q->getColumn(9).getString();
       out.push_back(std::move(r));
+    }
+    auto s = c.query(
+        "SELECT m.name, m.unit, m.steps, m.vals, a.id, a.number, a.state, c.id, c.key, c.name "
+        "FROM metric_series m JOIN attempts a ON a.id = m.attempt_id JOIN cases c ON c.id = a.case_id "
+        "WHERE c.campaign_id = ? ORDER BY c.id, a.number, m.id");
+    s->bind(1, campaign_id);
+    std::vector<Metric> expanded;
+    while (s->executeStep()) {
+      expanded.clear();
+      append_series(expanded, *s, 0);
+      for (auto& m : expanded) {
+        MetricRow r;
+        static_cast<Metric&>(r) = std::move(m);
+        r.attempt_id = s->getColumn(4).getInt64();
+        r.attempt_number = s->getColumn(5).getInt();
+        r.attempt_state = parse_state(s->getColumn(6).getString());
+        r.case_id = s->getColumn(7).getInt64();
+        r.case_key = s->getColumn(8).getString();
+        r.case_name = s->getColumn(9).getString();
+        out.push_back(std::move(r));
+      }
+    }
+    std::stable_sort(out.begin(), out.end(), [](const MetricRow& a, const MetricRow& b) {
+      return std::tie(a.case_id, a.attempt_number) < std::tie(b.case_id, b.attempt_number);
+    });
+    return out;
+  });
+}
+
+std::vector<Catalog::Series> Catalog::metric_series_of(std::int64_t campaign_id, const std::set<std::string>& names) {
+  Impl& c = *impl_;
+  return c.guard("metric_series_of", [&] {
+    std::vector<Series> out;
+    std::map<std::pair<std::int64_t, std::string>, size_t> index;  // rows of the older per-value table
+    auto q = c.query(
+        "SELECT m.name, m.step, m.value, m.unit, m.attempt_id FROM metrics m JOIN attempts a ON a.id = m.attempt_id "
+        "JOIN cases c ON c.id = a.case_id WHERE c.campaign_id = ? ORDER BY m.id");
+    q->bind(1, campaign_id);
+    while (q->executeStep()) {
+      Metric m = read_metric(*q, 0);
+      if (!names.empty() && !names.count(m.name)) continue;
+      std::int64_t attempt = q->getColumn(4).getInt64();
+      auto [it, fresh] = index.emplace(std::make_pair(attempt, m.name), out.size());
+      if (fresh) out.push_back(Series{attempt, m.name, m.unit, {}, {}});
+      out[it->second].steps.push_back(m.step);
+      out[it->second].values.push_back(m.value);
+    }
+    auto s = c.query(
+        "SELECT m.name, m.unit, m.steps, m.vals, m.attempt_id FROM metric_series m JOIN attempts a ON "
+        "a.id = m.attempt_id JOIN cases c ON c.id = a.case_id WHERE c.campaign_id = ? ORDER BY m.id");
+    s->bind(1, campaign_id);
+    std::vector<Metric> expanded;
+    while (s->executeStep()) {
+      std::string name = s->getColumn(0).getString();
+      if (!names.empty() && !names.count(name)) continue;
+      expanded.clear();
+      append_series(expanded, *s, 0);
+      Series series{s->getColumn(4).getInt64(), name, s->getColumn(1).getString(), {}, {}};
+      series.steps.reserve(expanded.size());
+      series.values.reserve(expanded.size());
+      for (auto& m : expanded) series.steps.push_back(m.step), series.values.push_back(m.value);
+      out.push_back(std::move(series));
     }
     return out;
   });

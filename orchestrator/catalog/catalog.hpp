@@ -23,6 +23,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -241,6 +242,15 @@ class Catalog {
   std::vector<Metric> metrics_of_attempt(std::int64_t attempt_id);
   // Every metric of every attempt of the campaign, by case then attempt.
   std::vector<MetricRow> metrics_of(std::int64_t campaign_id);
+  // The same grouped per (attempt, metric): the cheap way to read many
+  // per-step values. `names` keeps only those metrics when not empty.
+  struct Series {
+    std::int64_t attempt_id = 0;
+    std::string name{}, unit{};
+    std::vector<std::optional<std::int64_t>> steps{};
+    std::vector<double> values{};
+  };
+  std::vector<Series> metric_series_of(std::int64_t campaign_id, const std::set<std::string>& names = {});
 
   // --- budget --------------------------------------------------------------
   // Node-hours used: nodes x elapsed over all attempts (a running attempt

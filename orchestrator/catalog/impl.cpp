@@ -1,6 +1,10 @@
 // The catalog's internals; see impl.hpp.
 #include "catalog/impl.hpp"
 
+#include <cstring>
+#include <map>
+#include <tuple>
+
 #include <cmath>
 #include <limits>
 
@@ -233,24 +237,62 @@ void Catalog::Impl::store_info(std::int64_t attempt_id, const JobUpdate& info, b
 }
 
 void Catalog::Impl::write_metrics(std::int64_t attempt_id, const std::vector<Metric>& metrics) {
-  {
-    auto del = query("DELETE FROM metrics WHERE attempt_id = ?");
+  for (const char* sql : {"DELETE FROM metrics WHERE attempt_id = ?", "DELETE FROM metric_series WHERE attempt_id = ?"}) {
+    auto del = query(sql);
     del->bind(1, attempt_id);
     del->exec();
   }
-  auto ins = query("INSERT INTO metrics (attempt_id, name, step, value, unit) VALUES (?, ?, ?, ?, ?)");
+  // Group by (name, unit, per-step or not), in order of first appearance.
+  struct Group {
+    const Metric* first;
+    std::vector<std::int64_t> steps;
+    std::vector<double> vals;
+  };
+  std::vector<Group> groups;
+  std::map<std::tuple<std::string_view, std::string_view, bool>, size_t> index;
   for (const Metric& m : metrics) {
     if (m.name.empty()) throw CatalogError(where() + ": a metric without a name");
+    auto key = std::make_tuple(std::string_view(m.name), std::string_view(m.unit), m.step.has_value());
+    auto [it, fresh] = index.emplace(key, groups.size());
+    if (fresh) groups.push_back(Group{&m, {}, {}});
+    Group& g = groups[it->second];
+    if (m.step) g.steps.push_back(*m.step);
+    g.vals.push_back(m.value);
+  }
+  auto ins = query("INSERT INTO metric_series (attempt_id, name, unit, steps, vals) VALUES (?, ?, ?, ?, ?)");
+  for (const Group& g : groups) {
     ins->reset();
     ins->bind(1, attempt_id);
-    ins->bindNoCopy(2, m.name);
-    bind_opt(*ins, 3, m.step);
-    if (std::isnan(m.value))
-      ins->bind(4);
+    ins->bindNoCopy(2, g.first->name);
+    ins->bindNoCopy(3, g.first->unit);
+    if (g.first->step)
+      ins->bindNoCopy(4, g.steps.data(), static_cast<int>(g.steps.size() * sizeof(std::int64_t)));
     else
-      ins->bind(4, m.value);
-    ins->bindNoCopy(5, m.unit);
+      ins->bind(4);
+    ins->bindNoCopy(5, g.vals.data(), static_cast<int>(g.vals.size() * sizeof(double)));
     ins->exec();
+  }
+}
+
+void append_series(std::vector<Metric>& out, const SQLite::Statement& s, int first) {
+  std::string name = s.getColumn(first).getString();
+  std::string unit = s.getColumn(first + 1).getString();
+  const auto steps = s.getColumn(first + 2);
+  const auto vals = s.getColumn(first + 3);
+  size_t n = static_cast<size_t>(vals.getBytes()) / sizeof(double);
+  const char* vp = static_cast<const char*>(vals.getBlob());
+  const char* sp = steps.isNull() ? nullptr : static_cast<const char*>(steps.getBlob());
+  for (size_t i = 0; i < n; ++i) {
+    Metric m;
+    m.name = name;
+    m.unit = unit;
+    std::memcpy(&m.value, vp + i * sizeof(double), sizeof(double));
+    if (sp) {
+      std::int64_t st;
+      std::memcpy(&st, sp + i * sizeof(std::int64_t), sizeof st);
+      m.step = st;
+    }
+    out.push_back(std::move(m));
   }
 }
 

@@ -53,6 +53,8 @@ extern const std::string kEventSelect;
 EventRow read_event(const SQLite::Statement& s);
 // name, step, value, unit starting at column `first`; NULL value reads as NaN.
 Metric read_metric(const SQLite::Statement& s, int first);
+// Expands a metric_series row (columns name, unit, steps, vals from `first`).
+void append_series(std::vector<Metric>& out, const SQLite::Statement& s, int first);
 
 // What a transition needs to know about an attempt.
 struct Current {

@@ -1,6 +1,8 @@
 #include "results/results.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <map>
 #include <set>
 #include <ostream>
@@ -158,8 +160,13 @@ ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::
     return it != found.end() ? fs::absolute(it->second).string() : (workdir / c.name).string();
   });
   ImportSummary s;
-  std::vector<Catalog::ImportedRun> runs;
-  for (auto& a : catalog.latest_attempts(id)) {
+  struct Todo {
+    const AttemptRow* attempt;
+    fs::path dir;
+  };
+  std::vector<Todo> todo;
+  auto latest = catalog.latest_attempts(id);
+  for (auto& a : latest) {
     auto it = found.find(a.case_name);
     if (it == found.end()) {
       ++s.absent;
@@ -170,26 +177,48 @@ ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::
       ++s.already;
       continue;
     }
-    Catalog::ImportedRun run;
-    run.attempt_id = a.id;
-    run.origin = fs::absolute(it->second).string();
-    static const std::vector<collect::Collector> none;
-    auto cit = collectors.find(a.step);
-    CollectOutcome o = collect_dir(it->second, "", cit == collectors.end() ? none : cit->second, run.metrics);
-    if (o.ok) {
-      ++s.collected;
-    } else {
-      ++s.failed;
-      run.collect_error = o.error;
-      s.errors.push_back(a.case_name + ": " + o.error);
-    }
-    runs.push_back(std::move(run));
+    todo.push_back(Todo{&a, it->second});
   }
-  catalog.import_runs(runs);
+  // Collection reads and parses files, the catalog only writes: collect a
+  // batch on every core, then commit it in one transaction. Batches bound the
+  // memory (a batch's metrics are held until its commit).
+  const size_t batch = 512;
+  const size_t workers = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+  static const std::vector<collect::Collector> none;
+  for (size_t first = 0; first < todo.size(); first += batch) {
+    size_t n = std::min(batch, todo.size() - first);
+    std::vector<Catalog::ImportedRun> runs(n);
+    std::vector<CollectOutcome> outcomes(n);
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i; (i = next.fetch_add(1)) < n;) {
+        const Todo& t = todo[first + i];
+        auto cit = collectors.find(t.attempt->step);
+        runs[i].attempt_id = t.attempt->id;
+        runs[i].origin = fs::absolute(t.dir).string();
+        outcomes[i] = collect_dir(t.dir, "", cit == collectors.end() ? none : cit->second, runs[i].metrics);
+      }
+    };
+    std::vector<std::thread> pool;
+    for (size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    for (size_t i = 0; i < n; ++i) {
+      if (outcomes[i].ok) {
+        ++s.collected;
+      } else {
+        ++s.failed;
+        runs[i].collect_error = outcomes[i].error;
+        s.errors.push_back(todo[first + i].attempt->case_name + ": " + outcomes[i].error);
+      }
+    }
+    catalog.import_runs(runs);
+  }
   return s;
 }
 
-std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t campaign_id) {
+std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t campaign_id,
+                                               const std::set<std::string>& metrics) {
   auto latest = catalog.latest_attempts(campaign_id);
   std::map<std::int64_t, const AttemptRow*> latest_by_attempt;
   for (auto& a : latest) latest_by_attempt[a.id] = &a;
@@ -207,15 +236,19 @@ std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t ca
     r.nodelist = a.node_list;
     by_attempt[a.id] = std::move(r);
   }
-  for (auto& m : catalog.metrics_of(campaign_id)) {
-    auto it = by_attempt.find(m.attempt_id);
+  for (auto& series : catalog.metric_series_of(campaign_id, metrics)) {
+    auto it = by_attempt.find(series.attempt_id);
     if (it == by_attempt.end()) continue;  // an earlier attempt's metrics
-    analysis::MetricRow row;
-    row.name = m.name;
-    if (m.step) row.step = static_cast<double>(*m.step);
-    row.value = m.value;
-    row.unit = m.unit;
-    it->second.metrics.push_back(std::move(row));
+    auto& out = it->second.metrics;
+    out.reserve(out.size() + series.values.size());
+    for (size_t i = 0; i < series.values.size(); ++i) {
+      analysis::MetricRow row;
+      row.name = series.name;
+      if (series.steps[i]) row.step = static_cast<double>(*series.steps[i]);
+      row.value = series.values[i];
+      row.unit = series.unit;
+      out.push_back(std::move(row));
+    }
   }
   std::vector<analysis::CaseResult> out;
   out.reserve(by_attempt.size());
@@ -226,10 +259,19 @@ std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t ca
   return out;
 }
 
+std::set<std::string> metrics_used(const std::vector<analysis::AnalysisSpec>& specs) {
+  std::set<std::string> names;
+  for (auto& s : specs) {
+    names.insert(s.time.metric);
+    if (s.stall) names.insert(s.stall->data), names.insert(s.stall->compute);
+  }
+  return names;
+}
+
 report::ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign, std::int64_t campaign_id,
                                  const ReportRequest& request, std::ostream* terminal) {
   auto specs = analysis::parse_analyses(campaign.analyses, campaign.file);
-  auto cases = case_results(catalog, campaign_id);
+  auto cases = case_results(catalog, campaign_id, metrics_used(specs));
   report::ReportInput input;
   input.analyses = analysis::analyze_all(specs, cases);
   input.provenance.campaign = campaign.name;

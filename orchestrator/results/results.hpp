@@ -10,10 +10,12 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "analysis/case_result.hpp"
+#include "analysis/spec.hpp"
 #include "catalog/catalog.hpp"
 #include "collect/collect.hpp"
 #include "matrix/plan.hpp"
@@ -65,8 +67,13 @@ std::int64_t sync_campaign(Catalog& catalog, const matrix::Plan& plan, const std
                            const std::string& code_version,
                            const std::function<std::string(const matrix::Case&)>& run_dir_of = {});
 
-// The latest attempt of every case with its parameters and metrics.
-std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t campaign_id);
+// The latest attempt of every case with its parameters and metrics (only
+// the metrics named in `metrics`, when not empty).
+std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t campaign_id,
+                                               const std::set<std::string>& metrics = {});
+
+// The metrics the analyses read (time metric, data-stall metrics).
+std::set<std::string> metrics_used(const std::vector<analysis::AnalysisSpec>& specs);
 
 struct ReportRequest {
   std::vector<report::Format> formats;
