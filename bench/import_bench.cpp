@@ -4,12 +4,12 @@
 // seed analysis' pandas code on the same files (about 11 s and 128 MB here),
 // so about 2 s or less, catalog writes included.
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "analysis/scaling.hpp"
 #include "analysis/spec.hpp"
@@ -23,10 +23,12 @@ using Seconds = std::chrono::duration<double>;
 
 int main(int argc, char** argv) {
   const int ranks = 100, reps = 100, epochs = 100;
-  fs::path root = argc > 1 ? fs::path(argv[1]) : fs::temp_directory_path() / ("import-bench-" + std::to_string(getpid()));
+  fs::path root =
+      argc > 1 ? fs::path(argv[1]) : fs::temp_directory_path() / ("import-bench-" + std::to_string(getpid()));
   fs::remove_all(root);
   fs::path tree = root / "results";
-  std::printf("writing %d run directories of %d-epoch history.csv under %s\n", ranks * reps, epochs, root.c_str());
+  std::printf("writing %d run directories of %d-epoch history.csv under %s\n", ranks * reps, epochs,
+              root.c_str());
   for (int r = 1; r <= ranks; ++r)
     for (int k = 1; k <= reps; ++k) {
       fs::path d = tree / ("run-n" + std::to_string(r) + "-r" + std::to_string(k));
@@ -50,7 +52,8 @@ collectors: [cosmoflow]
 analyses:
   - {name: weak, scaling: weak, x: ranks, time: {metric: epoch_time, warmup: 1}, samples: n_per_rank * ranks}
 )";
-  fs::path campaign_file = fs::path(CAMPAIGN_SOURCE_DIR) / "campaigns" / "import-bench.yaml";  // for collector lookup
+  fs::path campaign_file =
+      fs::path(CAMPAIGN_SOURCE_DIR) / "campaigns" / "import-bench.yaml";  // for collector lookup
   auto t0 = std::chrono::steady_clock::now();
   auto c = spec::parse_campaign(yaml, campaign_file.string());
   auto sys = spec::load_system_file(*spec::find_data_file(CAMPAIGN_SOURCE_DIR, "systems", "local", ".yaml"));
@@ -60,8 +63,10 @@ analyses:
   {  // the collectors alone, files already in the page cache: the floor for the import
     auto a = std::chrono::steady_clock::now();
     size_t n = 0;
-    for (auto& e : fs::directory_iterator(tree)) n += collect::collect(collectors.at("main"), e.path()).metrics.size();
-    std::printf("collectors alone: %.3f s for %zu metrics\n", Seconds(std::chrono::steady_clock::now() - a).count(), n);
+    for (auto& e : fs::directory_iterator(tree))
+      n += collect::collect(collectors.at("main"), e.path()).metrics.size();
+    std::printf("collectors alone: %.3f s for %zu metrics\n",
+                Seconds(std::chrono::steady_clock::now() - a).count(), n);
   }
   auto t1 = std::chrono::steady_clock::now();
   Catalog catalog = Catalog::open(root / "w");
@@ -74,12 +79,15 @@ analyses:
   auto t3 = std::chrono::steady_clock::now();
   struct rusage ru {};
   getrusage(RUSAGE_SELF, &ru);
-  double total = Seconds(t_alone - t0).count() + Seconds(t3 - t1).count();  // without the collectors-alone run
-  std::printf("plan %.3f s; import + collect %zu files %.3f s (%.0f files/s, %zu collected, %zu failed); "
-              "tables %.3f s (%zu rows)\n",
-              Seconds(t_alone - t0).count(), s.found, Seconds(t2 - t1).count(),
-              static_cast<double>(s.found) / Seconds(t2 - t1).count(), s.collected, s.failed, Seconds(t3 - t2).count(),
-              tables.empty() || tables[0].tables.empty() ? size_t(0) : tables[0].tables[0].rows.size());
+  double total =
+      Seconds(t_alone - t0).count() + Seconds(t3 - t1).count();  // without the collectors-alone run
+  std::printf(
+      "plan %.3f s; import + collect %zu files %.3f s (%.0f files/s, %zu collected, %zu failed); "
+      "tables %.3f s (%zu rows)\n",
+      Seconds(t_alone - t0).count(), s.found, Seconds(t2 - t1).count(),
+      static_cast<double>(s.found) / Seconds(t2 - t1).count(), s.collected, s.failed,
+      Seconds(t3 - t2).count(),
+      tables.empty() || tables[0].tables.empty() ? size_t(0) : tables[0].tables[0].rows.size());
   std::printf("total %.3f s = %.0f files/s, peak RSS %.1f MB (seed pandas code: ~11 s, 128 MB)\n", total,
               static_cast<double>(s.found) / total, static_cast<double>(ru.ru_maxrss) / 1024.0);
   fs::remove_all(root);

@@ -46,8 +46,9 @@ job:
   double s = std::chrono::duration<double>(t1 - t0).count();
   struct rusage ru {};
   getrusage(RUSAGE_SELF, &ru);
-  std::printf("plan: %zu cases in %.3f s = %.0f cases/s, %.0f node-hours, peak RSS %.1f MB\n", plan.cases.size(), s,
-              static_cast<double>(plan.cases.size()) / s, plan.node_hours, static_cast<double>(ru.ru_maxrss) / 1024.0);
+  std::printf("plan: %zu cases in %.3f s = %.0f cases/s, %.0f node-hours, peak RSS %.1f MB\n",
+              plan.cases.size(), s, static_cast<double>(plan.cases.size()) / s, plan.node_hours,
+              static_cast<double>(ru.ru_maxrss) / 1024.0);
 
   render::Renderer r(plan);
   render::RenderOptions o{"/scratch/bench", "campaign", 1, 0, {}};

@@ -7,9 +7,10 @@
 namespace campaign::cli {
 
 int main(int argc, char** argv) {
-  CLI::App app{"campaign: run HPC benchmark campaigns (scaling studies) from a declarative YAML file.\n"
-               "Plan the matrix, render job scripts for the system's scheduler (Slurm, LSF or this machine), "
-               "submit them, follow them to the end, and resume after any interruption."};
+  CLI::App app{
+      "campaign: run HPC benchmark campaigns (scaling studies) from a declarative YAML file.\n"
+      "Plan the matrix, render job scripts for the system's scheduler (Slurm, LSF or this machine), "
+      "submit them, follow them to the end, and resume after any interruption."};
   app.set_version_flag("--version", std::string("campaign ") + CAMPAIGN_VERSION);
   app.require_subcommand(1);
   add_plan(app);

@@ -17,7 +17,8 @@ namespace campaign::cli {
 
 Backend make_backend(const spec::System& system, const fs::path& workdir) {
   Backend b;
-  if (system.ssh) throw Error("system " + system.name + " is reached over ssh, which this build cannot do yet");
+  if (system.ssh)
+    throw Error("system " + system.name + " is reached over ssh, which this build cannot do yet");
   b.shell = std::make_unique<transport::LocalShell>();
   if (system.scheduler == "local") {
     local::LocalOptions o;
@@ -35,8 +36,9 @@ void setup_logging(const fs::path& workdir, Verbosity v) {
   auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>((workdir / "campaign.log").string());
   file->set_level(spdlog::level::debug);
   auto err = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
-  err->set_level(v == Verbosity::verbose ? spdlog::level::info
-                                         : (v == Verbosity::quiet ? spdlog::level::err : spdlog::level::warn));
+  err->set_level(v == Verbosity::verbose
+                     ? spdlog::level::info
+                     : (v == Verbosity::quiet ? spdlog::level::err : spdlog::level::warn));
   err->set_pattern("campaign: %^%l%$: %v");
   auto logger = std::make_shared<spdlog::logger>("campaign", spdlog::sinks_init_list{file, err});
   logger->set_level(spdlog::level::debug);

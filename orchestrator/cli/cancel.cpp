@@ -16,7 +16,8 @@ void add_cancel(CLI::App& app) {
     std::string pattern;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("cancel", "Cancel the campaign's queued and running jobs and its unsubmitted cases");
+  auto* cmd =
+      app.add_subcommand("cancel", "Cancel the campaign's queued and running jobs and its unsubmitted cases");
   add_campaign_options(*cmd, o->campaign);
   cmd->add_option("--case", o->pattern, "Only cases whose name matches this glob (e.g. 'scaling-gpu-*')");
   cmd->callback([o] {
@@ -29,7 +30,8 @@ void add_cancel(CLI::App& app) {
     engine::Engine engine(l.plan, l.workdir, catalog, *backend.scheduler, *backend.shell, eo);
     engine.start();
     int n = engine.cancel(o->pattern);
-    std::cout << "cancelled " << n << " case" << (n == 1 ? "" : "s") << "; " << engine.counts().line() << "\n";
+    std::cout << "cancelled " << n << " case" << (n == 1 ? "" : "s") << "; " << engine.counts().line()
+              << "\n";
   });
 }
 

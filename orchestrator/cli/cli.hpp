@@ -6,7 +6,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <filesystem>
 #include <string>
 
@@ -36,7 +35,8 @@ Loaded load(const CampaignOptions& o, const std::string& workdir_option = "");
 
 // --workdir, else the campaign's `workdir`, else the system's `workdir`/<name>,
 // else runs/<name> beside the campaign file. ${VAR} is expanded.
-std::filesystem::path resolve_workdir(const spec::Campaign& c, const spec::System& s, const std::string& option);
+std::filesystem::path resolve_workdir(const spec::Campaign& c, const spec::System& s,
+                                      const std::string& option);
 
 std::string self_exe();
 
@@ -61,7 +61,8 @@ int collect_finished(Catalog& catalog, std::int64_t campaign_id, const results::
                      bool again);
 // The report at the end of run/import when the campaign declares analyses; its HTML path.
 std::optional<std::filesystem::path> write_final_report(Catalog& catalog, const spec::Campaign& campaign,
-                                                        std::int64_t campaign_id, const std::filesystem::path& workdir);
+                                                        std::int64_t campaign_id,
+                                                        const std::filesystem::path& workdir);
 
 // The exit status a subcommand asks for (set by its callback).
 extern int g_exit_status;

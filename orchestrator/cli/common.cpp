@@ -15,7 +15,8 @@ void add_campaign_options(CLI::App& cmd, CampaignOptions& o) {
   cmd.add_option("-s,--system", o.system,
                  "System profile: a name from systems/ or a path; default: the campaign's `system`, else the "
                  "profile whose hostnames match this host, else local");
-  cmd.add_option("-w,--workdir", o.workdir, "Work directory (default: the campaign's `workdir`, else runs/NAME)");
+  cmd.add_option("-w,--workdir", o.workdir,
+                 "Work directory (default: the campaign's `workdir`, else runs/NAME)");
 }
 
 fs::path resolve_workdir(const spec::Campaign& c, const spec::System& s, const std::string& option) {
@@ -48,10 +49,12 @@ Loaded load(const CampaignOptions& o, const std::string& workdir_option) {
     auto names = spec::available(base.dir, "systems", ".yaml");
     for (auto& [name, where] : base.overrides_where)
       if (std::find(names.begin(), names.end(), name) == names.end())
-        throw InputError(where, "systems." + name, "unknown system '" + name + "'" + did_you_mean(name, names));
+        throw InputError(where, "systems." + name,
+                         "unknown system '" + name + "'" + did_you_mean(name, names));
   }
   Loaded l{spec::for_system(base, resolved.system.name), resolved.how, {}, {}};
-  l.workdir = resolve_workdir(l.campaign, resolved.system, workdir_option.empty() ? o.workdir : workdir_option);
+  l.workdir =
+      resolve_workdir(l.campaign, resolved.system, workdir_option.empty() ? o.workdir : workdir_option);
   l.plan = matrix::expand(l.campaign, resolved.system, l.workdir.string());
   return l;
 }

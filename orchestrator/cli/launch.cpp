@@ -2,8 +2,9 @@
 // local system profile. Starts N ranks of CMD with RANK/WORLD_SIZE/LOCAL_RANK/
 // MASTER_ADDR/MASTER_PORT and the SLURM_PROCID/SLURM_NTASKS equivalents, so
 // MPI-less data-parallel codes (torch.distributed) run unchanged.
-#include "cli/cli.hpp"
 #include "local/launch.hpp"
+
+#include "cli/cli.hpp"
 
 namespace campaign::cli {
 
@@ -14,7 +15,8 @@ void add_launch(CLI::App& app) {
     std::vector<std::string> argv;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("launch", "Start N ranks of a command on this machine (the local profile's launcher)");
+  auto* cmd = app.add_subcommand("launch",
+                                 "Start N ranks of a command on this machine (the local profile's launcher)");
   cmd->add_option("-n,--ranks", o->ranks, "Number of ranks")->check(CLI::Range(1, 4096));
   cmd->add_flag("-l,--label", o->label, "Prefix each output line with its rank, like srun -l");
   cmd->add_option("command", o->argv, "The command and its arguments, after --")->required();

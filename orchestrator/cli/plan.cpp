@@ -23,7 +23,8 @@ void print_table(const matrix::Plan& plan, std::ostream& os) {
   rows.push_back({"case", "step", "partition", "nodes", "ranks", "walltime", "node-h"});
   for (auto& c : plan.cases) {
     char nh[32];
-    std::snprintf(nh, sizeof nh, "%.2f", static_cast<double>(c.nodes) * static_cast<double>(c.walltime_s) / 3600.0);
+    std::snprintf(nh, sizeof nh, "%.2f",
+                  static_cast<double>(c.nodes) * static_cast<double>(c.walltime_s) / 3600.0);
     rows.push_back({c.name, plan.step_of(c).name, plan.partition_of(c).name, std::to_string(c.nodes),
                     std::to_string(c.ranks), format_hms(c.walltime_s), nh});
   }
@@ -47,11 +48,13 @@ void print_table(const matrix::Plan& plan, std::ostream& os) {
 
 void add_plan(CLI::App& app) {
   auto o = std::make_shared<PlanOptions>();
-  auto* cmd = app.add_subcommand("plan", "Expand the matrix and render every job script without submitting; "
-                                         "print the cases and the node-hours requested");
+  auto* cmd = app.add_subcommand("plan",
+                                 "Expand the matrix and render every job script without submitting; "
+                                 "print the cases and the node-hours requested");
   add_campaign_options(*cmd, o->campaign);
-  cmd->add_option("-o,--out", o->out, "Write the job scripts under DIR/<case>/job.sh (DIR is the work directory the "
-                                      "scripts refer to)");
+  cmd->add_option("-o,--out", o->out,
+                  "Write the job scripts under DIR/<case>/job.sh (DIR is the work directory the "
+                  "scripts refer to)");
   cmd->add_flag("-q,--quiet", o->quiet, "Print only the summary line");
   cmd->callback([o] {
     Loaded l = load(o->campaign, o->out);
@@ -61,7 +64,8 @@ void add_plan(CLI::App& app) {
     auto scripts = render::render_all(l.plan, ro);
     if (!o->out.empty()) render::write_scripts(scripts, workdir);
     if (!o->quiet) {
-      std::cout << "campaign " << l.campaign.name << " on " << l.plan.system.name << " (" << l.system_how << ")\n\n";
+      std::cout << "campaign " << l.campaign.name << " on " << l.plan.system.name << " (" << l.system_how
+                << ")\n\n";
       print_table(l.plan, std::cout);
       std::cout << '\n';
     }
@@ -74,7 +78,8 @@ void add_plan(CLI::App& app) {
       std::cout << " (budget " << nh << ")";
     }
     std::cout << '\n';
-    if (!o->out.empty()) std::cout << "wrote " << scripts.size() << " scripts under " << workdir.string() << '\n';
+    if (!o->out.empty())
+      std::cout << "wrote " << scripts.size() << " scripts under " << workdir.string() << '\n';
   });
 }
 

@@ -1,12 +1,13 @@
 // `campaign collect`, `campaign import` and `campaign report`: metrics from
 // run directories into the catalog, runs done elsewhere adopted, and the
 // campaign's analyses written as reports.
+#include "results/results.hpp"
+
 #include <iostream>
 
 #include "catalog/catalog.hpp"
 #include "cli/backend.hpp"
 #include "cli/cli.hpp"
-#include "results/results.hpp"
 
 namespace fs = std::filesystem;
 
@@ -45,8 +46,9 @@ std::optional<fs::path> write_final_report(Catalog& catalog, const spec::Campaig
 void add_results(CLI::App& app) {
   // collect
   auto co = std::make_shared<CampaignOptions>();
-  auto* collect = app.add_subcommand("collect", "(Re)collect the metrics of every finished case with the campaign's "
-                                                "collectors (idempotent: metrics are replaced, not appended)");
+  auto* collect = app.add_subcommand("collect",
+                                     "(Re)collect the metrics of every finished case with the campaign's "
+                                     "collectors (idempotent: metrics are replaced, not appended)");
   add_campaign_options(*collect, *co);
   collect->callback([co] {
     Loaded l = load(*co);
@@ -71,10 +73,12 @@ void add_results(CLI::App& app) {
     std::string label;
   };
   auto io = std::make_shared<ImportOptions>();
-  auto* imp = app.add_subcommand("import", "Adopt runs done earlier (by hand or other tools): run directories named "
-                                           "by the campaign's case_name become completed cases and are collected");
+  auto* imp = app.add_subcommand("import",
+                                 "Adopt runs done earlier (by hand or other tools): run directories named "
+                                 "by the campaign's case_name become completed cases and are collected");
   add_campaign_options(*imp, io->campaign);
-  imp->add_option("--from", io->from, "Directory holding the run directories (or timestamped folders of them)")
+  imp->add_option("--from", io->from,
+                  "Directory holding the run directories (or timestamped folders of them)")
       ->required();
   imp->add_option("--label", io->label, "Code version to record with the campaign");
   imp->callback([io] {
@@ -84,9 +88,10 @@ void add_results(CLI::App& app) {
     Catalog catalog = Catalog::open(l.workdir);
     auto s = results::import_runs(catalog, l.plan, l.workdir, io->from, collectors, io->label);
     for (auto& e : s.errors) std::cerr << "campaign: collect failed: " << e << "\n";
-    std::cout << "imported " << s.found - s.already << " of " << s.found + s.absent << " cases (" << s.collected
-              << " collected, " << s.failed << " collect_failed, " << s.already << " already there, " << s.absent
-              << " not found, left planned) into " << l.workdir.string() << "\n";
+    std::cout << "imported " << s.found - s.already << " of " << s.found + s.absent << " cases ("
+              << s.collected << " collected, " << s.failed << " collect_failed, " << s.already
+              << " already there, " << s.absent << " not found, left planned) into " << l.workdir.string()
+              << "\n";
     auto found = catalog.find_campaign(l.campaign.name);
     if (auto report = write_final_report(catalog, l.campaign, found->id, l.workdir))
       std::cout << "report: " << report->string() << "\n";
@@ -101,14 +106,17 @@ void add_results(CLI::App& app) {
     bool terminal = false;
   };
   auto ro = std::make_shared<ReportOptions>();
-  auto* rep = app.add_subcommand("report", "Compute the campaign's analyses (weak/strong scaling tables, aggregates) "
-                                           "and write reports with plots");
+  auto* rep = app.add_subcommand("report",
+                                 "Compute the campaign's analyses (weak/strong scaling tables, aggregates) "
+                                 "and write reports with plots");
   rep->add_option("TARGET", ro->target, "Campaign file or work directory (default: the current directory)");
   rep->add_option("-s,--system", ro->system, "System profile, as for run (with a campaign file)");
   rep->add_option("-w,--workdir", ro->workdir, "Work directory, as for run (with a campaign file)");
-  rep->add_option("--format", ro->formats, "Comma-separated: md, csv, json, html (or all)")->capture_default_str();
+  rep->add_option("--format", ro->formats, "Comma-separated: md, csv, json, html (or all)")
+      ->capture_default_str();
   rep->add_option("-o,--out", ro->out, "Output directory (default: WORKDIR/report)");
-  rep->add_flag("--terminal", ro->terminal, "Print the tables here (and write files only if --format/--out is given)");
+  rep->add_flag("--terminal", ro->terminal,
+                "Print the tables here (and write files only if --format/--out is given)");
   rep->callback([ro, rep] {
     std::string target = ro->target.empty() ? "." : ro->target;
     fs::path workdir;

@@ -64,10 +64,12 @@ int run_campaign(const RunOptions& o, bool resume) {
   // Cases that completed while no collector ran (a crash in between) are collected now.
   collect_finished(catalog, engine.campaign_id(), collectors, false);
   std::optional<std::filesystem::path> report;
-  if (rc != 130 && engine.finished()) report = write_final_report(catalog, l.campaign, engine.campaign_id(), l.workdir);
+  if (rc != 130 && engine.finished())
+    report = write_final_report(catalog, l.campaign, engine.campaign_id(), l.workdir);
   if (!o.quiet) {
     auto counts = engine.counts();
-    std::cout << (rc == 0 ? "done: " : (rc == 130 ? "interrupted: " : (o.no_wait ? "submitted: " : "finished: ")))
+    std::cout << (rc == 0 ? "done: "
+                          : (rc == 130 ? "interrupted: " : (o.no_wait ? "submitted: " : "finished: ")))
               << counts.line() << "; work directory " << l.workdir.string() << "\n";
     if (report) std::cout << "report: " << report->string() << "\n";
   }
@@ -76,8 +78,9 @@ int run_campaign(const RunOptions& o, bool resume) {
 
 void add_run_options(CLI::App* cmd, RunOptions& o) {
   add_campaign_options(*cmd, o.campaign);
-  cmd->add_flag("--no-wait", o.no_wait,
-                "Submit what is ready and return; `campaign status --refresh` or `campaign run` picks up later");
+  cmd->add_flag(
+      "--no-wait", o.no_wait,
+      "Submit what is ready and return; `campaign status --refresh` or `campaign run` picks up later");
   cmd->add_flag("-q,--quiet", o.quiet, "No progress line; errors only");
   cmd->add_flag("-v,--verbose", o.verbose, "Log every submission and state change on stderr too");
   cmd->add_option("--label", o.label, "Code version to record with the campaign (default: none)");
@@ -88,13 +91,15 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
 void add_run(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand(
-      "run", "Plan the campaign if needed, submit its jobs, poll until every case is final. Safe to interrupt and "
-             "run again: completed cases are never resubmitted, and nothing is submitted twice");
+      "run",
+      "Plan the campaign if needed, submit its jobs, poll until every case is final. Safe to interrupt and "
+      "run again: completed cases are never resubmitted, and nothing is submitted twice");
   add_run_options(cmd, *o);
   cmd->callback([o] { g_exit_status = run_campaign(*o, false); });
 
   auto r = std::make_shared<RunOptions>();
-  auto* res = app.add_subcommand("resume", "Continue a campaign (as run); --failed also retries cases that failed");
+  auto* res =
+      app.add_subcommand("resume", "Continue a campaign (as run); --failed also retries cases that failed");
   add_run_options(res, *r);
   res->add_flag("--failed", r->failed, "Give failed, timed-out, cancelled and lost cases a new attempt");
   res->callback([r] { g_exit_status = run_campaign(*r, true); });

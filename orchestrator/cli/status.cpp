@@ -27,7 +27,8 @@ std::string elapsed_of(const AttemptRow& a) {
   if (a.elapsed_s) {
     secs = *a.elapsed_s;
   } else if (a.started) {
-    auto end = a.ended ? *a.ended : std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
+    auto end = a.ended ? *a.ended
+                       : std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
     secs = (end - *a.started).count();
   }
   return secs < 0 ? "" : format_hms(static_cast<long>(secs));
@@ -38,15 +39,16 @@ void print_table(const std::vector<AttemptRow>& rows, std::ostream& os) {
   t.push_back({"case", "state", "attempt", "job", "elapsed", "reason"});
   for (auto& a : rows) {
     if (!a.in_spec) continue;
-    t.push_back({a.case_name, std::string(to_string(a.state)), std::to_string(a.number), a.job_id, elapsed_of(a),
-                 a.reason});
+    t.push_back({a.case_name, std::string(to_string(a.state)), std::to_string(a.number), a.job_id,
+                 elapsed_of(a), a.reason});
   }
   std::array<size_t, 6> w{};
   for (auto& r : t)
     for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
   for (auto& r : t) {
     std::string line;
-    for (size_t i = 0; i < r.size(); ++i) line += r[i] + std::string(i + 1 < r.size() ? w[i] - r[i].size() + 2 : 0, ' ');
+    for (size_t i = 0; i < r.size(); ++i)
+      line += r[i] + std::string(i + 1 < r.size() ? w[i] - r[i].size() + 2 : 0, ' ');
     while (!line.empty() && line.back() == ' ') line.pop_back();
     os << line << '\n';
   }
@@ -56,9 +58,9 @@ nlohmann::json to_json(const CampaignRecord& c, const std::vector<AttemptRow>& r
   nlohmann::json cases = nlohmann::json::array();
   for (auto& a : rows) {
     if (!a.in_spec) continue;
-    nlohmann::json j{{"case", a.case_name}, {"key", a.case_key},     {"step", a.step},
+    nlohmann::json j{{"case", a.case_name},         {"key", a.case_key},   {"step", a.step},
                      {"state", to_string(a.state)}, {"attempt", a.number}, {"job_id", a.job_id},
-                     {"job_name", a.job_name}, {"reason", a.reason}, {"run_dir", a.run_dir}};
+                     {"job_name", a.job_name},      {"reason", a.reason},  {"run_dir", a.run_dir}};
     if (a.exit_code) j["exit_code"] = *a.exit_code;
     if (a.elapsed_s) j["elapsed_s"] = *a.elapsed_s;
     if (a.nodes) j["nodes"] = *a.nodes;
@@ -79,18 +81,21 @@ void add_status(CLI::App& app) {
     bool json = false;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("status", "Show each case's state, attempt, job id, elapsed time and reason");
+  auto* cmd =
+      app.add_subcommand("status", "Show each case's state, attempt, job id, elapsed time and reason");
   cmd->add_option("TARGET", o->target, "Campaign file or work directory (default: the current directory)");
   cmd->add_option("-s,--system", o->system, "System profile, as for run (with a campaign file)");
   cmd->add_option("-w,--workdir", o->workdir, "Work directory, as for run (with a campaign file)");
-  cmd->add_flag("--refresh", o->refresh, "Ask the scheduler first and record what changed (needs the campaign file)");
+  cmd->add_flag("--refresh", o->refresh,
+                "Ask the scheduler first and record what changed (needs the campaign file)");
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
   cmd->callback([o] {
     fs::path workdir;
     std::string target = o->target.empty() ? "." : o->target;
     bool is_dir = fs::is_directory(target);
     if (o->refresh) {
-      if (is_dir) throw Error("--refresh needs the campaign file (to know its system and cases), not a directory");
+      if (is_dir)
+        throw Error("--refresh needs the campaign file (to know its system and cases), not a directory");
       Loaded l = load(CampaignOptions{target, o->system, o->workdir});
       setup_logging(l.workdir, Verbosity::normal);
       Catalog catalog = Catalog::open(l.workdir);
@@ -122,7 +127,8 @@ void add_status(CLI::App& app) {
       std::cout << "campaign " << c.name << " on " << c.system << ", " << c.workdir << "\n\n";
       print_table(rows, std::cout);
       std::string summary;
-      for (auto& [s, n] : counts) summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + std::string(to_string(s));
+      for (auto& [s, n] : counts)
+        summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + std::string(to_string(s));
       char nh[32];
       std::snprintf(nh, sizeof nh, "%.2f", catalog.consumed_node_hours(c.id));
       std::cout << "\n" << summary << "; " << nh << " node-hours used\n";

@@ -1,8 +1,7 @@
 #include "engine/engine.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <fnmatch.h>
+#include <spdlog/spdlog.h>
 
 #include <boost/asio.hpp>
 #include <chrono>
@@ -19,14 +18,16 @@ namespace campaign::engine {
 
 namespace {
 
-Time now_time() { return std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now()); }
+Time now_time() {
+  return std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
+}
 
 // Slurm prints local times as 2026-11-22T05:51:03; "Unknown"/"None" otherwise.
 std::optional<Time> parse_time(const std::string& s) {
   if (s.size() < 19 || s[4] != '-' || s[10] != 'T') return std::nullopt;
   std::tm tm{};
-  if (std::sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-                  &tm.tm_sec) != 6)
+  if (std::sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                  &tm.tm_min, &tm.tm_sec) != 6)
     return std::nullopt;
   tm.tm_year -= 1900;
   tm.tm_mon -= 1;
@@ -47,9 +48,13 @@ JobUpdate update_from(const sched::JobInfo& info) {
   return u;
 }
 
-bool is_failure_end(State s) { return is_final(s) && s != State::completed && s != State::collected && s != State::collect_failed; }
+bool is_failure_end(State s) {
+  return is_final(s) && s != State::completed && s != State::collected && s != State::collect_failed;
+}
 
-bool succeeded(State s) { return s == State::completed || s == State::collected || s == State::collect_failed; }
+bool succeeded(State s) {
+  return s == State::completed || s == State::collected || s == State::collect_failed;
+}
 
 constexpr const char* kDependencyReason = "dependency ";
 
@@ -62,9 +67,9 @@ bool newer_id(const std::string& a, const std::string& b) {
 }  // namespace
 
 std::string Counts::line() const {
-  static const State order[] = {State::planned,   State::submitting, State::queued,    State::running,
-                                State::completed, State::collected,  State::failed,    State::timeout,
-                                State::node_fail, State::preempted,  State::oom,       State::lost,
+  static const State order[] = {State::planned,   State::submitting,    State::queued, State::running,
+                                State::completed, State::collected,     State::failed, State::timeout,
+                                State::node_fail, State::preempted,     State::oom,    State::lost,
                                 State::cancelled, State::collect_failed};
   std::string out;
   for (State s : order) {
@@ -76,8 +81,8 @@ std::string Counts::line() const {
   return out;
 }
 
-Engine::Engine(const matrix::Plan& plan, const fs::path& workdir, Catalog& catalog, sched::Scheduler& scheduler,
-               transport::Shell& shell, EngineOptions options)
+Engine::Engine(const matrix::Plan& plan, const fs::path& workdir, Catalog& catalog,
+               sched::Scheduler& scheduler, transport::Shell& shell, EngineOptions options)
     : plan_(plan),
       workdir_(workdir),
       catalog_(catalog),
@@ -97,7 +102,8 @@ void Engine::start() {
   row.code_version = options_.code_version;
   campaign_id_ = catalog_.upsert_campaign(row);
   if (auto rec = catalog_.find_campaign(row.name))
-    job_id_prefix_ = render::campaign_id(row.name, workdir_, std::to_string(rec->created.time_since_epoch().count()));
+    job_id_prefix_ =
+        render::campaign_id(row.name, workdir_, std::to_string(rec->created.time_since_epoch().count()));
 
   std::vector<CaseRow> rows;
   rows.reserve(plan_.cases.size());
@@ -150,11 +156,13 @@ bool Engine::reconcile(std::vector<AttemptRow>& latest) {
     if (found) {
       spdlog::info("{}: adopting job {} submitted before an interruption", a->case_name, found->id);
       catalog_.record_job_id(a->id, found->id, found->state == State::lost ? State::queued : found->state);
-      catalog_.update_state(a->id, found->state == State::lost ? State::queued : found->state, update_from(*found));
+      catalog_.update_state(a->id, found->state == State::lost ? State::queued : found->state,
+                            update_from(*found));
       a->state = found->state;
       a->job_id = found->id;
     } else {
-      spdlog::info("{}: no job named {}: the submission never reached the scheduler", a->case_name, a->job_name);
+      spdlog::info("{}: no job named {}: the submission never reached the scheduler", a->case_name,
+                   a->job_name);
       catalog_.revert_submitting(a->id, "no job of this name: not submitted");
       a->state = State::planned;
     }
@@ -267,8 +275,8 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
     } else if (u.reason.value_or("") != a->reason) {
       catalog_.update_state(a->id, a->state, u);  // same state: stores the new pending reason
       if (u.reason && u.reason->find("ReqNodeNotAvail") != std::string::npos)
-        spdlog::warn("{}: job {} pending on {} (transient on real systems; not cancelled)", a->case_name, a->job_id,
-                     *u.reason);
+        spdlog::warn("{}: job {} pending on {} (transient on real systems; not cancelled)", a->case_name,
+                     a->job_id, *u.reason);
     }
     a->reason = u.reason.value_or("");
   }
@@ -298,8 +306,8 @@ bool Engine::plan_retries(std::vector<AttemptRow>& latest) {
       continue;
     }
     if (is_failure_end(a.state) && should_retry(a.state, a.number, plan_.campaign.retry)) {
-      spdlog::info("{}: attempt {} ended {}; retrying (attempt {} of {})", a.case_name, a.number, to_string(a.state),
-                   a.number + 1, plan_.campaign.retry.max_attempts);
+      spdlog::info("{}: attempt {} ended {}; retrying (attempt {} of {})", a.case_name, a.number,
+                   to_string(a.state), a.number + 1, plan_.campaign.retry.max_attempts);
       catalog_.new_attempt_for_retry(a.case_id, "retry policy: " + std::string(to_string(a.state)));
       changed = true;
     }
@@ -407,7 +415,8 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
       }
       if (is_failure_end(dep.state)) {
         JobUpdate u;
-        u.reason = std::string(kDependencyReason) + dep.case_name + " ended " + std::string(to_string(dep.state));
+        u.reason =
+            std::string(kDependencyReason) + dep.case_name + " ended " + std::string(to_string(dep.state));
         catalog_.update_state(row.id, State::cancelled, u);
         row.state = State::cancelled;
         row.reason = *u.reason;
@@ -422,8 +431,10 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
     if (budget) {
       double need = static_cast<double>(c.nodes) * static_cast<double>(c.walltime_s) / 3600.0;
       if (committed + need > *budget) {
-        spdlog::warn("budget: {:.1f} node-hours used or in flight, {} would need {:.1f} more of {:.1f}; not submitting",
-                     committed, c.name, need, *budget);
+        spdlog::warn(
+            "budget: {:.1f} node-hours used or in flight, {} would need {:.1f} more of {:.1f}; not "
+            "submitting",
+            committed, c.name, need, *budget);
         break;
       }
       committed += need;
@@ -537,15 +548,16 @@ int Engine::run() {
   });
   Backoff backoff(plan_.system.limits.poll_min_s, plan_.system.limits.poll_max_s);
   Clock::time_point next_poll = Clock::now();
-  auto marker_step = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-      std::min(options_.marker_interval_s, plan_.system.limits.poll_min_s)));
+  auto marker_step = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(std::min(options_.marker_interval_s, plan_.system.limits.poll_min_s)));
   std::function<void(const boost::system::error_code&)> on_tick = [&](const boost::system::error_code& ec) {
     if (ec || signal_received) return;
     bool poll_now = Clock::now() >= next_poll;
     bool changed = tick(poll_now);
     if (poll_now) {
       double wait = backoff.next(changed);
-      next_poll = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait));
+      next_poll =
+          Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait));
     } else if (changed) {
       // Something ended: look at the scheduler soon (dependents, queue counts) without hammering it.
       backoff.reset();
@@ -571,7 +583,8 @@ int Engine::run() {
   io.run();
   report(true);
   if (signal_received) {
-    spdlog::warn("interrupted by signal {}: jobs keep running; `campaign run` again picks them up", signal_received);
+    spdlog::warn("interrupted by signal {}: jobs keep running; `campaign run` again picks them up",
+                 signal_received);
     return 130;
   }
   if (!options_.wait && !finished()) return 0;

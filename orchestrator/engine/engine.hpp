@@ -33,12 +33,12 @@
 namespace campaign::engine {
 
 struct EngineOptions {
-  bool wait = true;           // false (--no-wait): submit what is ready, then return
-  bool retry_failed = false;  // resume --failed: failed cases get a new attempt first
-  std::string campaign_exe;   // for the local launcher line
-  std::string code_version;   // recorded with the campaign
+  bool wait = true;                 // false (--no-wait): submit what is ready, then return
+  bool retry_failed = false;        // resume --failed: failed cases get a new attempt first
+  std::string campaign_exe;         // for the local launcher line
+  std::string code_version;         // recorded with the campaign
   double marker_interval_s = 0.25;  // how often exit markers are read
-  int lost_after_polls = 3;   // polls a job may be unknown to the scheduler, without marker, before it is lost
+  int lost_after_polls = 3;  // polls a job may be unknown to the scheduler, without marker, before it is lost
   double limit_pause_s = 30;  // pause of submissions after a scheduler refused one for a limit
   // Progress: called after every tick that changed something (and at start and end).
   std::function<void(const std::string& line, bool final)> progress;
@@ -105,15 +105,15 @@ class Engine {
   render::Renderer renderer_;
 
   std::int64_t campaign_id_ = 0;
-  std::string job_id_prefix_;  // render::campaign_id salted with the catalog's creation time
-  std::vector<std::int64_t> case_ids_;            // by plan index
-  std::map<std::int64_t, size_t> plan_index_;     // case id -> plan index
-  std::map<std::int64_t, int> misses_;            // attempt id -> polls unknown to the scheduler
-  std::map<std::int64_t, int> marker_exit_;       // attempt id -> non-zero exit marker awaiting the scheduler
+  std::string job_id_prefix_;                  // render::campaign_id salted with the catalog's creation time
+  std::vector<std::int64_t> case_ids_;         // by plan index
+  std::map<std::int64_t, size_t> plan_index_;  // case id -> plan index
+  std::map<std::int64_t, int> misses_;         // attempt id -> polls unknown to the scheduler
+  std::map<std::int64_t, int> marker_exit_;    // attempt id -> non-zero exit marker awaiting the scheduler
   // Attempts completed by their marker whose times and nodes the scheduler
   // has not told yet: asked in the next polls (same batched commands).
   std::map<std::int64_t, std::pair<std::string, int>> accounting_;  // attempt id -> (job id, polls left)
-  int others_in_queue_ = 0;                       // the user's jobs outside this campaign
+  int others_in_queue_ = 0;                                         // the user's jobs outside this campaign
   RateLimit rate_;
   Clock::time_point submit_pause_until_{};
   std::string scheduler_problem_;

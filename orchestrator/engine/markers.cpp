@@ -15,7 +15,8 @@ std::optional<int> parse_marker(const std::string& text) {
   return v;
 }
 
-std::vector<std::optional<int>> read_markers(transport::Shell& shell, const std::vector<std::string>& run_dirs) {
+std::vector<std::optional<int>> read_markers(transport::Shell& shell,
+                                             const std::vector<std::string>& run_dirs) {
   std::vector<std::optional<int>> out;
   out.reserve(run_dirs.size());
   for (auto& dir : run_dirs) {

@@ -14,7 +14,8 @@ namespace campaign::engine {
 
 // The exit status recorded in each run directory, or nullopt where there is
 // no (complete) marker yet. One entry per directory, in order.
-std::vector<std::optional<int>> read_markers(transport::Shell& shell, const std::vector<std::string>& run_dirs);
+std::vector<std::optional<int>> read_markers(transport::Shell& shell,
+                                             const std::vector<std::string>& run_dirs);
 
 // Parses a marker's content ("0\n"); nullopt for anything else (a torn write).
 std::optional<int> parse_marker(const std::string& text);

@@ -17,7 +17,8 @@ using Clock = std::chrono::steady_clock;
 // while polls change nothing, back to `min` as soon as one does.
 class Backoff {
  public:
-  Backoff(double min_s, double max_s, double factor = 1.5) : min_(min_s), max_(max_s), factor_(factor), cur_(min_s) {}
+  Backoff(double min_s, double max_s, double factor = 1.5)
+      : min_(min_s), max_(max_s), factor_(factor), cur_(min_s) {}
   double next(bool changed) {
     cur_ = changed ? min_ : std::min(max_, cur_ * factor_);
     return cur_;

@@ -1,7 +1,7 @@
 #include <algorithm>
-#include <functional>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <unordered_map>
 
@@ -64,9 +64,11 @@ std::vector<size_t> order_steps(const spec::Campaign& c) {
   for (auto& s : c.steps) names.push_back(s.name);
   for (auto& s : c.steps)
     for (auto& a : s.after) {
-      if (a == s.name) throw InputError(s.after_where, "steps." + s.name + ".after", "a step cannot wait for itself");
+      if (a == s.name)
+        throw InputError(s.after_where, "steps." + s.name + ".after", "a step cannot wait for itself");
       if (!spec::find_step(c, a))
-        throw InputError(s.after_where, "steps." + s.name + ".after", "unknown step '" + a + "'" + did_you_mean(a, names));
+        throw InputError(s.after_where, "steps." + s.name + ".after",
+                         "unknown step '" + a + "'" + did_you_mean(a, names));
     }
   std::vector<size_t> order;
   std::vector<int> mark(c.steps.size(), 0);  // 0 new, 1 visiting, 2 done
@@ -76,7 +78,8 @@ std::vector<size_t> order_steps(const spec::Campaign& c) {
     const auto& s = c.steps[i];
     path.push_back(s.name);
     if (mark[i] == 1)
-      throw InputError(s.after_where, "steps." + s.name + ".after", "cyclic step dependencies: " + join(path, " -> "));
+      throw InputError(s.after_where, "steps." + s.name + ".after",
+                       "cyclic step dependencies: " + join(path, " -> "));
     mark[i] = 1;
     for (auto& a : s.after)
       for (size_t j = 0; j < c.steps.size(); ++j)
@@ -95,7 +98,8 @@ std::vector<size_t> order_steps(const spec::Campaign& c) {
 bool safe_name(const std::string& s) {
   if (s.empty() || s == "." || s == ".." || s[0] == '-' || s[0] == '.') return false;
   for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || std::string_view("._+-=@,").find(c) != std::string_view::npos))
+    if (!(std::isalnum(static_cast<unsigned char>(c)) ||
+          std::string_view("._+-=@,").find(c) != std::string_view::npos))
       return false;
   return true;
 }
@@ -199,7 +203,8 @@ class StepExpander {
       }
     if (mx_.repeat > 1) {
       if (sc.find("repeat") >= 0 && owner.count("repeat"))
-        throw InputError(mx_.repeat_where, "matrix.repeat", "an axis or attribute is already called 'repeat'");
+        throw InputError(mx_.repeat_where, "matrix.repeat",
+                         "an axis or attribute is already called 'repeat'");
       sc.add("repeat");
       sp_.axes.push_back("repeat");
     }
@@ -211,7 +216,8 @@ class StepExpander {
       for (size_t i = 0; i < derived_.size(); ++i) {
         bool ok = true;
         if (i < campaign_derived_)
-          for (auto& n : expression_names(derived_[i].expression, derived_[i].where, "derived." + derived_[i].name)) {
+          for (auto& n :
+               expression_names(derived_[i].expression, derived_[i].where, "derived." + derived_[i].name)) {
             bool known = sc.find(n) >= 0;
             for (auto& k : kept) known |= k.name == n;
             ok &= known;
@@ -222,7 +228,8 @@ class StepExpander {
     }
     for (auto& d : derived_) {
       if (owner.count(d.name))
-        throw InputError(d.where, "derived." + d.name, "'" + d.name + "' is already a matrix axis or attribute");
+        throw InputError(d.where, "derived." + d.name,
+                         "'" + d.name + "' is already a matrix axis or attribute");
       sc.add(d.name);
     }
     user_names_ = sc.names.size();
@@ -236,7 +243,8 @@ class StepExpander {
 
   // Names visible to an expression: everything user-defined before `limit`.
   std::vector<std::string> visible(size_t limit) const {
-    return std::vector<std::string>(schema_->names.begin(), schema_->names.begin() + static_cast<long>(limit));
+    return std::vector<std::string>(schema_->names.begin(),
+                                    schema_->names.begin() + static_cast<long>(limit));
   }
 
   void compile() {
@@ -267,7 +275,8 @@ class StepExpander {
       partition_ = TextTemplate(*job.partition, sc, job.partition.where, prefix_ + "job.partition");
     else if (sc.find("partition") >= 0 && static_cast<size_t>(sc.find("partition")) < user_names_)
       partition_ = TextTemplate("{{partition}}", sc, step_.where, prefix_ + "job.partition");
-    if (job.walltime) walltime_ = TextTemplate(*job.walltime, sc, job.walltime.where, prefix_ + "job.walltime");
+    if (job.walltime)
+      walltime_ = TextTemplate(*job.walltime, sc, job.walltime.where, prefix_ + "job.walltime");
     if (!job.command) throw InputError(step_.where, prefix_ + "job.command", "required key is missing");
     sp_.command = TextTemplate(*job.command, sc, job.command.where, prefix_ + "job.command");
     for (size_t i = 0; i < job.env.size(); ++i)
@@ -282,14 +291,16 @@ class StepExpander {
       for (auto& a : sp_.axes) parts.push_back("{{" + a + "}}");
       name_text = join(parts, "-");
     }
-    name_ = TextTemplate(name_text, sc, name_where, step_.name_template ? prefix_ + "case_name" : "case_name");
+    name_ =
+        TextTemplate(name_text, sc, name_where, step_.name_template ? prefix_ + "case_name" : "case_name");
     // Exclude rules name parameters known before the job's geometry.
     for (auto& rule : mx_.exclude) {
       std::vector<std::pair<size_t, std::vector<std::string>>> compiled;
       for (auto& [k, vals] : rule.match) {
         int i = sc.find(k);
         if (i < 0 || static_cast<size_t>(i) >= user_names_)
-          throw InputError(rule.where, "matrix.exclude", "unknown parameter '" + k + "'" + did_you_mean(k, visible(user_names_)));
+          throw InputError(rule.where, "matrix.exclude",
+                           "unknown parameter '" + k + "'" + did_you_mean(k, visible(user_names_)));
         compiled.emplace_back(static_cast<size_t>(i), vals);
       }
       excludes_.push_back(std::move(compiled));
@@ -306,14 +317,16 @@ class StepExpander {
           if (mx_.axes[a].name == name) idx = a;
         }
         if (idx == mx_.axes.size())
-          throw InputError(mx_.zip_where[z], "matrix.zip", "unknown axis '" + name + "'" + did_you_mean(name, axis_names));
-        if (in_zip[idx] >= 0) throw InputError(mx_.zip_where[z], "matrix.zip", "axis '" + name + "' is in two zip groups");
+          throw InputError(mx_.zip_where[z], "matrix.zip",
+                           "unknown axis '" + name + "'" + did_you_mean(name, axis_names));
+        if (in_zip[idx] >= 0)
+          throw InputError(mx_.zip_where[z], "matrix.zip", "axis '" + name + "' is in two zip groups");
         in_zip[idx] = static_cast<int>(z);
         if (dim.length && dim.length != mx_.axes[idx].values.size())
           throw InputError(mx_.zip_where[z], "matrix.zip",
                            "zipped axes must have the same number of values ('" + name + "' has " +
-                               std::to_string(mx_.axes[idx].values.size()) + ", '" + mx_.axes[dim.axes[0]].name +
-                               "' has " + std::to_string(dim.length) + ")");
+                               std::to_string(mx_.axes[idx].values.size()) + ", '" +
+                               mx_.axes[dim.axes[0]].name + "' has " + std::to_string(dim.length) + ")");
         dim.length = mx_.axes[idx].values.size();
         dim.axes.push_back(idx);
       }
@@ -335,11 +348,13 @@ class StepExpander {
   }
 
   // Loads `values` into the numeric slots an expression reads, checking they are numbers.
-  void check_numeric(const Expression& e, const std::vector<Value>& values, const std::string& case_hint) const {
+  void check_numeric(const Expression& e, const std::vector<Value>& values,
+                     const std::string& case_hint) const {
     for (size_t i : e.uses())
       if (!values[i].number)
-        throw InputError(e.where(), e.key(),
-                         "'" + schema_->names[i] + "' is not a number ('" + values[i].text + "')" + case_hint);
+        throw InputError(
+            e.where(), e.key(),
+            "'" + schema_->names[i] + "' is not a number ('" + values[i].text + "')" + case_hint);
   }
 
   void set(std::vector<Value>& values, size_t slot, double v) {
@@ -404,8 +419,8 @@ class StepExpander {
       if (!p)
         throw InputError(partition_.empty() ? step_.where : partition_.where(), prefix_ + "job.partition",
                          "system '" + sys_.name + "' has no partition '" + pname + "'" +
-                             did_you_mean(pname, spec::partition_names(sys_)) + " (partitions: " +
-                             join(spec::partition_names(sys_), ", ") + ")");
+                             did_you_mean(pname, spec::partition_names(sys_)) +
+                             " (partitions: " + join(spec::partition_names(sys_), ", ") + ")");
       pit = partition_cache_.emplace(pname, static_cast<size_t>(p - sys_.partitions.data())).first;
     }
     cs.partition = pit->second;
@@ -414,13 +429,20 @@ class StepExpander {
     auto R = number_of(ranks_, values, case_desc());
     auto N = number_of(nodes_, values, case_desc());
     auto P = number_of(rpn_, values, case_desc());
-    if (R && P && !N) N = std::ceil(*R / *P);
-    else if (N && P && !R) R = *N * *P;
-    else if (R && N && !P) P = std::ceil(*R / *N);
-    else if (R && !N && !P) P = 1, N = *R;
-    else if (N && !R && !P) P = 1, R = *N;
-    else if (P && !R && !N) N = 1, R = *P;
-    else if (!R && !N && !P) R = N = P = 1;
+    if (R && P && !N)
+      N = std::ceil(*R / *P);
+    else if (N && P && !R)
+      R = *N * *P;
+    else if (R && N && !P)
+      P = std::ceil(*R / *N);
+    else if (R && !N && !P)
+      P = 1, N = *R;
+    else if (N && !R && !P)
+      P = 1, R = *N;
+    else if (P && !R && !N)
+      N = 1, R = *P;
+    else if (!R && !N && !P)
+      R = N = P = 1;
     cs.ranks = integer(*R, ranks_, case_desc());
     cs.nodes = integer(*N, nodes_, case_desc());
     cs.ranks_per_node = integer(*P, rpn_, case_desc());
@@ -428,25 +450,30 @@ class StepExpander {
     if (cs.nodes > 0 && cs.ranks > 0 && cs.ranks < cs.nodes * cs.ranks_per_node)
       cs.ranks_per_node = (cs.ranks + cs.nodes - 1) / cs.nodes;
     if (cs.ranks < 1 || cs.nodes < 1 || cs.ranks_per_node < 1)
-      throw InputError(ranks_.where, ranks_.key, "ranks, nodes and ranks per node must be at least 1" + case_desc());
+      throw InputError(ranks_.where, ranks_.key,
+                       "ranks, nodes and ranks per node must be at least 1" + case_desc());
     if (cs.ranks > cs.nodes * cs.ranks_per_node)
       throw InputError(nodes_.where, nodes_.key,
                        std::to_string(cs.nodes) + " nodes x " + std::to_string(cs.ranks_per_node) +
-                           " ranks per node cannot hold " + std::to_string(cs.ranks) + " ranks" + case_desc());
+                           " ranks per node cannot hold " + std::to_string(cs.ranks) + " ranks" +
+                           case_desc());
     auto C = number_of(cpr_, values, case_desc());
-    cs.cpus_per_rank = C ? integer(*C, cpr_, case_desc()) : std::max(1L, part.cores_per_node / cs.ranks_per_node);
+    cs.cpus_per_rank =
+        C ? integer(*C, cpr_, case_desc()) : std::max(1L, part.cores_per_node / cs.ranks_per_node);
     auto G = number_of(gpr_, values, case_desc());
     cs.gpus_per_rank = G ? integer(*G, gpr_, case_desc()) : part.gpus_per_node / cs.ranks_per_node;
     if (cs.ranks_per_node * cs.cpus_per_rank > part.cores_per_node)
       throw InputError(C ? cpr_.where : rpn_.where, C ? cpr_.key : rpn_.key,
-                       std::to_string(cs.ranks_per_node) + " ranks per node x " + std::to_string(cs.cpus_per_rank) +
-                           " cpus per rank exceed the " + std::to_string(part.cores_per_node) +
-                           " cores per node of partition '" + part.name + "'" + case_desc());
+                       std::to_string(cs.ranks_per_node) + " ranks per node x " +
+                           std::to_string(cs.cpus_per_rank) + " cpus per rank exceed the " +
+                           std::to_string(part.cores_per_node) + " cores per node of partition '" +
+                           part.name + "'" + case_desc());
     if (cs.ranks_per_node * cs.gpus_per_rank > part.gpus_per_node)
       throw InputError(G ? gpr_.where : rpn_.where, G ? gpr_.key : rpn_.key,
-                       std::to_string(cs.ranks_per_node) + " ranks per node x " + std::to_string(cs.gpus_per_rank) +
-                           " GPUs per rank exceed the " + std::to_string(part.gpus_per_node) +
-                           " GPUs per node of partition '" + part.name + "'" + case_desc());
+                       std::to_string(cs.ranks_per_node) + " ranks per node x " +
+                           std::to_string(cs.gpus_per_rank) + " GPUs per rank exceed the " +
+                           std::to_string(part.gpus_per_node) + " GPUs per node of partition '" + part.name +
+                           "'" + case_desc());
     if (part.max_nodes && cs.nodes > part.max_nodes)
       throw InputError(N && nodes_.expr ? nodes_.where : ranks_.where, nodes_.expr ? nodes_.key : ranks_.key,
                        std::to_string(cs.nodes) + " nodes exceed the " + std::to_string(part.max_nodes) +
@@ -480,8 +507,8 @@ class StepExpander {
     cs.name = name_.render(values, Escape::none);
     if (!safe_name(cs.name))
       throw InputError(name_.where(), "case_name",
-                       "case name '" + cs.name + "' is not a safe directory name (letters, digits, ._+-=@, only)" +
-                           case_desc());
+                       "case name '" + cs.name +
+                           "' is not a safe directory name (letters, digits, ._+-=@, only)" + case_desc());
     auto [it, inserted] = names_.emplace(cs.name, plan_.cases.size());
     if (!inserted) {
       const Case& other = plan_.cases[it->second];
@@ -510,7 +537,8 @@ class StepExpander {
     const Schema& sc = current ? *schema_ : *plan_.steps[other.step].schema;
     std::vector<std::string> parts;
     for (auto& a : axes) parts.push_back(a + "=" + other.values[static_cast<size_t>(sc.find(a))].text);
-    return " (case " + join(parts, ", ") + ", step " + (current ? sp_.name : plan_.steps[other.step].name) + ")";
+    return " (case " + join(parts, ", ") + ", step " + (current ? sp_.name : plan_.steps[other.step].name) +
+           ")";
   }
 
   void iterate() {
@@ -550,7 +578,8 @@ class StepExpander {
     }
     sp_.case_count = plan_.cases.size() - sp_.first_case;
     if (sp_.case_count == 0)
-      throw InputError(c_.matrix_where, prefix_ + "matrix.exclude", "every case of step '" + step_.name + "' is excluded");
+      throw InputError(c_.matrix_where, prefix_ + "matrix.exclude",
+                       "every case of step '" + step_.name + "' is excluded");
   }
 
   Plan& plan_;

@@ -38,7 +38,8 @@ void define_functions(mu::Parser& p) {
 }
 }  // namespace
 
-std::vector<std::string> expression_names(const std::string& text, const Location& where, const std::string& key) {
+std::vector<std::string> expression_names(const std::string& text, const Location& where,
+                                          const std::string& key) {
   mu::Parser p;
   std::vector<std::string> names;
   try {
@@ -52,8 +53,8 @@ std::vector<std::string> expression_names(const std::string& text, const Locatio
   return names;
 }
 
-Expression::Expression(const std::string& text, const std::vector<std::string>& known, double* slots, Location where,
-                       std::string key)
+Expression::Expression(const std::string& text, const std::vector<std::string>& known, double* slots,
+                       Location where, std::string key)
     : parser_(std::make_unique<mu::Parser>()), text_(text), where_(std::move(where)), key_(std::move(key)) {
   auto& p = *parser_;
   try {
@@ -64,8 +65,9 @@ Expression::Expression(const std::string& text, const std::vector<std::string>& 
     for (auto& [name, _] : used) {
       auto it = std::find(known.begin(), known.end(), name);
       if (it == known.end())
-        throw InputError(where_, key_, "unknown name '" + name + "' in expression '" + text + "'" +
-                                           did_you_mean(name, known));
+        throw InputError(
+            where_, key_,
+            "unknown name '" + name + "' in expression '" + text + "'" + did_you_mean(name, known));
       uses_.push_back(static_cast<size_t>(it - known.begin()));
     }
     p.ClearVar();

@@ -18,7 +18,8 @@ class Parser;
 namespace campaign::matrix {
 
 // The variable names an expression uses (syntax errors are InputErrors).
-std::vector<std::string> expression_names(const std::string& text, const Location& where, const std::string& key);
+std::vector<std::string> expression_names(const std::string& text, const Location& where,
+                                          const std::string& key);
 
 class Expression {
  public:

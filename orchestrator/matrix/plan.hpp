@@ -20,21 +20,21 @@ namespace campaign::matrix {
 
 struct StepPlan {
   std::string name;
-  size_t step = 0;  // index into Plan::campaign.steps
+  size_t step = 0;                       // index into Plan::campaign.steps
   std::shared_ptr<const Schema> schema;  // shared: templates keep a pointer to it
-  std::vector<std::string> axes;  // matrix coordinates (incl. `repeat` when > 1)
-  spec::Job job;                  // the campaign's job patched by the step's
+  std::vector<std::string> axes;         // matrix coordinates (incl. `repeat` when > 1)
+  spec::Job job;                         // the campaign's job patched by the step's
   TextTemplate command;
   std::vector<size_t> after_steps;  // indices into Plan::steps
   size_t first_case = 0, case_count = 0;
 };
 
 struct Case {
-  size_t step = 0;  // index into Plan::steps
+  size_t step = 0;                  // index into Plan::steps
   std::vector<spec::Value> values;  // by the step's schema
   std::string name;                 // run-directory name
   std::string key;                  // stable identity, 16 hex digits
-  size_t partition = 0;  // index into Plan::system.partitions
+  size_t partition = 0;             // index into Plan::system.partitions
   long nodes = 1, ranks = 1, ranks_per_node = 1, cpus_per_rank = 1, gpus_per_rank = 0;
   long walltime_s = 3600;
   std::vector<size_t> after;  // indices into Plan::cases

@@ -31,7 +31,8 @@ TextTemplate::TextTemplate(const std::string& text, const Schema& schema, Locati
     literal += text.substr(pos, open - pos);
     bool triple = text.compare(open, 3, "{{{") == 0;
     size_t close = text.find(triple ? "}}}" : "}}", open);
-    if (close == std::string::npos) throw InputError(where_, key_, "unclosed '{{' in template '" + text + "'");
+    if (close == std::string::npos)
+      throw InputError(where_, key_, "unclosed '{{' in template '" + text + "'");
     std::string tag = trim(text.substr(open + (triple ? 3 : 2), close - open - (triple ? 3 : 2)));
     bool raw = triple;
     if (!tag.empty() && tag[0] == '&') raw = true, tag = trim(tag.substr(1));
@@ -42,8 +43,9 @@ TextTemplate::TextTemplate(const std::string& text, const Schema& schema, Locati
     }
     int slot = schema.find(tag);
     if (slot < 0)
-      throw InputError(where_, key_, "template uses '" + tag + "' but nothing defines it" +
-                                         did_you_mean(tag, schema.names));
+      throw InputError(
+          where_, key_,
+          "template uses '" + tag + "' but nothing defines it" + did_you_mean(tag, schema.names));
     pieces_.push_back({literal, -1, false});
     literal.clear();
     pieces_.push_back({"", slot, raw});

@@ -16,7 +16,8 @@ namespace campaign::render {
 using matrix::Escape;
 
 std::string campaign_id(const std::string& campaign_name, const fs::path& workdir, const std::string& salt) {
-  return hex64(fnv1a64(campaign_name + '\n' + fs::absolute(workdir).lexically_normal().string() + '\n' + salt))
+  return hex64(
+             fnv1a64(campaign_name + '\n' + fs::absolute(workdir).lexically_normal().string() + '\n' + salt))
       .substr(0, 6);
 }
 
@@ -54,7 +55,8 @@ Renderer::Renderer(const matrix::Plan& plan) : plan_(plan) {
       auto names = spec::available(plan.campaign.dir, "templates", ".sh.mustache");
       if (job.template_name)
         throw InputError(job.template_name.where, "job.template",
-                         "no template '" + name + "'" + did_you_mean(name, names) + " (templates: " + join(names, ", ") + ")");
+                         "no template '" + name + "'" + did_you_mean(name, names) +
+                             " (templates: " + join(names, ", ") + ")");
       throw InputError(Location{sys.file}, "template", "no template '" + name + "' for system " + sys.name);
     }
     t.path = *path;
@@ -63,18 +65,22 @@ Renderer::Renderer(const matrix::Plan& plan) : plan_(plan) {
     t.launch = std::make_shared<Mustache>(launch, Location{sys.file}, "launcher.command");
     if (job.container) {
       if (!sys.container)
-        throw InputError(job.container.where, "job.container",
-                         "system '" + sys.name + "' has no container runtime (add `container:` to its profile)");
-      t.container = std::make_shared<Mustache>(sys.container->command, Location{sys.file}, "container.command");
+        throw InputError(
+            job.container.where, "job.container",
+            "system '" + sys.name + "' has no container runtime (add `container:` to its profile)");
+      t.container =
+          std::make_shared<Mustache>(sys.container->command, Location{sys.file}, "container.command");
     }
     const matrix::Schema& sc = *sp.schema;
     std::vector<std::string> setup = sys.setup;
     if (job.setup) setup.insert(setup.end(), job.setup->begin(), job.setup->end());
-    for (auto& line : setup) t.setup.emplace_back(line, sc, job.setup ? job.setup.where : Location{sys.file}, "job.setup");
-    for (auto& [k, v] : sys.env) t.sys_env.emplace_back(k, matrix::TextTemplate(v, sc, Location{sys.file}, "env." + k));
+    for (auto& line : setup)
+      t.setup.emplace_back(line, sc, job.setup ? job.setup.where : Location{sys.file}, "job.setup");
+    for (auto& [k, v] : sys.env)
+      t.sys_env.emplace_back(k, matrix::TextTemplate(v, sc, Location{sys.file}, "env." + k));
     for (size_t i = 0; i < job.env.size(); ++i)
       t.job_env.emplace_back(job.env[i].first, matrix::TextTemplate(job.env[i].second, sc, job.env_where[i],
-                                                                     "job.env." + job.env[i].first));
+                                                                    "job.env." + job.env[i].first));
     steps_.push_back(std::move(t));
   }
 }
@@ -89,8 +95,8 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
 
   Script s;
   s.case_name = c.name;
-  s.job_name = job_name(o.campaign_id.empty() ? campaign_id(plan_.campaign.name, o.workdir) : o.campaign_id, c,
-                        o.attempt);
+  s.job_name = job_name(o.campaign_id.empty() ? campaign_id(plan_.campaign.name, o.workdir) : o.campaign_id,
+                        c, o.attempt);
   s.run_dir = o.workdir / c.name;
   s.path = s.run_dir / kScriptName;
   long walltime = o.walltime_s > 0 ? o.walltime_s : c.walltime_s;
@@ -120,7 +126,8 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
   set("account", account);
 
   std::vector<std::string> directives = part.options;
-  if (job.scheduler_options) directives.insert(directives.end(), job.scheduler_options->begin(), job.scheduler_options->end());
+  if (job.scheduler_options)
+    directives.insert(directives.end(), job.scheduler_options->begin(), job.scheduler_options->end());
   std::vector<std::string> modules = sys.modules;
   modules.insert(modules.end(), part.modules.begin(), part.modules.end());
   if (job.modules) modules.insert(modules.end(), job.modules->begin(), job.modules->end());
@@ -200,8 +207,9 @@ void write_atomic(const fs::path& path, const std::string& text, fs::perms perms
 }  // namespace
 
 void write_script(const Script& script) {
-  write_atomic(script.path, script.text, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                             fs::perms::others_read | fs::perms::others_exec);
+  write_atomic(script.path, script.text,
+               fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                   fs::perms::others_exec);
 }
 
 void write_scripts(const std::vector<Script>& scripts, const fs::path& workdir) {
@@ -221,8 +229,9 @@ void write_scripts(const std::vector<Script>& scripts, const fs::path& workdir) 
       fs::path rel = s.path.lexically_relative(target);
       fs::path p = staging / rel;
       fs::create_directories(p.parent_path());
-      write_atomic(p, s.text, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                  fs::perms::others_read | fs::perms::others_exec);
+      write_atomic(p, s.text,
+                   fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                       fs::perms::others_read | fs::perms::others_exec);
     }
     if (fresh) fs::rename(staging, target);
   } catch (...) {

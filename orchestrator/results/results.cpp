@@ -1,12 +1,13 @@
 #include "results/results.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <atomic>
-#include <thread>
 #include <map>
-#include <set>
 #include <ostream>
-#include <spdlog/spdlog.h>
+#include <set>
+#include <thread>
 
 #include "analysis/scaling.hpp"
 #include "analysis/spec.hpp"
@@ -26,8 +27,8 @@ StepCollectors load_collectors(const spec::Campaign& campaign) {
     if (!path) {
       auto names = spec::available(campaign.dir, "collectors", ".yaml");
       throw InputError(where, key,
-                       "no collector '" + name + "'" + did_you_mean(name, names) + " (collectors: " + join(names, ", ") +
-                           ")");
+                       "no collector '" + name + "'" + did_you_mean(name, names) +
+                           " (collectors: " + join(names, ", ") + ")");
     }
     return loaded.emplace(name, collect::load_collector(*path)).first->second;
   };
@@ -35,7 +36,8 @@ StepCollectors load_collectors(const spec::Campaign& campaign) {
   for (auto& step : campaign.steps) {
     auto& list = out[step.name];
     if (step.collectors) {
-      for (auto& name : *step.collectors) list.push_back(load(name, step.collectors.where, "steps." + step.name + ".collectors"));
+      for (auto& name : *step.collectors)
+        list.push_back(load(name, step.collectors.where, "steps." + step.name + ".collectors"));
     } else {
       for (size_t i = 0; i < campaign.collectors.size(); ++i)
         list.push_back(load(campaign.collectors[i], campaign.collectors_where[i], "collectors"));
@@ -132,8 +134,9 @@ std::int64_t sync_campaign(Catalog& catalog, const matrix::Plan& plan, const fs:
   return id;
 }
 
-ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::path& workdir, const fs::path& from,
-                          const StepCollectors& collectors, const std::string& code_version) {
+ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::path& workdir,
+                          const fs::path& from, const StepCollectors& collectors,
+                          const std::string& code_version) {
   std::error_code ec;
   if (!fs::is_directory(from, ec)) throw Error("cannot import from " + from.string() + ": not a directory");
   // Run directories directly under `from`, or one level down (timestamped
@@ -230,7 +233,8 @@ std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t ca
     analysis::CaseResult r;
     r.name = a.case_name;
     r.step = a.step;
-    for (auto& [k, v] : params[a.case_id].items()) r.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    for (auto& [k, v] : params[a.case_id].items())
+      r.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
     r.state = std::string(to_string(a.state));
     r.job_id = a.job_id;
     r.nodelist = a.node_list;
@@ -277,7 +281,8 @@ report::ReportResult make_report(Catalog& catalog, const spec::Campaign& campaig
   input.provenance.campaign = campaign.name;
   input.provenance.campaign_hash = campaign.sha256;
   for (auto& c : catalog.campaigns())
-    if (c.id == campaign_id) input.provenance.system = c.system, input.provenance.code_version = c.code_version;
+    if (c.id == campaign_id)
+      input.provenance.system = c.system, input.provenance.code_version = c.code_version;
   report::add_runs(input.provenance, cases);
   // Failed cases outside any analysis are listed too.
   for (auto& c : cases)

@@ -42,7 +42,8 @@ Field<T> field(const std::string& file, const YAML::Node& node, T value) {
 }
 
 Value scalar_value(const std::string& file, const YAML::Node& node, const std::string& key) {
-  if (!node.IsScalar()) fail(file, node, key, std::string("expected a number or a string, got ") + type_name(node));
+  if (!node.IsScalar())
+    fail(file, node, key, std::string("expected a number or a string, got ") + type_name(node));
   return Value::from_text(node.Scalar());
 }
 
@@ -74,7 +75,8 @@ AxisValue parse_axis_value(const std::string& file, const YAML::Node& node, cons
     return av;
   }
   if (!node.IsMap())
-    fail(file, node, key, std::string("an axis value is a scalar or a map with a 'name', got ") + type_name(node));
+    fail(file, node, key,
+         std::string("an axis value is a scalar or a map with a 'name', got ") + type_name(node));
   MapReader m(file, node, key);
   av.value = scalar_value(file, m.require("name"), m.path("name"));
   for (auto& [k, knode] : m.entries()) {
@@ -99,7 +101,8 @@ void parse_matrix(const std::string& file, const YAML::Node& node, const std::st
       continue;
     }
     if (k == "zip") {
-      if (!v.IsSequence()) fail(file, v, key, std::string("expected a list of axis lists, got ") + type_name(v));
+      if (!v.IsSequence())
+        fail(file, v, key, std::string("expected a list of axis lists, got ") + type_name(v));
       mx.zip.clear();
       mx.zip_where.clear();
       for (size_t i = 0; i < v.size(); ++i) {
@@ -135,7 +138,8 @@ void parse_matrix(const std::string& file, const YAML::Node& node, const std::st
     } else if (v.IsScalar() || v.IsMap()) {
       axis.values.push_back(parse_axis_value(file, v, key));
     } else {
-      fail(file, v.IsDefined() ? v : knode, key, "axis has no values (an empty axis would make an empty matrix)");
+      fail(file, v.IsDefined() ? v : knode, key,
+           "axis has no values (an empty axis would make an empty matrix)");
     }
     // Two values with the same text would make two identical cases.
     for (size_t i = 0; i < axis.values.size(); ++i)
@@ -220,7 +224,8 @@ void parse_job(const std::string& file, const YAML::Node& node, const std::strin
   m.finish();
 }
 
-void parse_retry(const std::string& file, const YAML::Node& node, const std::string& path, RetryPolicy& retry) {
+void parse_retry(const std::string& file, const YAML::Node& node, const std::string& path,
+                 RetryPolicy& retry) {
   MapReader m(file, node, path);
   retry.where = location(file, node);
   if (auto v = m.get("max_attempts"); v.IsDefined()) {
@@ -229,11 +234,13 @@ void parse_retry(const std::string& file, const YAML::Node& node, const std::str
   }
   if (auto v = m.get("on"); v.IsDefined()) {
     retry.on = as_string_list(file, v, m.path("on"));
-    const std::vector<std::string> retryable = {"failed", "timeout", "node_fail", "preempted", "oom", "lost", "cancelled"};
+    const std::vector<std::string> retryable = {"failed", "timeout", "node_fail", "preempted",
+                                                "oom",    "lost",    "cancelled"};
     for (auto& s : retry.on)
       if (std::find(retryable.begin(), retryable.end(), s) == retryable.end())
-        fail(file, v, m.path("on"), "'" + s + "' is not a retryable state (one of " + join(retryable, ", ") + ")" +
-                                        did_you_mean(s, retryable));
+        fail(file, v, m.path("on"),
+             "'" + s + "' is not a retryable state (one of " + join(retryable, ", ") + ")" +
+                 did_you_mean(s, retryable));
   }
   if (auto v = m.get("walltime_factor"); v.IsDefined()) {
     retry.walltime_factor = as_number(file, v, m.path("walltime_factor"));
@@ -259,8 +266,9 @@ void parse_step(const std::string& file, const YAML::Node& node, const std::stri
     step.after_where = location(file, v);
   }
   if (auto v = m.get("collectors"); v.IsDefined())
-    step.collectors = field(file, v, v.IsSequence() && v.size() == 0 ? std::vector<std::string>{}
-                                                                     : as_string_list(file, v, m.path("collectors")));
+    step.collectors = field(file, v,
+                            v.IsSequence() && v.size() == 0 ? std::vector<std::string>{}
+                                                            : as_string_list(file, v, m.path("collectors")));
   m.finish();
 }
 
@@ -291,7 +299,8 @@ void parse_body(MapReader& r, Campaign& c, bool is_override) {
   };
   if (!is_override) {
     str("system", c.system);
-    if (auto v = r.get("description"); v.IsDefined()) c.description = as_string(file, v, r.path("description"));
+    if (auto v = r.get("description"); v.IsDefined())
+      c.description = as_string(file, v, r.path("description"));
   }
   str("workdir", c.workdir);
   str("account", c.account);
@@ -335,7 +344,8 @@ Campaign parse_campaign(const std::string& text, const std::string& file_name) {
   c.sha256 = sha256_hex(text);
   MapReader r(file_name, doc.root, "");
   c.name = as_string(file_name, r.require("name"), "name");
-  if (c.name.empty() || c.name.find('/') != std::string::npos || c.name.find_first_of(" \t") != std::string::npos)
+  if (c.name.empty() || c.name.find('/') != std::string::npos ||
+      c.name.find_first_of(" \t") != std::string::npos)
     fail(file_name, r.get("name"), "name", "a campaign name is a non-empty word without '/' or spaces");
   parse_body(r, c, false);
   if (auto v = r.get("systems"); v.IsDefined()) {

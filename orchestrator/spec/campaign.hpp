@@ -102,7 +102,7 @@ struct Step {
   std::string name;
   Location where;
   bool enabled = true;
-  Field<Matrix> matrix;  // replaces the campaign's matrix when set
+  Field<Matrix> matrix;          // replaces the campaign's matrix when set
   std::vector<Derived> derived;  // added after the campaign's
   Field<std::string> name_template;
   Job job;  // patched over the campaign's job
@@ -120,7 +120,7 @@ struct RetryPolicy {
 };
 
 struct Campaign {
-  std::string file;  // path as given
+  std::string file;           // path as given
   std::filesystem::path dir;  // directory of the campaign file
   std::string text;
   std::string sha256;
@@ -145,7 +145,7 @@ struct Campaign {
   Field<double> budget_node_hours;
   std::vector<std::string> collectors;
   std::vector<Location> collectors_where;
-  YAML::Node analyses;  // parsed by analysis::parse_analyses
+  YAML::Node analyses;                          // parsed by analysis::parse_analyses
   std::map<std::string, YAML::Node> overrides;  // per system, applied by for_system()
   std::map<std::string, Location> overrides_where;
 };

@@ -45,8 +45,8 @@ std::vector<fs::path> data_roots(const fs::path& near, const std::string& folder
   return unique;
 }
 
-std::optional<fs::path> find_data_file(const fs::path& near, const std::string& folder, const std::string& name,
-                                       const std::string& ext) {
+std::optional<fs::path> find_data_file(const fs::path& near, const std::string& folder,
+                                       const std::string& name, const std::string& ext) {
   std::error_code ec;
   if (name.find('/') != std::string::npos || ends_with(name, ext)) {
     fs::path p(name);
@@ -90,13 +90,13 @@ ResolvedSystem resolve_system(const std::string& requested, const Campaign& camp
     auto path = find_data_file(campaign.dir, "systems", name, ".yaml");
     if (!path) {
       std::string hint = did_you_mean(name, available(campaign.dir, "systems", ".yaml"));
-      throw InputError(where, key, "unknown system '" + name + "'" + (hint.empty() ? " (see systems/)" : hint));
+      throw InputError(where, key,
+                       "unknown system '" + name + "'" + (hint.empty() ? " (see systems/)" : hint));
     }
     return load_system_file(*path);
   };
   std::string name = requested;
-  if (!name.empty() && name != "auto")
-    return {load_named(name, Location{"--system"}, ""), "--system"};
+  if (!name.empty() && name != "auto") return {load_named(name, Location{"--system"}, ""), "--system"};
   if (name.empty() && campaign.system && *campaign.system != "auto")
     return {load_named(*campaign.system, campaign.system.where, "system"), "campaign"};
   auto [short_host, fqdn] = host_names();

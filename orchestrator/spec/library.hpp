@@ -20,8 +20,9 @@ namespace campaign::spec {
 std::vector<std::filesystem::path> data_roots(const std::filesystem::path& near, const std::string& folder);
 
 // `name` as a path if it is one (contains '/' or ends in .yaml), else NAME.yaml in `folder`.
-std::optional<std::filesystem::path> find_data_file(const std::filesystem::path& near, const std::string& folder,
-                                                    const std::string& name, const std::string& ext);
+std::optional<std::filesystem::path> find_data_file(const std::filesystem::path& near,
+                                                    const std::string& folder, const std::string& name,
+                                                    const std::string& ext);
 
 // Names available in `folder` (file stems), for "did you mean" and listings.
 std::vector<std::string> available(const std::filesystem::path& near, const std::string& folder,

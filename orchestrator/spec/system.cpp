@@ -49,7 +49,8 @@ std::string one_of(const std::string& file, const YAML::Node& v, const std::stri
   return s;
 }
 
-void check_regex(const std::string& file, const YAML::Node& v, const std::string& key, const std::string& re) {
+void check_regex(const std::string& file, const YAML::Node& v, const std::string& key,
+                 const std::string& re) {
   try {
     std::regex r(re);
   } catch (const std::regex_error& e) {
@@ -83,14 +84,16 @@ System load_system_file(const std::filesystem::path& path) {
     } else {
       MapReader m(file, v, "launcher");
       s.launcher.kind = one_of(file, m.require("kind"), "launcher.kind", kLaunchers);
-      if (auto c = m.get("command"); c.IsDefined()) s.launcher.command = as_string(file, c, "launcher.command");
+      if (auto c = m.get("command"); c.IsDefined())
+        s.launcher.command = as_string(file, c, "launcher.command");
       m.finish();
     }
     if (s.launcher.command.empty()) s.launcher.command = default_launch(s.launcher.kind);
   }
   if (auto v = r.get("account"); v.IsDefined() && !v.IsNull())
     s.account = expand_env(as_string(file, v, "account"));
-  if (auto v = r.get("account_required"); v.IsDefined()) s.account_required = as_bool(file, v, "account_required");
+  if (auto v = r.get("account_required"); v.IsDefined())
+    s.account_required = as_bool(file, v, "account_required");
   if (auto v = r.get("template"); v.IsDefined()) s.template_name = as_string(file, v, "template");
   if (auto v = r.get("workdir"); v.IsDefined()) s.workdir = as_string(file, v, "workdir");
   if (auto v = r.get("access"); v.IsDefined()) {
@@ -102,7 +105,8 @@ System load_system_file(const std::filesystem::path& path) {
         MapReader sm(file, sv, "access.ssh");
         SshAccess ssh;
         ssh.host = as_string(file, sm.require("host"), "access.ssh.host");
-        if (auto x = sm.get("user"); x.IsDefined()) ssh.user = expand_env(as_string(file, x, "access.ssh.user"));
+        if (auto x = sm.get("user"); x.IsDefined())
+          ssh.user = expand_env(as_string(file, x, "access.ssh.user"));
         if (auto x = sm.get("port"); x.IsDefined()) ssh.port = as_int(file, x, "access.ssh.port");
         if (auto x = sm.get("identity"); x.IsDefined())
           ssh.identity = expand_env(as_string(file, x, "access.ssh.identity"));
@@ -125,9 +129,12 @@ System load_system_file(const std::filesystem::path& path) {
     };
     posint("max_queued_jobs", s.limits.max_queued_jobs);
     posint("max_submits_per_minute", s.limits.max_submits_per_minute);
-    if (auto x = m.get("max_walltime"); x.IsDefined()) s.limits.max_walltime_s = walltime(file, x, "limits.max_walltime");
-    if (auto x = m.get("poll_min"); x.IsDefined()) s.limits.poll_min_s = as_number(file, x, "limits.poll_min");
-    if (auto x = m.get("poll_max"); x.IsDefined()) s.limits.poll_max_s = as_number(file, x, "limits.poll_max");
+    if (auto x = m.get("max_walltime"); x.IsDefined())
+      s.limits.max_walltime_s = walltime(file, x, "limits.max_walltime");
+    if (auto x = m.get("poll_min"); x.IsDefined())
+      s.limits.poll_min_s = as_number(file, x, "limits.poll_min");
+    if (auto x = m.get("poll_max"); x.IsDefined())
+      s.limits.poll_max_s = as_number(file, x, "limits.poll_max");
     if (s.limits.poll_min_s <= 0 || s.limits.poll_max_s < s.limits.poll_min_s)
       fail(file, v, "limits", "need 0 < poll_min <= poll_max (seconds)");
     m.finish();
@@ -154,17 +161,21 @@ System load_system_file(const std::filesystem::path& path) {
       p.where = location(file, knode);
       MapReader pm(file, m.get(k), m.path(k));
       if (auto x = pm.get("aliases"); x.IsDefined()) p.aliases = as_string_list(file, x, pm.path("aliases"));
-      if (auto x = pm.get("description"); x.IsDefined()) p.description = as_string(file, x, pm.path("description"));
+      if (auto x = pm.get("description"); x.IsDefined())
+        p.description = as_string(file, x, pm.path("description"));
       if (auto x = pm.get("options"); x.IsDefined()) p.options = as_string_list(file, x, pm.path("options"));
       // `auto`: this machine's cores (the local profile).
       if (YAML::Node cn = pm.require("cores_per_node"); cn.IsScalar() && cn.Scalar() == "auto")
         p.cores_per_node = std::max(1u, std::thread::hardware_concurrency());
       else
         p.cores_per_node = as_int(file, cn, pm.path("cores_per_node"));
-      if (p.cores_per_node < 1) fail(file, pm.get("cores_per_node"), pm.path("cores_per_node"), "must be at least 1");
-      if (auto x = pm.get("gpus_per_node"); x.IsDefined()) p.gpus_per_node = as_int(file, x, pm.path("gpus_per_node"));
+      if (p.cores_per_node < 1)
+        fail(file, pm.get("cores_per_node"), pm.path("cores_per_node"), "must be at least 1");
+      if (auto x = pm.get("gpus_per_node"); x.IsDefined())
+        p.gpus_per_node = as_int(file, x, pm.path("gpus_per_node"));
       if (auto x = pm.get("max_nodes"); x.IsDefined()) p.max_nodes = as_int(file, x, pm.path("max_nodes"));
-      if (auto x = pm.get("max_walltime"); x.IsDefined()) p.max_walltime_s = walltime(file, x, pm.path("max_walltime"));
+      if (auto x = pm.get("max_walltime"); x.IsDefined())
+        p.max_walltime_s = walltime(file, x, pm.path("max_walltime"));
       if (auto x = pm.get("queue"); x.IsDefined()) p.queue = as_string(file, x, pm.path("queue"));
       if (auto x = pm.get("modules"); x.IsDefined()) p.modules = as_string_list(file, x, pm.path("modules"));
       if (auto x = pm.get("env"); x.IsDefined()) p.env = env_map(file, x, pm.path("env"));
@@ -177,7 +188,8 @@ System load_system_file(const std::filesystem::path& path) {
     s.default_partition = as_string(file, v, "default_partition");
     if (!find_partition(s, s.default_partition))
       fail(file, v, "default_partition",
-           "no partition '" + s.default_partition + "'" + did_you_mean(s.default_partition, partition_names(s)));
+           "no partition '" + s.default_partition + "'" +
+               did_you_mean(s.default_partition, partition_names(s)));
   } else {
     s.default_partition = s.partitions.front().name;
   }

@@ -23,9 +23,9 @@ struct Partition {
   std::vector<std::string> options;  // scheduler directives, e.g. "--constraint=gpu"
   long cores_per_node = 1;
   long gpus_per_node = 0;
-  long max_nodes = 0;          // 0: no limit known
-  long max_walltime_s = 0;     // 0: the system's limit
-  std::string queue;           // LSF queue / Slurm partition when it is not an option
+  long max_nodes = 0;       // 0: no limit known
+  long max_walltime_s = 0;  // 0: the system's limit
+  std::string queue;        // LSF queue / Slurm partition when it is not an option
   std::vector<std::string> modules;
   std::vector<std::pair<std::string, std::string>> env;
   std::vector<std::string> setup;
@@ -51,8 +51,8 @@ struct Launcher {
 };
 
 struct ContainerRuntime {
-  std::string name;     // sarus, shifter, apptainer, podman-hpc, ...
-  std::string command;  // Mustache: e.g. "sarus run {{image}}"
+  std::string name;                  // sarus, shifter, apptainer, podman-hpc, ...
+  std::string command;               // Mustache: e.g. "sarus run {{image}}"
   std::vector<std::string> options;  // extra directives (Shifter's --image)
 };
 
@@ -62,12 +62,12 @@ struct System {
   std::string description;
   std::vector<std::string> hostnames;  // regular expressions, full match on short or full host name
   std::vector<std::pair<std::string, std::string>> detect_env;  // VAR: regex
-  std::string scheduler;  // slurm | lsf | local
+  std::string scheduler;                                        // slurm | lsf | local
   Launcher launcher;
   std::string account;  // after ${VAR} expansion; may be empty
   bool account_required = false;
-  std::string template_name;  // default job template for this system
-  std::string workdir;        // default work directory root; may be empty
+  std::string template_name;     // default job template for this system
+  std::string workdir;           // default work directory root; may be empty
   std::optional<SshAccess> ssh;  // unset: local access
   Limits limits;
   std::vector<Partition> partitions;

@@ -19,7 +19,8 @@ Location location(const std::string& file, const YAML::Node& node) {
   return loc;
 }
 
-void fail(const std::string& file, const YAML::Node& node, const std::string& key, const std::string& message) {
+void fail(const std::string& file, const YAML::Node& node, const std::string& key,
+          const std::string& message) {
   throw InputError(location(file, node), key, message);
 }
 
@@ -28,16 +29,17 @@ Document parse_yaml(const std::string& text, const std::string& file_name) {
   try {
     doc.root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
-    throw InputError(Location{file_name, e.mark.line + 1, e.mark.column + 1}, "",
-                     "invalid YAML: " + e.msg);
+    throw InputError(Location{file_name, e.mark.line + 1, e.mark.column + 1}, "", "invalid YAML: " + e.msg);
   }
-  if (!doc.root.IsDefined() || doc.root.IsNull()) throw InputError(Location{file_name, 1, 1}, "", "the file is empty");
+  if (!doc.root.IsDefined() || doc.root.IsNull())
+    throw InputError(Location{file_name, 1, 1}, "", "the file is empty");
   return doc;
 }
 
 Document load_yaml(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(Location{path.string()}, "", std::string("cannot read file: ") + std::strerror(errno));
+  if (!in)
+    throw InputError(Location{path.string()}, "", std::string("cannot read file: ") + std::strerror(errno));
   std::ostringstream ss;
   ss << in.rdbuf();
   return parse_yaml(ss.str(), path.string());
@@ -45,11 +47,16 @@ Document load_yaml(const std::filesystem::path& path) {
 
 const char* type_name(const YAML::Node& node) {
   switch (node.Type()) {
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Scalar: return "a scalar";
-    case YAML::NodeType::Null: return "null";
-    default: return "nothing";
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Null:
+      return "null";
+    default:
+      return "nothing";
   }
 }
 
@@ -83,7 +90,8 @@ bool as_bool(const std::string& file, const YAML::Node& node, const std::string&
   fail(file, node, key, "expected true or false, got '" + s + "'");
 }
 
-std::vector<std::string> as_string_list(const std::string& file, const YAML::Node& node, const std::string& key) {
+std::vector<std::string> as_string_list(const std::string& file, const YAML::Node& node,
+                                        const std::string& key) {
   std::vector<std::string> out;
   if (node.IsScalar()) {
     out.push_back(node.Scalar());
@@ -100,7 +108,8 @@ MapReader::MapReader(const std::string& file, const YAML::Node& node, std::strin
     : file_(file), node_(node), path_(std::move(path)) {
   if (node.IsNull()) return;  // `key:` with nothing behind it reads as an empty map
   if (!node.IsMap())
-    fail(file, node, path_.empty() ? "(document)" : path_, std::string("expected a map, got ") + type_name(node));
+    fail(file, node, path_.empty() ? "(document)" : path_,
+         std::string("expected a map, got ") + type_name(node));
   std::set<std::string> seen;
   for (auto it = node.begin(); it != node.end(); ++it) {
     if (!it->first.IsScalar()) fail(file, it->first, path_, "keys must be plain strings");

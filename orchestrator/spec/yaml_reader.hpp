@@ -38,7 +38,8 @@ double as_number(const std::string& file, const YAML::Node& node, const std::str
 long as_int(const std::string& file, const YAML::Node& node, const std::string& key);
 bool as_bool(const std::string& file, const YAML::Node& node, const std::string& key);
 // A scalar or a list of scalars.
-std::vector<std::string> as_string_list(const std::string& file, const YAML::Node& node, const std::string& key);
+std::vector<std::string> as_string_list(const std::string& file, const YAML::Node& node,
+                                        const std::string& key);
 const char* type_name(const YAML::Node& node);
 
 class MapReader {

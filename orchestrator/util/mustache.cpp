@@ -25,7 +25,9 @@ MustacheData scalar_data(const std::string& text) {
   return MustacheData(text);
 }
 
-std::string shell_escape_value(const std::string& value) { return value.empty() ? value : shell_quote(value); }
+std::string shell_escape_value(const std::string& value) {
+  return value.empty() ? value : shell_quote(value);
+}
 
 // The Mustache spec's "standalone tag" rule: a line holding nothing but a
 // section, inverted-section, closing or comment tag disappears entirely.
@@ -44,8 +46,9 @@ std::string strip_standalone_lines(const std::string& text) {
     size_t end = eol == std::string::npos ? text.size() : eol + 1;
     std::string_view line(text.data() + pos, end - pos);
     std::string t = trim(line);
-    bool standalone = t.size() >= 5 && t.compare(0, 2, "{{") == 0 && std::string("#^/!").find(t[2]) != std::string::npos &&
-                      t.find("}}") == t.size() - 2 && eol != std::string::npos;
+    bool standalone = t.size() >= 5 && t.compare(0, 2, "{{") == 0 &&
+                      std::string("#^/!").find(t[2]) != std::string::npos && t.find("}}") == t.size() - 2 &&
+                      eol != std::string::npos;
     if (standalone)
       out += t + kSentinel + '\n';
     else
@@ -88,8 +91,10 @@ Location tag_location(const std::string& text, const std::string& name, Location
     if (tag == name) {
       int line = 1, col = 1;
       for (size_t i = 0; i < pos; ++i) {
-        if (text[i] == '\n') ++line, col = 1;
-        else ++col;
+        if (text[i] == '\n')
+          ++line, col = 1;
+        else
+          ++col;
       }
       return Location{where.file, line, col};
     }

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <kainjow/mustache.hpp>
-
 #include <memory>
 #include <string>
 

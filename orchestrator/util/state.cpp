@@ -6,8 +6,8 @@ namespace campaign {
 
 namespace {
 constexpr std::array<std::string_view, 14> kNames = {
-    "planned", "submitting", "queued",    "running", "completed", "failed",    "timeout",
-    "cancelled", "node_fail", "preempted", "oom",     "lost",      "collected", "collect_failed",
+    "planned",   "submitting", "queued",    "running", "completed", "failed",    "timeout",
+    "cancelled", "node_fail",  "preempted", "oom",     "lost",      "collected", "collect_failed",
 };
 }  // namespace
 

@@ -54,11 +54,20 @@ std::optional<long> parse_walltime(std::string_view text) {
     if (j == i || j == rest.size()) return std::nullopt;
     long v = *to_long(rest.substr(i, j - i));
     switch (rest[j]) {
-      case 'd': total += v * 86400; break;
-      case 'h': total += v * 3600; break;
-      case 'm': total += v * 60; break;
-      case 's': total += v; break;
-      default: return std::nullopt;
+      case 'd':
+        total += v * 86400;
+        break;
+      case 'h':
+        total += v * 3600;
+        break;
+      case 'm':
+        total += v * 60;
+        break;
+      case 's':
+        total += v;
+        break;
+      default:
+        return std::nullopt;
     }
     any = true;
     i = j + 1;

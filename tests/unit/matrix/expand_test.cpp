@@ -81,7 +81,8 @@ TEST_CASE("any two of ranks, nodes and ranks per node give the third") {
   CHECK(geometry("ranks: 10, nodes: 3") == std::vector<long>{10, 3, 4});
   CHECK(geometry("ranks: 5") == std::vector<long>{5, 5, 1});
   CHECK(geometry("ranks: 2, ranks_per_node: 4") == std::vector<long>{2, 1, 2});
-  CHECK_THROWS_WITH(geometry("ranks: 9, nodes: 2, ranks_per_node: 4"), Catch::Contains("cannot hold 9 ranks"));
+  CHECK_THROWS_WITH(geometry("ranks: 9, nodes: 2, ranks_per_node: 4"),
+                    Catch::Contains("cannot hold 9 ranks"));
 }
 
 TEST_CASE("case keys are stable and depend on the coordinates only") {

@@ -1,10 +1,11 @@
-#include <catch2/catch.hpp>
+#include "render/script.hpp"
 
-#include <filesystem>
-#include <fstream>
 #include <unistd.h>
 
-#include "render/script.hpp"
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
 #include "spec/library.hpp"
 
 using namespace campaign;
@@ -17,7 +18,6 @@ matrix::Plan plan_of(const std::string& yaml, const std::string& sys) {
   return matrix::expand(spec::for_system(c, sys), s, "/w");
 }
 }  // namespace
-
 
 TEST_CASE("rendered scripts run the command with each value as one literal word") {
   auto p = plan_of(R"Y(name: t
@@ -61,8 +61,9 @@ job: {command: "printf '%s|' {{value}} > out.txt"}
 }
 
 TEST_CASE("slurm scripts carry the partition's directives and the job geometry") {
-  auto p = plan_of("name: t\nmatrix: {ranks: [4]}\njob: {command: x, partition: cpu, ranks: ranks, walltime: 90m}\n",
-                   "daint");
+  auto p = plan_of(
+      "name: t\nmatrix: {ranks: [4]}\njob: {command: x, partition: cpu, ranks: ranks, walltime: 90m}\n",
+      "daint");
   render::Renderer r(p);
   auto s = r.render(p.cases[0], render::RenderOptions{"/scratch/w", "campaign", 2, 0, {}});
   CHECK(s.text.find("#SBATCH --constraint=mc\n") != std::string::npos);

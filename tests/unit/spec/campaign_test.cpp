@@ -1,6 +1,7 @@
+#include "spec/campaign.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "spec/campaign.hpp"
 #include "spec/library.hpp"
 
 using namespace campaign;

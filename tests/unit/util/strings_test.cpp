@@ -1,8 +1,9 @@
+#include "util/strings.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "util/env.hpp"
 #include "util/mustache.hpp"
-#include "util/strings.hpp"
 #include "util/walltime.hpp"
 
 using namespace campaign;
@@ -60,7 +61,8 @@ TEST_CASE("Mustache: strict names, shell escaping, standalone lines") {
   d.set("x", "a b");
   d.set("list", MustacheData(MustacheData::type::list));
   d.set("off", scalar_data("false"));
-  Mustache m("A\n{{#list}}\n- {{.}}\n{{/list}}\n{{#off}}\nhidden\n{{/off}}\nv={{x}} raw={{{x}}}\n", Location{"t"}, "");
+  Mustache m("A\n{{#list}}\n- {{.}}\n{{/list}}\n{{#off}}\nhidden\n{{/off}}\nv={{x}} raw={{{x}}}\n",
+             Location{"t"}, "");
   CHECK(m.render(d, true) == "A\nv='a b' raw=a b\n");
   CHECK(m.render(d, false) == "A\nv=a b raw=a b\n");
   Mustache undefined("x={{y}}\n", Location{"tmpl.sh"}, "");
