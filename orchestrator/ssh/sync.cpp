@@ -1,0 +1,250 @@
+// sync_up compares in one remote command per batch of files: the local sizes go along as arguments,
+// so the remote side hashes only the files whose size matches (a changed size needs no hash).
+// sync_down lists the remote tree with sizes and times in one `find`, and filters locally.
+#include "ssh/sync.hpp"
+
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <openssl/evp.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <set>
+
+#include "util/strings.hpp"
+
+namespace campaign::ssh {
+
+namespace fs = std::filesystem;
+using transport::TransportError;
+
+namespace {
+
+constexpr size_t kMaxArgBytes = 64 * 1024;  // per remote command: far below any server's limit
+constexpr auto kListTimeout = std::chrono::minutes(10);
+
+// Arguments: DIR, then SIZE PATH pairs. One line per pair: "missing", "size" or the SHA-256.
+constexpr const char* kCompareScript = R"SH(dir=$1; shift
+if ! cd -- "$dir" 2>/dev/null; then
+  while [ $# -gt 0 ]; do echo missing; shift 2; done
+  exit 0
+fi
+while [ $# -gt 0 ]; do
+  size=$1; f=$2; shift 2
+  if [ ! -f "$f" ]; then echo missing
+  elif [ "$(wc -c < "$f")" -ne "$size" ]; then echo size
+  else sha256sum < "$f" | cut -c1-64
+  fi
+done)SH";
+
+// Argument: DIR. NUL-terminated records "SIZE SECONDS.FRACTION PATH"; exit 3 when DIR is missing.
+constexpr const char* kListScript = R"SH(cd -- "$1" 2>/dev/null || exit 3
+exec find . -type f -printf '%s %T@ %P\0')SH";
+
+std::string join_remote(const std::string& dir, const std::string& rel) {
+  if (dir.empty() || rel.empty()) return dir + rel;
+  return dir.back() == '/' ? dir + rel : dir + "/" + rel;
+}
+
+std::string strip_slashes(const std::string& pattern) {
+  size_t b = 0, e = pattern.size();
+  while (b < e && pattern[b] == '/') ++b;
+  while (e > b && pattern[e - 1] == '/') --e;
+  return pattern.substr(b, e - b);
+}
+
+bool any_matches(const std::vector<std::string>& patterns, const std::string& path) {
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const std::string& p) { return path_matches(p, path); });
+}
+
+struct EvpDeleter {
+  void operator()(EVP_MD_CTX* c) const noexcept { EVP_MD_CTX_free(c); }
+};
+
+std::string file_sha256(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw TransportError("cannot read " + path.string());
+  std::unique_ptr<EVP_MD_CTX, EvpDeleter> ctx(EVP_MD_CTX_new());
+  if (!ctx || !EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr)) throw TransportError("sha256 failed");
+  std::vector<char> buf(1 << 16);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    if (in.gcount() > 0) EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<size_t>(in.gcount()));
+  }
+  if (in.bad()) throw TransportError("cannot read " + path.string());
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(ctx.get(), digest, &length);
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < length; ++i) {
+    out += hex[digest[i] >> 4];
+    out += hex[digest[i] & 15];
+  }
+  return out;
+}
+
+void check(const transport::CommandResult& r, transport::Shell& shell, const std::string& what) {
+  if (r.ok()) return;
+  throw TransportError(shell.describe() + ": " + what +
+                       (r.timed_out ? " timed out" : " failed (exit " + std::to_string(r.exit_code) + ")") +
+                       (r.err.empty() ? "" : ": " + trim(r.err)));
+}
+
+// Runs `base` + the words of `items` in as few commands as the argument budget allows.
+template <class Each>
+void batched(size_t count, const Each& words_of, const std::function<void(size_t, size_t)>& run_batch) {
+  size_t begin = 0;
+  while (begin < count) {
+    size_t end = begin, bytes = 0;
+    while (end < count && (end == begin || bytes + words_of(end) <= kMaxArgBytes)) bytes += words_of(end++);
+    run_batch(begin, end);
+    begin = end;
+  }
+}
+
+}  // namespace
+
+bool path_matches(const std::string& raw_pattern, const std::string& path) {
+  const std::string pattern = strip_slashes(raw_pattern);
+  if (pattern.empty()) return false;
+  if (pattern.find('/') == std::string::npos) {
+    for (const auto& part : split(path, '/'))
+      if (::fnmatch(pattern.c_str(), part.c_str(), 0) == 0) return true;
+    return false;
+  }
+  for (size_t slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1))
+    if (::fnmatch(pattern.c_str(), path.substr(0, slash).c_str(), 0) == 0) return true;
+  return ::fnmatch(pattern.c_str(), path.c_str(), 0) == 0;
+}
+
+SyncResult sync_up(transport::Shell& shell, const fs::path& local_dir, const std::string& remote_dir,
+                   const std::vector<std::string>& exclude) {
+  if (remote_dir.empty()) throw TransportError("sync: empty remote directory");
+  std::error_code ec;
+  if (!fs::is_directory(local_dir, ec))
+    throw TransportError("sync: " + local_dir.string() + " is not a directory");
+
+  struct Local {
+    std::string rel;
+    uintmax_t size;
+  };
+  std::vector<Local> files;
+  for (fs::recursive_directory_iterator it(local_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string rel = it->path().lexically_relative(local_dir).generic_string();
+    if (any_matches(exclude, rel)) {
+      if (it->is_directory(ec)) it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file(ec)) files.push_back({rel, it->file_size(ec)});
+  }
+  if (ec) throw TransportError("sync: cannot list " + local_dir.string() + ": " + ec.message());
+  std::sort(files.begin(), files.end(), [](const Local& a, const Local& b) { return a.rel < b.rel; });
+
+  SyncResult result;
+  result.files = files.size();
+  std::vector<size_t> changed;
+  batched(
+      files.size(), [&](size_t i) { return files[i].rel.size() + 24; },
+      [&](size_t begin, size_t end) {
+        std::vector<std::string> argv = {"sh", "-c", kCompareScript, "sh", remote_dir};
+        for (size_t i = begin; i < end; ++i) {
+          argv.push_back(std::to_string(files[i].size));
+          argv.push_back(files[i].rel);
+        }
+        auto r = shell.run(argv, kListTimeout);
+        check(r, shell, "comparing files under " + remote_dir);
+        auto lines = split(r.out, '\n');
+        if (!lines.empty() && lines.back().empty()) lines.pop_back();
+        if (lines.size() != end - begin)
+          throw TransportError(shell.describe() + ": unexpected answer comparing files under " + remote_dir);
+        for (size_t i = begin; i < end; ++i) {
+          const std::string& answer = lines[i - begin];
+          if (answer == "missing" || answer == "size" || answer != file_sha256(local_dir / files[i].rel))
+            changed.push_back(i);
+        }
+      });
+  if (changed.empty()) return result;
+
+  // Every directory the changed files need, in one mkdir -p per batch.
+  std::set<std::string> dirs = {remote_dir};
+  for (size_t i : changed) {
+    auto slash = files[i].rel.find_last_of('/');
+    if (slash != std::string::npos) dirs.insert(join_remote(remote_dir, files[i].rel.substr(0, slash)));
+  }
+  std::vector<std::string> dir_list(dirs.begin(), dirs.end());
+  batched(
+      dir_list.size(), [&](size_t i) { return dir_list[i].size() + 3; },
+      [&](size_t begin, size_t end) {
+        std::vector<std::string> argv = {"mkdir", "-p", "--"};
+        argv.insert(argv.end(), dir_list.begin() + static_cast<long>(begin),
+                    dir_list.begin() + static_cast<long>(end));
+        check(shell.run(argv, kListTimeout), shell, "creating directories under " + remote_dir);
+      });
+
+  for (size_t i : changed) {
+    shell.put(local_dir / files[i].rel, join_remote(remote_dir, files[i].rel));
+    result.transferred.push_back(files[i].rel);
+    result.bytes += files[i].size;
+  }
+  return result;
+}
+
+SyncResult sync_down(transport::Shell& shell, const std::string& remote_dir, const fs::path& local_dir,
+                     const std::vector<std::string>& include, const std::vector<std::string>& exclude) {
+  if (remote_dir.empty()) throw TransportError("sync: empty remote directory");
+  auto listing = shell.run({"sh", "-c", kListScript, "sh", remote_dir}, kListTimeout);
+  if (listing.exit_code == 3 && !listing.timed_out)
+    throw TransportError(shell.describe() + ": remote directory " + remote_dir + " does not exist");
+  check(listing, shell, "listing " + remote_dir);
+
+  SyncResult result;
+  std::error_code ec;
+  size_t pos = 0;
+  while (pos < listing.out.size()) {
+    size_t nul = listing.out.find('\0', pos);
+    if (nul == std::string::npos)
+      throw TransportError(shell.describe() + ": truncated listing of " + remote_dir);
+    std::string record = listing.out.substr(pos, nul - pos);
+    pos = nul + 1;
+    size_t s1 = record.find(' '), s2 = s1 == std::string::npos ? s1 : record.find(' ', s1 + 1);
+    if (s2 == std::string::npos) throw TransportError(shell.describe() + ": bad listing of " + remote_dir);
+    const std::string rel = record.substr(s2 + 1);
+    if (rel.empty() || any_matches(exclude, rel) || (!include.empty() && !any_matches(include, rel)))
+      continue;
+    ++result.files;
+
+    const uintmax_t size = std::stoull(record.substr(0, s1));
+    const std::string when = record.substr(s1 + 1, s2 - s1 - 1);
+    const size_t dot = when.find('.');
+    timespec mtime{};
+    mtime.tv_sec = static_cast<time_t>(std::stoll(when.substr(0, dot)));
+    if (dot != std::string::npos) {
+      std::string frac = when.substr(dot + 1, 9);
+      frac.resize(9, '0');
+      mtime.tv_nsec = std::stol(frac);
+    }
+
+    const fs::path local = local_dir / rel;
+    struct stat st {};
+    if (::stat(local.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        static_cast<uintmax_t>(st.st_size) == size && st.st_mtim.tv_sec == mtime.tv_sec &&
+        st.st_mtim.tv_nsec == mtime.tv_nsec)
+      continue;
+    fs::create_directories(local.parent_path(), ec);
+    if (ec) throw TransportError("sync: cannot create " + local.parent_path().string() + ": " + ec.message());
+    shell.get(join_remote(remote_dir, rel), local);
+    const timespec times[2] = {{0, UTIME_NOW}, mtime};
+    ::utimensat(AT_FDCWD, local.c_str(), times, 0);  // the mirror's time says which version it holds
+    result.transferred.push_back(rel);
+    result.bytes += size;
+  }
+  std::sort(result.transferred.begin(), result.transferred.end());
+  return result;
+}
+
+}  // namespace campaign::ssh
