@@ -149,6 +149,7 @@ bool Engine::reconcile(std::vector<AttemptRow>& latest) {
     if (a.state == State::submitting) pending.push_back(&a), names.push_back(a.job_name);
   if (pending.empty()) return false;
   auto jobs = scheduler_.find_by_name(names);
+  bool changed = false;
   for (auto* a : pending) {
     const sched::JobInfo* found = nullptr;
     for (auto& j : jobs)
@@ -160,14 +161,25 @@ bool Engine::reconcile(std::vector<AttemptRow>& latest) {
                             update_from(*found));
       a->state = found->state;
       a->job_id = found->id;
+    } else if (a->submitted && !submit_ended_here_.count(a->id) &&
+               now_time() - *a->submitted < std::chrono::duration<double>(options_.submit_grace_s)) {
+      // The submit command of a run that died may still be on its way: look again at the next poll.
+      if (awaiting_submission_.insert(a->id).second)
+        spdlog::info(
+            "{}: no job named {} yet; its submission may still be on its way (waiting up to {:.0f} s)",
+            a->case_name, a->job_name, options_.submit_grace_s);
+      continue;
     } else {
       spdlog::info("{}: no job named {}: the submission never reached the scheduler", a->case_name,
                    a->job_name);
       catalog_.revert_submitting(a->id, "no job of this name: not submitted");
       a->state = State::planned;
     }
+    awaiting_submission_.erase(a->id);
+    submit_ended_here_.erase(a->id);
+    changed = true;
   }
-  return true;
+  return changed;
 }
 
 bool Engine::finish_attempt(AttemptRow& row, State state, const JobUpdate& info) {
@@ -213,13 +225,19 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
   std::vector<std::string> ids;
   for (auto& a : latest)
     if (is_active(a.state) && !a.job_id.empty()) active.push_back(&a), ids.push_back(a.job_id);
-  for (auto& [_, acc] : accounting_) ids.push_back(acc.first);
+  // Accounting of jobs their marker completed is not urgent: asked every few polls (in the same
+  // batched commands), so that it does not add a sacct to every poll.
+  bool ask_accounting = !accounting_.empty() && (++polls_since_accounting_ >= 3 || active.empty());
+  if (ask_accounting) {
+    polls_since_accounting_ = 0;
+    for (auto& [_, acc] : accounting_) ids.push_back(acc.first);
+  }
   if (ids.empty()) return false;
   std::vector<sched::JobInfo> infos = scheduler_.query(ids);
   std::map<std::string, const sched::JobInfo*> by_id;
   for (auto& j : infos) by_id[j.id] = &j;
   // Times, elapsed and nodes of jobs their marker completed, once the scheduler has them.
-  for (auto it = accounting_.begin(); it != accounting_.end();) {
+  for (auto it = accounting_.begin(); ask_accounting && it != accounting_.end();) {
     auto found = by_id.find(it->second.first);
     bool done = --it->second.second <= 0;
     if (found != by_id.end() && is_final(found->second->state)) {
@@ -358,10 +376,15 @@ bool Engine::submit_one(AttemptRow& row, size_t index, const std::vector<std::st
                      e.what(), options_.limit_pause_s);
         return false;
       case sched::SubmitFailure::transient:
-        // The job may exist: the next tick reconciles it by name before anything else.
+        // The job may exist: the next poll reconciles it by name. Our submit command has ended, so
+        // no job of this name can appear later: no grace period for it.
         spdlog::warn("{}: submission outcome unknown ({}); reconciling by job name", row.case_name, e.what());
         row.state = State::submitting;
         row.job_name = script.job_name;
+        submit_ended_here_.insert(row.id);
+        scheduler_problem_ = e.what();  // no more submissions until a poll succeeds
+        latest_valid_ = false;
+        poll_soon_ = true;
         return false;
       case sched::SubmitFailure::invalid: {
         catalog_.revert_submitting(row.id, std::string("rejected: ") + e.what());
@@ -443,21 +466,38 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
     bool submitted = submit_one(row, i, after);
     changed |= submitted;
     if (row.state == State::queued) ++ours_active;
-    if (!submitted && row.state == State::planned) break;  // refused: wait for the pause
+    // Refused (wait for the pause) or outcome unknown (the scheduler is in trouble: every further
+    // submit would wait for its timeout too; reconcile first).
+    if (!submitted && (row.state == State::planned || row.state == State::submitting)) break;
   }
   return changed;
 }
 
+std::vector<AttemptRow>& Engine::cached_latest() {
+  if (!latest_valid_) {
+    latest_ = catalog_.latest_attempts(campaign_id_);
+    latest_valid_ = true;
+  }
+  return latest_;
+}
+
 bool Engine::tick(bool poll_scheduler) {
-  auto latest = catalog_.latest_attempts(campaign_id_);
+  // This process is the catalog's only writer, and a tick that changes nothing writes nothing that
+  // the next one reads: the rows are read again only after a change, not at every tick.
+  auto& latest = cached_latest();
   bool changed = false;
-  if (std::any_of(latest.begin(), latest.end(), [](auto& a) { return a.state == State::submitting; })) {
+  bool unresolved = false;
+  // Attempts left `submitting` are looked up by name at the poll cadence, not every tick: one may
+  // stay unresolved for up to submit_grace_s.
+  if (poll_scheduler &&
+      std::any_of(latest.begin(), latest.end(), [](auto& a) { return a.state == State::submitting; })) {
     try {
       changed |= reconcile(latest);
     } catch (const sched::SchedulerUnavailable& e) {
+      if (scheduler_problem_.empty())
+        spdlog::warn("scheduler unavailable, cannot reconcile submissions yet: {}", e.what());
       scheduler_problem_ = e.what();
-      spdlog::warn("cannot reconcile submissions yet: {}", e.what());
-      return false;  // submit nothing until the outcome of earlier submissions is known
+      unresolved = true;  // submit nothing until the outcome of earlier submissions is known
     }
   }
   changed |= apply_markers(latest);
@@ -472,14 +512,17 @@ bool Engine::tick(bool poll_scheduler) {
     }
   }
   changed |= plan_retries(latest);
-  if (scheduler_problem_.empty()) {
+  if (scheduler_problem_.empty() && !unresolved) {
     try {
       changed |= submit_ready(latest);
     } catch (const sched::SchedulerUnavailable& e) {
       scheduler_problem_ = e.what();
     }
   }
-  if (changed) report(false);
+  if (changed) {
+    latest_valid_ = false;
+    report(false);
+  }
   return changed;
 }
 
@@ -554,15 +597,24 @@ int Engine::run() {
     if (ec || signal_received) return;
     bool poll_now = Clock::now() >= next_poll;
     bool changed = tick(poll_now);
+    // The poll interval backs off unless the scheduler must be asked soon: a job whose marker says
+    // it failed waits for the scheduler's verdict, a submission's outcome is unknown. Jobs that
+    // start or complete (markers) do not need the scheduler. The local executor is the exception:
+    // its calls are what starts pending jobs, and they cost no daemon anything.
+    bool soon = poll_soon_ || !marker_exit_.empty() || (changed && scheduler_.name() == "local");
+    poll_soon_ = false;
     if (poll_now) {
-      double wait = backoff.next(changed);
+      double wait = backoff.next(soon);
       next_poll =
           Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait));
-    } else if (changed) {
-      // Something ended: look at the scheduler soon (dependents, queue counts) without hammering it.
+    } else if (soon) {
       backoff.reset();
+      next_poll = std::min(next_poll, Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                         std::chrono::duration<double>(backoff.current())));
     }
-    if (finished()) {
+    bool all_final = std::all_of(latest_.begin(), latest_.end(),
+                                 [](const AttemptRow& a) { return !a.in_spec || is_final(a.state); });
+    if (all_final && finished()) {
       signals.cancel();
       return;
     }

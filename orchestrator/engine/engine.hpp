@@ -11,7 +11,9 @@
 //  - an attempt is committed `submitting` with its deterministic job name
 //    before the scheduler is asked; the job id is committed as soon as the
 //    submit returns; `submitting` attempts are reconciled by job name (adopt
-//    or revert) before anything else is submitted;
+//    or revert) before anything else is submitted; one is reverted only once
+//    its submission began `submit_grace_s` ago (the submit command of a run
+//    that was killed may still be on its way to the scheduler);
 //  - completed and collected cases are never resubmitted;
 //  - a failing scheduler command never changes a job's state.
 #pragma once
@@ -20,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,6 +43,11 @@ struct EngineOptions {
   double marker_interval_s = 0.25;  // how often exit markers are read
   int lost_after_polls = 3;  // polls a job may be unknown to the scheduler, without marker, before it is lost
   double limit_pause_s = 30;  // pause of submissions after a scheduler refused one for a limit
+  // A `submitting` attempt left by an earlier run without a job of its name is
+  // reverted to planned only this long after its submission began: the submit
+  // command of a run that was killed keeps going and may reach the scheduler
+  // after the next run looked.
+  double submit_grace_s = 60;
   // Progress: called after every tick that changed something (and at start and end).
   std::function<void(const std::string& line, bool final)> progress;
   // Called for each attempt that reached `completed` (collection, later).
@@ -93,6 +101,7 @@ class Engine {
   bool submit_ready(std::vector<AttemptRow>& latest);
   bool submit_one(AttemptRow& row, size_t plan_index, const std::vector<std::string>& after);
   bool finish_attempt(AttemptRow& row, State state, const JobUpdate& info);
+  std::vector<AttemptRow>& cached_latest();  // the latest attempts, read again after a change
   void report(bool final);
   long walltime_for(const AttemptRow& row, const matrix::Case& c);
 
@@ -105,15 +114,21 @@ class Engine {
   render::Renderer renderer_;
 
   std::int64_t campaign_id_ = 0;
-  std::string job_id_prefix_;                  // render::campaign_id salted with the catalog's creation time
-  std::vector<std::int64_t> case_ids_;         // by plan index
-  std::map<std::int64_t, size_t> plan_index_;  // case id -> plan index
-  std::map<std::int64_t, int> misses_;         // attempt id -> polls unknown to the scheduler
-  std::map<std::int64_t, int> marker_exit_;    // attempt id -> non-zero exit marker awaiting the scheduler
+  std::string job_id_prefix_;                   // render::campaign_id salted with the catalog's creation time
+  std::vector<std::int64_t> case_ids_;          // by plan index
+  std::map<std::int64_t, size_t> plan_index_;   // case id -> plan index
+  std::set<std::int64_t> submit_ended_here_;    // submitting attempts whose submit command failed in this run
+  std::set<std::int64_t> awaiting_submission_;  // submitting attempts with no job yet (logged once)
+  std::map<std::int64_t, int> misses_;          // attempt id -> polls unknown to the scheduler
+  std::map<std::int64_t, int> marker_exit_;     // attempt id -> non-zero exit marker awaiting the scheduler
   // Attempts completed by their marker whose times and nodes the scheduler
   // has not told yet: asked in the next polls (same batched commands).
   std::map<std::int64_t, std::pair<std::string, int>> accounting_;  // attempt id -> (job id, polls left)
-  int others_in_queue_ = 0;                                         // the user's jobs outside this campaign
+  std::vector<AttemptRow> latest_;                                  // cached_latest()
+  bool latest_valid_ = false;
+  bool poll_soon_ = false;  // something needs the scheduler's answer soon
+  int polls_since_accounting_ = 0;
+  int others_in_queue_ = 0;  // the user's jobs outside this campaign
   RateLimit rate_;
   Clock::time_point submit_pause_until_{};
   std::string scheduler_problem_;

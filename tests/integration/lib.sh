@@ -1,0 +1,148 @@
+# Shared helpers of the integration tests (sourced by tests/integration/*.sh).
+#
+#   source lib.sh CAMPAIGN_BINARY SOURCE_DIR
+#
+# Sets CAMPAIGN (the binary), SRC (the source tree), WORK (a fresh temporary directory, removed on
+# exit unless KEEP_WORK=1), and an EXIT trap that stops the `campaign` processes the test started
+# (by pid), cancels the Slurm jobs whose working directory is under WORK, and prints
+# "N passed, M failed". The script's exit status is non-zero when any check failed.
+set -uo pipefail
+
+CAMPAIGN=$(readlink -f "$1")
+SRC=$(readlink -f "$2")
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/campaign-it.XXXXXX")
+PASSED=0
+FAILED=0
+BG_PIDS=()
+T0=$SECONDS
+
+say() { printf '[%s %3ds] %s\n' "$(basename "$0" .sh)" $((SECONDS - T0)) "$*"; }
+ok() { PASSED=$((PASSED + 1)); say "ok: $*"; }
+bad() { FAILED=$((FAILED + 1)); say "FAIL: $*"; }
+# check DESCRIPTION COMMAND...: one check, passing when COMMAND succeeds.
+check() {
+  local what=$1
+  shift
+  if "$@"; then ok "$what"; else bad "$what"; fi
+}
+# check_eq DESCRIPTION EXPECTED ACTUAL
+check_eq() {
+  if [[ "$2" == "$3" ]]; then ok "$1 ($3)"; else bad "$1: expected '$2', got '$3'"; fi
+}
+
+# Jobs of this test: those whose working directory is under WORK (every campaign of a test has its
+# work directory there, and its jobs run in their run directories).
+our_jobs() {
+  command -v squeue >/dev/null 2>&1 || return 0
+  squeue -h -o '%A %Z' 2>/dev/null | awk -v w="$WORK/" 'index($2 "/", w) == 1 { print $1 }'
+}
+
+EXIT_HOOKS=()
+# on_exit COMMAND: run COMMAND (eval) when the test ends, before the jobs are cancelled.
+on_exit() { EXIT_HOOKS+=("$*"); }
+
+cleanup() {
+  local rc=$? pid jobs hook
+  for pid in "${BG_PIDS[@]}"; do kill -9 "$pid" 2>/dev/null; done
+  for hook in "${EXIT_HOOKS[@]}"; do eval "$hook"; done
+  jobs=$(our_jobs | tr '\n' ' ')
+  [[ -n ${jobs// /} ]] && scancel $jobs 2>/dev/null
+  if [[ ${KEEP_WORK:-0} == 1 || $FAILED -gt 0 && ${KEEP_WORK_ON_FAILURE:-0} == 1 ]]; then
+    say "work directory kept: $WORK"
+  else
+    rm -rf "$WORK"
+  fi
+  echo "$PASSED passed, $FAILED failed"
+  if ((FAILED > 0 || (PASSED == 0))); then exit 1; fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Starts the virtual cluster when sinfo does not answer; resumes nodes a test left down.
+ensure_cluster() {
+  if ! sinfo -h >/dev/null 2>&1 || sinfo -h -o '%T' | grep -Eqv '^(idle|allocated|mixed|completing)$'; then
+    say "starting the test cluster"
+    bash "$SRC/tests/slurm/start-cluster.sh" >"$WORK/start-cluster.log" 2>&1 || {
+      tail -20 "$WORK/start-cluster.log"
+      bad "the test cluster does not start"
+      exit 1
+    }
+  fi
+}
+
+# cases WORKDIR: one line per case of the catalog in WORKDIR, tab-separated:
+#   case state attempt job_id job_name exit_code reason
+cases() {
+  [[ -e $1/campaign.db ]] || return 0
+  "$CAMPAIGN" status "$1" --json 2>/dev/null | python3 -c '
+import json, sys
+text = sys.stdin.read()
+for c in json.loads(text) if text.strip() else []:
+    for k in c["cases"]:
+        print("\t".join(str(x) for x in (k["case"], k["state"], k["attempt"], k["job_id"], k["job_name"],
+                                         k.get("exit_code", ""), k["reason"].replace("\t", " "))))'
+}
+
+# field WORKDIR CASE COLUMN: one column (1-based, as in cases()) of one case.
+field() { cases "$1" | awk -F'\t' -v c="$2" -v f="$3" '$1 == c { print $f }'; }
+
+# count_state WORKDIR STATE: how many cases are in STATE.
+count_state() { cases "$1" | awk -F'\t' -v s="$2" '$2 == s { n++ } END { print n + 0 }'; }
+
+# wait_until SECONDS COMMAND...: polls COMMAND every 0.5 s; false on timeout.
+wait_until() {
+  local deadline=$((SECONDS + $1))
+  shift
+  until "$@"; do
+    ((SECONDS >= deadline)) && return 1
+    sleep 0.5
+  done
+}
+
+# sacct_jobs PREFIX: "jobid name state" of every job (whole jobs, all users) whose name starts with
+# PREFIX, from accounting, submitted since the test started.
+sacct_jobs() {
+  sacct -X -n -P -a -S "$TEST_START" -E now -o JobIDRaw,JobName,State 2>/dev/null |
+    awk -F'|' -v p="$1" 'index($2, p) == 1 { print $1, $2, $3 }'
+}
+TEST_START=$(date +%Y-%m-%dT%H:%M:%S)
+# wait_sacct_jobs PREFIX N: waits (up to 30 s) until accounting has N jobs named PREFIX* (it lags a
+# little behind the jobs' ends).
+wait_sacct_jobs() {
+  local deadline=$((SECONDS + 30))
+  until (($(sacct_jobs "$1" | wc -l) >= $2)) || ((SECONDS >= deadline)); do sleep 0.5; done
+}
+
+# prefix_of WORKDIR: the job name prefix of the campaign in WORKDIR ("cmp1a2b3c-").
+prefix_of() { cases "$1" | awk -F'\t' '$5 != "" && !done { sub(/-.*/, "-", $5); print $5; done = 1 }'; }
+
+# A directory for PATH with every command of /usr/bin and /bin except Slurm's: a machine without a
+# scheduler.
+path_without_slurm() {
+  local dir=$WORK/noslurm-bin f
+  mkdir -p "$dir"
+  for f in /usr/local/bin/* /usr/bin/* /bin/*; do
+    local n=${f##*/}
+    case $n in
+      sbatch | squeue | sacct | scontrol | scancel | srun | sinfo | salloc | sattach | sstat | sprio | sshare | \
+        sreport | sacctmgr | sdiag | strigger | sview | sbcast | scrontab | sh5util | sjobexitmod | sjstat | smap | \
+        seff | bsub | bjobs | bkill | bhist) continue ;;
+    esac
+    [[ -e $dir/$n ]] || ln -s "$f" "$dir/$n"
+  done
+  echo "$dir"
+}
+
+# scheduler_wrappers DIR LOG: puts squeue, sacct, scontrol, sbatch and scancel wrappers in DIR that
+# append "EPOCH_SECONDS.NANOSECONDS COMMAND ARGS..." to LOG, then exec the real command. Put DIR first
+# in PATH to count what the orchestrator asks the scheduler.
+scheduler_wrappers() {
+  local dir=$1 log=$2 cmd
+  mkdir -p "$dir"
+  for cmd in squeue sacct scontrol sbatch scancel; do
+    printf '#!/bin/bash\necho "$(date +%%s.%%N) %s $*" >>%q\nexec %q "$@"\n' "$cmd" "$log" "$(command -v "$cmd")" \
+      >"$dir/$cmd"
+    chmod +x "$dir/$cmd"
+  done
+}
