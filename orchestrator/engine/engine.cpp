@@ -156,10 +156,10 @@ bool Engine::reconcile(std::vector<AttemptRow>& latest) {
       if (j.name == a->job_name && (!found || newer_id(j.id, found->id))) found = &j;
     if (found) {
       spdlog::info("{}: adopting job {} submitted before an interruption", a->case_name, found->id);
-      catalog_.record_job_id(a->id, found->id, found->state == State::lost ? State::queued : found->state);
-      catalog_.update_state(a->id, found->state == State::lost ? State::queued : found->state,
-                            update_from(*found));
-      a->state = found->state;
+      State seen = found->state == State::lost ? State::queued : found->state;
+      catalog_.record_job_id(a->id, found->id, seen);
+      catalog_.update_state(a->id, seen, update_from(*found));
+      a->state = seen;
       a->job_id = found->id;
     } else if (a->submitted && !submit_ended_here_.count(a->id) &&
                now_time() - *a->submitted < std::chrono::duration<double>(options_.submit_grace_s)) {
@@ -185,6 +185,8 @@ bool Engine::reconcile(std::vector<AttemptRow>& latest) {
 bool Engine::finish_attempt(AttemptRow& row, State state, const JobUpdate& info) {
   bool changed = catalog_.update_state(row.id, state, info);
   row.state = state;
+  if (info.reason) row.reason = *info.reason;
+  if (info.exit_code) row.exit_code = info.exit_code;
   misses_.erase(row.id);
   marker_exit_.erase(row.id);
   if (changed) {
@@ -392,6 +394,7 @@ bool Engine::submit_one(AttemptRow& row, size_t index, const std::vector<std::st
         u.reason = std::string("the scheduler rejected the job: ") + e.what();
         catalog_.update_state(row.id, State::cancelled, u);
         row.state = State::cancelled;
+        row.reason = *u.reason;
         spdlog::error("{}: {}", row.case_name, *u.reason);
         return true;
       }
@@ -407,7 +410,12 @@ bool Engine::submit_one(AttemptRow& row, size_t index, const std::vector<std::st
 }
 
 bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
+  more_to_submit_ = false;
   if (Clock::now() < submit_pause_until_) return false;
+  // A long burst of submissions (each a scheduler command) is cut into slices so that markers and
+  // polls are not starved: the next slice follows at once.
+  auto slice_end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(options_.submit_slice_s));
   std::map<std::int64_t, AttemptRow*> by_case;
   int ours_active = 0;
   for (auto& a : latest) {
@@ -462,6 +470,10 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
       }
       committed += need;
     }
+    if (Clock::now() >= slice_end) {
+      more_to_submit_ = true;
+      break;
+    }
     if (!rate_.allow(Clock::now())) break;
     bool submitted = submit_one(row, i, after);
     changed |= submitted;
@@ -482,8 +494,10 @@ std::vector<AttemptRow>& Engine::cached_latest() {
 }
 
 bool Engine::tick(bool poll_scheduler) {
-  // This process is the catalog's only writer, and a tick that changes nothing writes nothing that
-  // the next one reads: the rows are read again only after a change, not at every tick.
+  // This process is the catalog's only writer and mirrors what it writes in the cached rows (state,
+  // job id and name, reason): they are read again at each poll, after retries are planned and after
+  // an unclear submission, not at every tick.
+  if (poll_scheduler) latest_valid_ = false;
   auto& latest = cached_latest();
   bool changed = false;
   bool unresolved = false;
@@ -519,10 +533,7 @@ bool Engine::tick(bool poll_scheduler) {
       scheduler_problem_ = e.what();
     }
   }
-  if (changed) {
-    latest_valid_ = false;
-    report(false);
-  }
+  if (changed) report(false);
   return changed;
 }
 
@@ -552,9 +563,11 @@ int Engine::cancel(const std::string& pattern) {
   return static_cast<int>(rows.size());
 }
 
-Counts Engine::counts() {
+Counts Engine::counts() { return counts_of(catalog_.latest_attempts(campaign_id_)); }
+
+Counts Engine::counts_of(const std::vector<AttemptRow>& latest) {
   Counts c;
-  for (auto& a : catalog_.latest_attempts(campaign_id_)) {
+  for (auto& a : latest) {
     if (!a.in_spec) continue;
     c.by_state[a.state]++;
     c.cases++;
@@ -565,7 +578,7 @@ Counts Engine::counts() {
 
 void Engine::report(bool final) {
   if (!options_.progress) return;
-  Counts c = counts();
+  Counts c = final ? counts() : counts_of(cached_latest());
   long secs = static_cast<long>(std::chrono::duration<double>(Clock::now() - started_at_).count());
   char head[64];
   std::snprintf(head, sizeof head, "[%s] %d cases: ", format_hms(secs).c_str(), c.cases);
@@ -628,7 +641,7 @@ int Engine::run() {
         return;
       }
     }
-    timer.expires_after(marker_step);
+    timer.expires_after(more_to_submit_ ? Clock::duration::zero() : marker_step);
     timer.async_wait(on_tick);
   };
   boost::asio::post(io, [&] { on_tick({}); });

@@ -36,11 +36,12 @@
 namespace campaign::engine {
 
 struct EngineOptions {
-  bool wait = true;                 // false (--no-wait): submit what is ready, then return
-  bool retry_failed = false;        // resume --failed: failed cases get a new attempt first
-  std::string campaign_exe;         // for the local launcher line
-  std::string code_version;         // recorded with the campaign
-  double marker_interval_s = 0.25;  // how often exit markers are read
+  bool wait = true;                // false (--no-wait): submit what is ready, then return
+  bool retry_failed = false;       // resume --failed: failed cases get a new attempt first
+  std::string campaign_exe;        // for the local launcher line
+  std::string code_version;        // recorded with the campaign
+  double marker_interval_s = 0.5;  // how often exit markers are read (at most poll_min)
+  double submit_slice_s = 0.5;     // longest run of submissions before markers and polls get a turn
   int lost_after_polls = 3;  // polls a job may be unknown to the scheduler, without marker, before it is lost
   double limit_pause_s = 30;  // pause of submissions after a scheduler refused one for a limit
   // A `submitting` attempt left by an earlier run without a job of its name is
@@ -102,6 +103,7 @@ class Engine {
   bool submit_one(AttemptRow& row, size_t plan_index, const std::vector<std::string>& after);
   bool finish_attempt(AttemptRow& row, State state, const JobUpdate& info);
   std::vector<AttemptRow>& cached_latest();  // the latest attempts, read again after a change
+  Counts counts_of(const std::vector<AttemptRow>& latest);
   void report(bool final);
   long walltime_for(const AttemptRow& row, const matrix::Case& c);
 
@@ -126,7 +128,8 @@ class Engine {
   std::map<std::int64_t, std::pair<std::string, int>> accounting_;  // attempt id -> (job id, polls left)
   std::vector<AttemptRow> latest_;                                  // cached_latest()
   bool latest_valid_ = false;
-  bool poll_soon_ = false;  // something needs the scheduler's answer soon
+  bool poll_soon_ = false;       // something needs the scheduler's answer soon
+  bool more_to_submit_ = false;  // the last submission slice ended with ready cases left
   int polls_since_accounting_ = 0;
   int others_in_queue_ = 0;  // the user's jobs outside this campaign
   RateLimit rate_;
