@@ -1,28 +1,28 @@
 #!/usr/bin/env bash
-# Acceptance 2, crash safety on Slurm: `campaign run` is killed with SIGKILL at least 20 times, each
-# time followed by `campaign run` again, in three ways: at a random moment; between sbatch and the
-# catalog commit of the job id (CAMPAIGN_TEST_CRASH=after_submit:1 exits there, as kill -9 would); and
-# while a slow sbatch (a PATH wrapper that waits 2 s) is on its way, so that the job appears after the
-# next run has looked for it. Once, the run dies as sbatch starts and nothing is submitted: that case
-# must go back to planned. The campaign (campaigns/crash.yaml: 41 jobs, at most 4 queued at once so
-# that submissions go on all along) must end with every case completed at attempt 1, exactly one job
-# per case in accounting, and every job run once (each appends its name to runs.txt).
+# Acceptance 2, crash safety on Slurm: `campaign run` dies 24 times, each time followed by `campaign
+# run` again, at forced points and at random moments: 6 times between sbatch and the catalog commit of
+# the job id (CAMPAIGN_TEST_CRASH=after_submit:1 exits there, as kill -9 would); 4 times killed while a
+# slow sbatch (a PATH wrapper that waits 3 s) is on its way, so that the job appears after the next
+# run has looked for it; once as sbatch starts, which then submits nothing (that case must go back to
+# planned, after the grace period); 13 times by kill -9 at a random moment. The campaign
+# (campaigns/crash.yaml: 41 jobs, at most 6 queued at once so that submissions go on all along) must
+# end with every case completed at attempt 1, exactly one job per case in accounting, and every job run
+# once (each appends its name to runs.txt).
 #
 #   bash crash_slurm.sh CAMPAIGN_BINARY SOURCE_DIR        (label slurm; about 80 s)
 source "$(dirname "$0")/lib.sh"
 ensure_cluster
 
 file=$SRC/tests/integration/campaigns/crash.yaml
-system=$SRC/tests/integration/systems/testcluster-q4.yaml
+system=$SRC/tests/integration/systems/testcluster-q6.yaml
 wd=$WORK/crash
-run() { "$CAMPAIGN" run "$file" --system "$system" --workdir "$wd" -q "$@"; }
 rand_sleep() { sleep "$(awk -v r=$RANDOM -v max="$1" 'BEGIN { printf "%.2f", 0.05 + r / 32768 * max }')"; }
 
 # An sbatch that is slow to reach the controller: it records that it started, waits, then submits.
 # Killing `campaign run` while it waits leaves it orphaned: it submits after its parent died, and the
 # next run must not take the missing job for a submission that never happened.
 mkdir -p "$WORK/slow"
-printf '#!/bin/bash\ntouch %q\nsleep 2\nexec %q "$@"\n' "$WORK/slow/started" "$(command -v sbatch)" >"$WORK/slow/sbatch"
+printf '#!/bin/bash\ntouch %q\nsleep 3\nexec %q "$@"\n' "$WORK/slow/started" "$(command -v sbatch)" >"$WORK/slow/sbatch"
 chmod +x "$WORK/slow/sbatch"
 # An sbatch that never reaches the controller: the orchestrator dies as it starts it.
 mkdir -p "$WORK/never"
@@ -32,16 +32,17 @@ chmod +x "$WORK/never/sbatch"
 # exited PID: the process is gone or a zombie.
 exited() { [[ $(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) =~ ^(Z|)$ ]]; }
 
+# The crash points are forced, not left to timing: first 11 runs that each die at their first
+# submission (each uses up one case, and waits for a free queue slot as long as it takes), in three
+# ways (`never` once the staging step has its job: its case waits for the grace period, and the other
+# cases depend on the staging step); then 13 runs killed at a random moment (0.05-1.5 s after their start). The campaign cannot
+# end during those: its 41 jobs of 4 s, 6 at a time, need far more time than the random runs are
+# given.
+schedule=(hook slow hook never slow hook slow hook slow hook hook random random random random random random
+  random random random random random random random)
 crashes=0 hooked=0 inflight=0 never=0 killed=0 i=0
-while ((crashes < 24)); do
+for mode in "${schedule[@]}"; do
   i=$((i + 1))
-  mode=random
-  # Two runs of three crash at a submission, while there is something left to submit: at the
-  # first submission (after sbatch, before the catalog commit), or while a slow sbatch is on its way.
-  if ((i % 3 != 1)) && [[ ! -e $wd/campaign.db || $(count_state "$wd" planned) -gt 0 ]]; then
-    ((i % 3 == 2)) && mode=hook || mode=slow
-    ((i == 3)) && mode=never
-  fi
   rm -f "$WORK/slow/started"
   # The binary itself in the background (env execs it: $! is the campaign process).
   case $mode in
@@ -54,9 +55,9 @@ while ((crashes < 24)); do
   pid=$!
   BG_PIDS+=("$pid")
   case $mode in
-    random) rand_sleep 2.5 ;;
-    hook) for _ in $(seq 40); do exited "$pid" && break; sleep 0.2; done ;;  # the hook fires as a slot frees
-    slow | never) for _ in $(seq 80); do [[ -e $WORK/slow/started ]] && break; sleep 0.1; done ;;
+    random) rand_sleep 1.5 ;;
+    hook) for _ in $(seq 600); do exited "$pid" && break; sleep 0.1; done ;;  # fires when a slot frees
+    slow | never) for _ in $(seq 600); do [[ -e $WORK/slow/started ]] && break; sleep 0.1; done ;;
   esac
   was_alive=0
   exited "$pid" || { kill -9 "$pid" 2>/dev/null && was_alive=1 && killed=$((killed + 1)); }
@@ -68,21 +69,20 @@ while ((crashes < 24)); do
     [[ $mode == hook && $was_alive == 0 ]] && hooked=$((hooked + 1))
     [[ $mode == slow && -e $WORK/slow/started ]] && inflight=$((inflight + 1))
     [[ $mode == never && -e $WORK/slow/started ]] && never=$((never + 1))
-  elif ((rc == 0)); then
-    break  # finished: the check below tells whether there were enough crashes before
   else
-    bad "campaign run exited $rc (iteration $i)"
+    bad "campaign run exited $rc (iteration $i, $mode): the campaign ended too early or the run failed"
     break
   fi
 done
 say "$crashes crashes: $killed by kill -9 ($inflight of them while sbatch was on its way), $hooked between sbatch" \
   "and the catalog commit, $never as sbatch started (it then submitted nothing)"
-check "at least 20 crashes before the campaign finished" test "$crashes" -ge 20
-check "at least 5 crashes between sbatch and the catalog commit" test "$hooked" -ge 5
-check "at least 3 crashes while sbatch was on its way" test "$inflight" -ge 3
+check_eq "24 crashes before the campaign finished" 24 "$crashes"
+check_eq "6 crashes between sbatch and the catalog commit" 6 "$hooked"
+check_eq "4 crashes while sbatch was on its way" 4 "$inflight"
+check_eq "1 crash as sbatch started" 1 "$never"
 
 say "campaign run to the end"
-run 2>>"$WORK/stderr.txt"
+"$CAMPAIGN" run "$file" --system "$system" --workdir "$wd" -q 2>>"$WORK/stderr.txt"
 check_eq "the last campaign run exits 0" 0 $?
 
 cases "$wd" >"$WORK/cases.tsv"

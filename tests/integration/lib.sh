@@ -41,12 +41,23 @@ EXIT_HOOKS=()
 # on_exit COMMAND: run COMMAND (eval) when the test ends, before the jobs are cancelled.
 on_exit() { EXIT_HOOKS+=("$*"); }
 
+# Jobs of the local executor are processes detached from `campaign run`: those whose working directory
+# is under WORK are this test's.
+kill_local_jobs() {
+  local p cwd
+  for p in /proc/[0-9]*; do
+    cwd=$(readlink "$p/cwd" 2>/dev/null) || continue
+    [[ $cwd == "$WORK"/* ]] && kill -9 "${p#/proc/}" 2>/dev/null
+  done
+}
+
 cleanup() {
   local rc=$? pid jobs hook
   for pid in "${BG_PIDS[@]}"; do kill -9 "$pid" 2>/dev/null; done
   for hook in "${EXIT_HOOKS[@]}"; do eval "$hook"; done
   jobs=$(our_jobs | tr '\n' ' ')
   [[ -n ${jobs// /} ]] && scancel $jobs 2>/dev/null
+  kill_local_jobs
   if [[ ${KEEP_WORK:-0} == 1 || $FAILED -gt 0 && ${KEEP_WORK_ON_FAILURE:-0} == 1 ]]; then
     say "work directory kept: $WORK"
   else
@@ -120,17 +131,12 @@ prefix_of() { cases "$1" | awk -F'\t' '$5 != "" && !done { sub(/-.*/, "-", $5); 
 # A directory for PATH with every command of /usr/bin and /bin except Slurm's: a machine without a
 # scheduler.
 path_without_slurm() {
-  local dir=$WORK/noslurm-bin f
+  local dir=$WORK/noslurm-bin
   mkdir -p "$dir"
-  for f in /usr/local/bin/* /usr/bin/* /bin/*; do
-    local n=${f##*/}
-    case $n in
-      sbatch | squeue | sacct | scontrol | scancel | srun | sinfo | salloc | sattach | sstat | sprio | sshare | \
-        sreport | sacctmgr | sdiag | strigger | sview | sbcast | scrontab | sh5util | sjobexitmod | sjstat | smap | \
-        seff | bsub | bjobs | bkill | bhist) continue ;;
-    esac
-    [[ -e $dir/$n ]] || ln -s "$f" "$dir/$n"
-  done
+  # /bin is /usr/bin on Debian 12; later directories do not replace earlier links.
+  find /usr/local/bin /usr/bin /bin -maxdepth 1 \( -type f -o -type l \) 2>/dev/null |
+    grep -Ev '/(sbatch|squeue|sacct|scontrol|scancel|srun|sinfo|salloc|sattach|sstat|sprio|sshare|sreport|sacctmgr|sdiag|strigger|sview|sbcast|scrontab|sh5util|sjobexitmod|sjstat|smap|seff|bsub|bjobs|bkill|bhist)$' |
+    xargs ln -s -t "$dir" 2>/dev/null
   echo "$dir"
 }
 

@@ -24,6 +24,8 @@ check_eq "eight 4-node mc job scripts" 8 "$n4"
 check "mc scripts carry --constraint=mc" grep -q -- '--constraint=mc' "$wd/s40-mc-N4-r1/job.sh"
 check "gpu scripts carry --constraint=gpu" grep -q -- '--constraint=gpu' "$wd/s40-gpu-N2-r1/job.sh"
 check "gpu jobs ran on gpu nodes" grep -q 'on gn' "$wd/s40-gpu-N1-r1"/slurm-*.out
+check_eq "a 4-node mc job ran one rank on each of cn1-cn4" "cn1 cn2 cn3 cn4" \
+  "$(grep -ho 'of 4 on cn[0-9]' "$wd/s40-mc-N4-r1"/slurm-*.out | awk '{ print $NF }' | sort | paste -sd' ')"
 
 # Accounting: exactly one job per case, by the names `campaign status --json` reports.
 prefix=$(prefix_of "$wd")

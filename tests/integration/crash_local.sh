@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Acceptance 5, crash safety of the local executor: `campaign run` (campaigns/localcrash.yaml: 12 jobs
+# of 2 s, as many at once as this machine has cores) is killed with SIGKILL at random moments while
+# its jobs run, 6 times, and run again each time. Jobs survive the orchestrator; at the end every case
+# is completed at attempt 1 and every job ran exactly once (each appends its name to runs.txt).
+#
+#   bash crash_local.sh CAMPAIGN_BINARY SOURCE_DIR        (label local; about 30 s on 2 cores)
+source "$(dirname "$0")/lib.sh"
+
+nopath=$(path_without_slurm)
+file=$SRC/tests/integration/campaigns/localcrash.yaml
+wd=$WORK/localcrash
+kills=0
+for i in $(seq 6); do
+  env PATH="$nopath" "$CAMPAIGN" run "$file" --workdir "$wd" -q 2>>"$WORK/stderr.txt" &
+  pid=$!
+  BG_PIDS+=("$pid")
+  sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.3 + r / 32768 * 2.5 }')"
+  kill -9 "$pid" 2>/dev/null && kills=$((kills + 1))
+  { wait "$pid"; } 2>/dev/null
+  BG_PIDS=()
+done
+running=$(count_state "$wd" running)
+say "$kills kills; $(count_state "$wd" completed) completed, $running running after the last one"
+check "killed at least 5 times while jobs ran" test "$kills" -ge 5
+env PATH="$nopath" "$CAMPAIGN" run "$file" --workdir "$wd" -q 2>>"$WORK/stderr.txt"
+check_eq "the last campaign run exits 0" 0 $?
+check_eq "every case completed at attempt 1" "12 12" \
+  "$(count_state "$wd" completed) $(cases "$wd" | awk -F'\t' '$3 == 1' | wc -l)"
+check_eq "every job ran exactly once (runs.txt)" "12 0" \
+  "$(sort -u "$wd/runs.txt" | wc -l) $(sort "$wd/runs.txt" | uniq -d | wc -l)"
+check_eq "runs.txt names = status --json job names" "" \
+  "$(diff <(sort "$wd/runs.txt") <(cases "$wd" | cut -f5 | sort))"
+if [[ -s $WORK/stderr.txt ]]; then
+  say "stderr of the runs:"
+  sort "$WORK/stderr.txt" | uniq -c | head
+fi

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Acceptance 3, faults on the virtual Slurm cluster. Two campaigns run at the same time:
+#  - campaigns/faults.yaml, one case per fault:
+#      nodefail  cn2 is set DOWN under the running job (then resumed): the attempt ends node_fail and
+#                is retried automatically (attempt 2, which completes); Slurm does not requeue it
+#                (--no-requeue), so each attempt is one job;
+#      timeout   sleeps past its 1-minute walltime: timeout, retried with 1.5x the walltime (the
+#                attempt-2 script asks for 2 minutes) and completes;
+#      fail      exits 3: failed with exit code 3, not retried; `campaign resume --failed` gives it
+#                attempt 2, which completes;
+#  - campaigns/limited.yaml: 3 jobs under the account testlimited (MaxSubmitJobs=1): the submissions
+#    refused by the limit are retried after a pause, and all three complete, none lost.
+#
+#   bash faults.sh CAMPAIGN_BINARY SOURCE_DIR        (label slurm; about 2 minutes: the walltime)
+source "$(dirname "$0")/lib.sh"
+ensure_cluster
+
+faults=$SRC/tests/integration/campaigns/faults.yaml
+limited=$SRC/tests/integration/campaigns/limited.yaml
+fw=$WORK/faults
+lw=$WORK/limited
+resume_cn2() { scontrol update nodename=cn2 state=resume >/dev/null 2>&1; }
+on_exit resume_cn2
+
+"$CAMPAIGN" run "$faults" --workdir "$fw" -q >"$WORK/faults.out" 2>&1 &
+faults_pid=$!
+"$CAMPAIGN" run "$limited" --workdir "$lw" -q >"$WORK/limited.out" 2>&1 &
+limited_pid=$!
+BG_PIDS+=("$faults_pid" "$limited_pid")
+
+# --- node failure -----------------------------------------------------------------------------------
+say "waiting for the nodefail job to run on cn2"
+nodefail_running() { [[ -n $(squeue -h -t R -w cn2 -n "$(field "$fw" nodefail 5)" -o %A 2>/dev/null) ]]; }
+if wait_until 60 nodefail_running; then
+  sleep 2
+  say "scontrol update nodename=cn2 state=down"
+  scontrol update nodename=cn2 state=down reason=campaign-integration-test
+  sleep 3
+  resume_cn2
+  say "cn2 resumed: $(sinfo -h -n cn2 -o %T)"
+else
+  bad "the nodefail job never ran on cn2"
+fi
+
+# --- wait for both campaigns -------------------------------------------------------------------------
+wait "$limited_pid"
+limited_rc=$?
+wait "$faults_pid"
+faults_rc=$?
+BG_PIDS=()
+resume_cn2
+
+check_eq "faults: campaign run exits 1 (a case failed)" 1 "$faults_rc"
+a1() { sacct -X -n -P -a -S "$TEST_START" --name="${1}" -o State | head -1; }
+prefix=$(prefix_of "$fw")
+
+# node failure
+check_eq "nodefail: attempt 1 is NODE_FAIL in sacct" NODE_FAIL "$(a1 "${prefix}nodefail-a1")"
+check "nodefail: the engine saw node_fail and retried" \
+  grep -q 'nodefail: attempt 1 ended node_fail; retrying (attempt 2' "$fw/campaign.log"
+check_eq "nodefail: attempt 2 completed" "completed 2" "$(field "$fw" nodefail 2) $(field "$fw" nodefail 3)"
+check_eq "nodefail: one job per attempt in sacct (no requeue)" 2 \
+  "$(sacct -X -n -P -a -D -S "$TEST_START" -o JobName | grep -c "^${prefix}nodefail-a")"
+check "nodefail: the job was not requeued by Slurm" \
+  test "$(sacct -X -n -P -a -D -S "$TEST_START" --name="${prefix}nodefail-a1" -o JobID | wc -l)" -eq 1
+
+# timeout
+check_eq "timeout: attempt 1 is TIMEOUT in sacct" TIMEOUT "$(a1 "${prefix}timeout-a1")"
+check "timeout: the engine saw timeout and retried" \
+  grep -q 'timeout: attempt 1 ended timeout; retrying (attempt 2' "$fw/campaign.log"
+check_eq "timeout: attempt 2 completed" "completed 2" "$(field "$fw" timeout 2) $(field "$fw" timeout 3)"
+check "timeout: the attempt-2 script asks for 1.5 x 1 min, in whole minutes" \
+  grep -q -- '^#SBATCH --time=00:02:00$' "$fw/timeout/job.sh"
+check "timeout: ... and is attempt 2's" grep -q -- "^#SBATCH --job-name=${prefix}timeout-a2\$" "$fw/timeout/job.sh"
+limits() {
+  sacct -X -n -P -a -S "$TEST_START" --name="${prefix}timeout-a1,${prefix}timeout-a2" -o JobName,Timelimit |
+    sort | cut -d'|' -f2 | paste -sd' '
+}
+both_limits() { [[ $(limits | wc -w) == 2 ]]; }
+wait_until 30 both_limits  # accounting may lag behind the end of attempt 2
+check_eq "timeout: Slurm time limits of attempts 1 and 2" "00:01:00 00:02:00" "$(limits)"
+
+# failure
+check_eq "fail: failed, exit code 3, attempt 1" "failed 3 1" \
+  "$(field "$fw" fail 2) $(field "$fw" fail 6) $(field "$fw" fail 3)"
+check "fail: not retried by default" bash -c "! grep -q 'fail: attempt 1 ended failed; retrying' '$fw/campaign.log'"
+"$CAMPAIGN" resume "$faults" --workdir "$fw" --failed -q >>"$WORK/faults.out" 2>&1
+check_eq "campaign resume --failed exits 0" 0 $?
+check_eq "fail: attempt 2 completed after resume --failed" "completed 2" \
+  "$(field "$fw" fail 2) $(field "$fw" fail 3)"
+check_eq "faults: every case completed" 3 "$(count_state "$fw" completed)"
+
+# submissions refused by a limit
+check_eq "limited: campaign run exits 0" 0 "$limited_rc"
+check_eq "limited: all 3 cases completed at attempt 1" "3 3" \
+  "$(count_state "$lw" completed) $(cases "$lw" | awk -F'\t' '$3 == 1' | wc -l)"
+refusals=$(grep -c 'the scheduler refused the submission' "$lw/campaign.log")
+check "limited: submissions were refused by the limit, then retried ($refusals refusals)" test "$refusals" -ge 1
+lprefix=$(prefix_of "$lw")
+wait_sacct_jobs "$lprefix" 3
+check_eq "limited: 3 jobs in sacct, one per case" 3 "$(sacct_jobs "$lprefix" | awk '{ print $2 }' | sort -u | wc -l)"
+check_eq "limited: ran under the account testlimited" testlimited \
+  "$(sacct -X -n -P -a -S "$TEST_START" -o JobName,Account | grep "^$lprefix" | cut -d'|' -f2 | sort -u)"
+if ((FAILED > 0)); then
+  say "campaign output:"
+  cat "$WORK/faults.out" "$WORK/limited.out"
+fi
