@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Benchmark of `campaign run` against the virtual Slurm cluster (tests/slurm/start-cluster.sh; started
+# here when sinfo does not answer; as root).
+#
+#   bash bench/slurm_bench.sh CAMPAIGN_BINARY [SOURCE_DIR] [--quick]
+#
+# Two campaigns, each in a fresh temporary work directory:
+#   80 jobs    40 cases x (-C mc, -C gpu), one whole node each, `srun sleep 2`
+#   1000 jobs  500 cases x (-C mc, -C gpu), one core each (4 jobs per node), `sleep 0`  (skipped by --quick)
+# and for each, printed:
+#   cpu/job       CPU time of the `campaign` process itself (user + system), children (sbatch, squeue,
+#                 ...) excluded, divided by the jobs. Read from /proc/PID/stat (utime, stime) after the
+#                 process has exited but before it is reaped (waitid WNOWAIT), so nothing is missed and
+#                 nothing of the children is counted (those are in cutime/cstime).
+#   queries/s     squeue + sacct + scontrol calls per second of the run, from PATH wrappers that log each
+#                 call (the wrappers add about 3 ms per call; they use no subprocess). calls/s adds sbatch
+#                 (one per job, unavoidable) and scancel.
+#   submit        seconds from the start of `campaign run` to the last "submitted job" line of its log,
+#                 and from the first to the last submission.
+#   notice        delay from a job's end to its `completed` record: the log line's time (ms) minus the
+#                 job's exit-marker mtime (ns; written by the job script as its last act), median and
+#                 p90; and the same against sacct's End (whole seconds, so up to 1 s more).
+# Targets (80 jobs): cpu/job <= 2 ms, queries/s <= 0.5, submit <= 2 s, notice median <= 0.5 s,
+# p90 <= 1.5 s.
+set -uo pipefail
+
+CAMPAIGN=$(readlink -f "$1")
+SRC=$(readlink -f "${2:-$(dirname "$0")/..}")
+QUICK=0
+[[ ${3:-} == --quick || ${2:-} == --quick ]] && QUICK=1
+[[ ${2:-} == --quick ]] && SRC=$(readlink -f "$(dirname "$0")/..")
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/campaign-bench.XXXXXX")
+cleanup() {
+  local jobs
+  jobs=$(squeue -h -o '%A %Z' 2>/dev/null | awk -v w="$WORK/" 'index($2 "/", w) == 1 { print $1 }' | paste -sd' ')
+  [[ -n $jobs ]] && scancel $jobs 2>/dev/null
+  [[ ${KEEP_WORK:-0} == 1 ]] && echo "work directory kept: $WORK" || rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+if ! sinfo -h >/dev/null 2>&1; then
+  echo "starting the test cluster"
+  bash "$SRC/tests/slurm/start-cluster.sh" >"$WORK/start-cluster.log" 2>&1 || { tail "$WORK/start-cluster.log"; exit 1; }
+fi
+
+# Wrappers that log "EPOCH_SECONDS.MICROSECONDS COMMAND ARGS" and exec the real command.
+mkdir -p "$WORK/wrappers"
+for cmd in squeue sacct scontrol sbatch scancel; do
+  printf '#!/bin/bash\necho "$EPOCHREALTIME %s $*" >>"$CAMPAIGN_BENCH_LOG"\nexec %q "$@"\n' "$cmd" \
+    "$(command -v "$cmd")" >"$WORK/wrappers/$cmd"
+  chmod +x "$WORK/wrappers/$cmd"
+done
+
+write_campaign() {  # NAME REPEAT CPUS COMMAND
+  cat >"$WORK/$1.yaml" <<EOF
+name: $1
+system: testcluster
+matrix:
+  partition: [mc, gpu]
+  repeat: $2
+case_name: $1-{{partition}}-r{{repeat}}
+job:
+  partition: "{{partition}}"
+  nodes: 1
+  ranks_per_node: 1
+  cpus_per_rank: $3
+  walltime: 5m
+  command: "$4"
+EOF
+}
+
+# run_campaign NAME JOBS: runs it, prints the figures.
+run_campaign() {
+  local name=$1 jobs=$2 wd=$WORK/$1
+  echo "== $name: $jobs jobs"
+  CAMPAIGN_BENCH_LOG=$WORK/calls-$name PATH="$WORK/wrappers:$PATH" python3 - "$CAMPAIGN" "$WORK/$name.yaml" "$wd" \
+    >"$WORK/$name.cpu" <<'EOF'
+import os, subprocess, sys
+exe, campaign, wd = sys.argv[1:4]
+p = subprocess.Popen([exe, "run", campaign, "--workdir", wd, "-q"])
+os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)  # exited, not reaped: /proc/PID/stat is final
+fields = open(f"/proc/{p.pid}/stat").read().rsplit(")", 1)[1].split()
+tick = os.sysconf("SC_CLK_TCK")
+utime, stime, cutime, cstime = (int(x) / tick for x in fields[11:15])
+print(utime, stime, cutime, cstime, p.wait())
+EOF
+  read -r utime stime cutime cstime rc <"$WORK/$name.cpu"
+  [[ $rc == 0 ]] || echo "campaign run exited $rc"
+  # Job ends: sacct End and the marker's mtime, by job name; completions from the log.
+  sleep 2
+  local ids
+  ids=$("$CAMPAIGN" status "$wd" --json | python3 -c '
+import json, sys
+print(",".join(k["job_id"] for c in json.load(sys.stdin) for k in c["cases"]))')
+  sacct -X -n -P -j "$ids" -o JobName,End >"$WORK/$name.sacct"
+  python3 - "$wd" "$WORK/calls-$name" "$WORK/$name.sacct" "$jobs" "$utime" "$stime" "$cutime" "$cstime" <<'EOF'
+import datetime, glob, json, os, re, statistics, sys
+wd, calls_log, sacct, jobs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+utime, stime, cutime, cstime = map(float, sys.argv[5:9])
+def ts(line):  # "[2026-11-22 06:43:03.565] ..." -> epoch seconds
+    return datetime.datetime.strptime(line[1:24], "%Y-%m-%d %H:%M:%S.%f").timestamp()
+start = None; first_sub = last_sub = None; done = {}
+for line in open(os.path.join(wd, "campaign.log")):
+    if start is None and " on testcluster" in line: start = ts(line)
+    m = re.search(r"\] (\S+): (submitted job|job \S+ completed)", line)
+    if not m: continue
+    if m.group(2) == "submitted job":
+        first_sub = first_sub or ts(line); last_sub = ts(line)
+    else:
+        done.setdefault(m.group(1), ts(line))
+end = max(done.values())
+calls = [l.split()[:2] for l in open(calls_log)]
+queries = sum(1 for _, c in calls if c in ("squeue", "sacct", "scontrol"))
+by_cmd = {c: sum(1 for _, x in calls if x == c) for c in ("squeue", "sacct", "scontrol", "sbatch", "scancel")}
+duration = end - start
+delay_marker, delay_sacct = [], []
+ends = dict(l.strip().split("|") for l in open(sacct) if "|" in l)
+for case, t in done.items():
+    marker = os.path.join(wd, case, ".exit")
+    delay_marker.append(t - os.stat(marker).st_mtime)
+# sacct End by job name -> case: job names are cmpXXXXXX-<case>-aN
+for name, e in ends.items():
+    case = re.sub(r"^cmp[0-9a-f]+-(.*)-a\d+$", r"\1", name)
+    if case in done and e not in ("Unknown", ""):
+        delay_sacct.append(done[case] - datetime.datetime.strptime(e, "%Y-%m-%dT%H:%M:%S").timestamp())
+def q(v, p): v = sorted(v); return v[min(len(v) - 1, int(round(p * (len(v) - 1))))]
+print(f"  duration         {duration:.1f} s (start of run to last completion), {len(done)} completed")
+print(f"  cpu/job          {(utime + stime) / jobs * 1000:.2f} ms (campaign process: user {utime:.2f} s + system {stime:.2f} s;"
+      f" its children: {cutime + cstime:.2f} s)")
+print(f"  queries/s        {queries / duration:.2f} ({by_cmd['squeue']} squeue, {by_cmd['sacct']} sacct, {by_cmd['scontrol']} scontrol)")
+print(f"  calls/s          {len(calls) / duration:.2f} (with {by_cmd['sbatch']} sbatch, {by_cmd['scancel']} scancel)")
+print(f"  submit           {last_sub - start:.2f} s from the start of the run to the last submission"
+      f" ({last_sub - first_sub:.2f} s first to last)")
+print(f"  notice (marker)  median {statistics.median(delay_marker):.3f} s, p90 {q(delay_marker, 0.9):.3f} s,"
+      f" max {max(delay_marker):.3f} s")
+if delay_sacct:
+    print(f"  notice (sacct)   median {statistics.median(delay_sacct):.3f} s, p90 {q(delay_sacct, 0.9):.3f} s"
+          f" (End has whole seconds: up to 1 s more than the true delay)")
+EOF
+}
+
+write_campaign bench80 40 4 "sleep 2"
+run_campaign bench80 80
+if ((QUICK == 0)); then
+  write_campaign bench1000 500 1 "sleep 0"
+  sed -i 's/^  command: .*/&\n  launch: false/' "$WORK/bench1000.yaml"
+  run_campaign bench1000 1000
+fi
