@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <limits>
-#include <system_error>
 #include <map>
+#include <system_error>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -371,13 +371,15 @@ std::vector<MetricRow> Catalog::metrics_of(std::int64_t campaign_id) {
   });
 }
 
-std::vector<Catalog::Series> Catalog::metric_series_of(std::int64_t campaign_id, const std::set<std::string>& names) {
+std::vector<Catalog::Series> Catalog::metric_series_of(std::int64_t campaign_id,
+                                                       const std::set<std::string>& names) {
   Impl& c = *impl_;
   return c.guard("metric_series_of", [&] {
     std::vector<Series> out;
     std::map<std::pair<std::int64_t, std::string>, size_t> index;  // rows of the older per-value table
     auto q = c.query(
-        "SELECT m.name, m.step, m.value, m.unit, m.attempt_id FROM metrics m JOIN attempts a ON a.id = m.attempt_id "
+        "SELECT m.name, m.step, m.value, m.unit, m.attempt_id FROM metrics m JOIN attempts a ON a.id = "
+        "m.attempt_id "
         "JOIN cases c ON c.id = a.case_id WHERE c.campaign_id = ? ORDER BY m.id");
     q->bind(1, campaign_id);
     while (q->executeStep()) {
@@ -431,10 +433,13 @@ double Catalog::in_flight_node_hours(std::int64_t campaign_id) {
   Impl& c = *impl_;
   return c.guard("in_flight_node_hours", [&] {
     auto q = c.query(
-        "SELECT coalesce(sum(a.nodes * a.walltime_s), 0) / 3600.0 FROM attempts a "
+        "SELECT coalesce(sum(a.nodes * CASE "
+        "  WHEN a.state = 'running' AND a.started IS NOT NULL THEN max(0, a.walltime_s - (?1 - a.started)) "
+        "  ELSE a.walltime_s END), 0) / 3600.0 FROM attempts a "
         "JOIN cases c ON c.id = a.case_id "
-        "WHERE c.campaign_id = ? AND a.state IN ('submitting', 'queued', 'running')");
-    q->bind(1, campaign_id);
+        "WHERE c.campaign_id = ?2 AND a.state IN ('submitting', 'queued', 'running')");
+    q->bind(1, c.now());
+    q->bind(2, campaign_id);
     q->executeStep();
     return q->getColumn(0).getDouble();
   });

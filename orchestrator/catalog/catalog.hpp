@@ -256,8 +256,9 @@ class Catalog {
   // Node-hours used: nodes x elapsed over all attempts (a running attempt
   // counts up to now; ended-started when no elapsed time was recorded).
   double consumed_node_hours(std::int64_t campaign_id);
-  // Node-hours requested (nodes x walltime) by submitting, queued and running
-  // attempts: the most they can still add.
+  // Node-hours that submitting, queued and running attempts may still add:
+  // nodes x walltime, less what a running one has already used (counted by
+  // consumed_node_hours). consumed + in flight is what a budget must cover.
   double in_flight_node_hours(std::int64_t campaign_id);
 
   // --- events --------------------------------------------------------------

@@ -462,10 +462,12 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
     if (budget) {
       double need = static_cast<double>(c.nodes) * static_cast<double>(c.walltime_s) / 3600.0;
       if (committed + need > *budget) {
-        spdlog::warn(
+        std::string note = fmt::format(
             "budget: {:.1f} node-hours used or in flight, {} would need {:.1f} more of {:.1f}; not "
             "submitting",
             committed, c.name, need, *budget);
+        if (note != budget_note_) spdlog::warn("{}", note);  // once, not at every tick
+        budget_note_ = note;
         break;
       }
       committed += need;

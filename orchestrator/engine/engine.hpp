@@ -136,6 +136,7 @@ class Engine {
   Clock::time_point submit_pause_until_{};
   std::string scheduler_problem_;
   std::string last_progress_;
+  std::string budget_note_;  // the last "budget: not submitting" warning
   Clock::time_point started_at_ = Clock::now();
 };
 

@@ -354,24 +354,28 @@ TEST_CASE("replace_metrics is idempotent and keeps NaN", "[catalog]") {
   CHECK(f.cat.check().empty());
 }
 
-TEST_CASE("node-hours: consumed by ended and running attempts, requested in flight", "[catalog]") {
+TEST_CASE("node-hours: consumed by ended and running attempts, what in-flight ones may still add",
+          "[catalog]") {
   Fixture f(4);
   CHECK(f.cat.consumed_node_hours(f.campaign) == 0.0);
 
-  const std::int64_t done = f.queue(f.cases[0], "1");  // 2 nodes
+  const std::int64_t done = f.queue(f.cases[0], "1");  // 2 nodes, 1 h walltime each
   f.cat.update_state(done, State::completed, {.elapsed_s = 1800});
   const std::int64_t no_elapsed = f.queue(f.cases[1], "2");
   f.cat.update_state(no_elapsed, State::failed, {.started = at(f.now), .ended = at(f.now + 900)});
   const std::int64_t running = f.queue(f.cases[2], "3");
-  f.cat.update_state(running, State::running, {.started = at(f.now - 3600)});
+  f.cat.update_state(running, State::running, {.started = at(f.now - 1800)});
   f.queue(f.cases[3], "4");  // queued: nothing consumed yet
 
-  // 2 x 0.5 h + 2 x 0.25 h + 2 x 1 h
-  CHECK(f.cat.consumed_node_hours(f.campaign) == Approx(3.5));
+  // 2 x 0.5 h + 2 x 0.25 h + 2 x 0.5 h
+  CHECK(f.cat.consumed_node_hours(f.campaign) == Approx(2.5));
+  // queued: 2 x 1 h; running: the 2 x 0.5 h left of its walltime (what it used is consumed)
+  CHECK(f.cat.in_flight_node_hours(f.campaign) == Approx(3.0));
   f.now += 1800;
-  CHECK(f.cat.consumed_node_hours(f.campaign) == Approx(4.5));
-  // running and queued: 2 nodes x 1 h each
-  CHECK(f.cat.in_flight_node_hours(f.campaign) == Approx(4.0));
+  CHECK(f.cat.consumed_node_hours(f.campaign) == Approx(3.5));
+  CHECK(f.cat.in_flight_node_hours(f.campaign) == Approx(2.0));
+  f.now += 3600;  // past its walltime, still running: nothing more is reserved for it
+  CHECK(f.cat.in_flight_node_hours(f.campaign) == Approx(2.0));
 }
 
 TEST_CASE("events: last N oldest first, scope filled in from the attempt", "[catalog]") {

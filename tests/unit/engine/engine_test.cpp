@@ -1,0 +1,282 @@
+// The engine's decisions against a scripted scheduler: queue limits that count the user's other
+// jobs, the node-hour budget, afterok dependencies, pending reasons, scheduler outages. The real
+// schedulers are exercised by the integration tests (tests/integration); here every job moves only
+// when the test says so, so each decision can be checked exactly.
+#include "engine/engine.hpp"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "spec/library.hpp"
+#include "transport/local_shell.hpp"
+
+using namespace campaign;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() /
+                  ("campaign-engine-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  static int& counter() {
+    static int n = 0;
+    return n;
+  }
+};
+
+// Jobs stay where the test puts them. `others` are the user's jobs outside the campaign.
+class FakeScheduler final : public sched::Scheduler {
+ public:
+  struct Job {
+    sched::SubmitRequest request;
+    sched::JobInfo info;
+  };
+  std::map<std::string, Job> jobs;  // by id
+  std::vector<std::string> order;   // ids in submission order
+  std::vector<std::string> cancelled;
+  int others = 0;
+  bool down = false;  // every call throws SchedulerUnavailable
+  int queries = 0;
+
+  std::string name() const override { return "fake"; }
+  std::string submit(const sched::SubmitRequest& r) override {
+    if (down) throw sched::SubmitError(sched::SubmitFailure::transient, "controller down");
+    std::string id = std::to_string(100 + jobs.size());
+    Job j{r, {}};
+    j.info.id = id;
+    j.info.name = r.job_name;
+    j.info.state = State::queued;
+    jobs[id] = j;
+    order.push_back(id);
+    return id;
+  }
+  std::vector<sched::JobInfo> query(const std::vector<std::string>& ids) override {
+    if (down) throw sched::SchedulerUnavailable("controller down");
+    ++queries;
+    std::vector<sched::JobInfo> out;
+    for (auto& id : ids)
+      if (auto it = jobs.find(id); it != jobs.end()) out.push_back(it->second.info);
+    return out;
+  }
+  std::vector<sched::JobInfo> find_by_name(const std::vector<std::string>& names) override {
+    if (down) throw sched::SchedulerUnavailable("controller down");
+    std::vector<sched::JobInfo> out;
+    for (auto& [_, j] : jobs)
+      if (std::find(names.begin(), names.end(), j.info.name) != names.end()) out.push_back(j.info);
+    return out;
+  }
+  int queued_jobs_of_user() override {
+    if (down) throw sched::SchedulerUnavailable("controller down");
+    int n = others;
+    for (auto& [_, j] : jobs) n += is_active(j.info.state) ? 1 : 0;
+    return n;
+  }
+  void cancel(const std::vector<std::string>& ids) override {
+    for (auto& id : ids) {
+      cancelled.push_back(id);
+      jobs.at(id).info.state = State::cancelled;
+    }
+  }
+
+  size_t active() const {
+    size_t n = 0;
+    for (auto& [_, j] : jobs) n += is_active(j.info.state) ? 1 : 0;
+    return n;
+  }
+  // The job ran `elapsed_s` and ended with `status`: its marker and the scheduler's record.
+  void finish(const std::string& id, int status = 0, long elapsed_s = 60) {
+    Job& j = jobs.at(id);
+    std::ofstream(fs::path(j.request.workdir) / render::kExitMarker) << status << "\n";
+    j.info.state = status == 0 ? State::completed : State::failed;
+    j.info.exit_code = status;
+    j.info.elapsed_s = static_cast<double>(elapsed_s);
+  }
+  std::string id_of(const std::string& case_name) const {
+    for (auto& id : order)
+      if (fs::path(jobs.at(id).request.workdir).filename() == case_name) return id;
+    return "";
+  }
+};
+
+struct Setup {
+  TempDir dir;
+  matrix::Plan plan;
+  Catalog catalog;
+  FakeScheduler sched;
+  transport::LocalShell shell;
+  engine::Engine engine;
+
+  Setup(const std::string& yaml, long max_queued, int others = 0)
+      : plan(make_plan(yaml, max_queued, dir.path)),
+        catalog(Catalog::open(dir.path)),
+        engine(plan, dir.path, catalog, (sched.others = others, sched), shell, options()) {
+    engine.start();
+  }
+  static matrix::Plan make_plan(const std::string& yaml, long max_queued, const fs::path& workdir) {
+    auto c = spec::parse_campaign(yaml, (workdir / "c.yaml").string());
+    auto s =
+        spec::load_system_file(*spec::find_data_file(CAMPAIGN_SOURCE_DIR, "systems", "testcluster", ".yaml"));
+    s.limits.max_queued_jobs = max_queued;
+    return matrix::expand(spec::for_system(c, s.name), s, workdir.string());
+  }
+  static engine::EngineOptions options() {
+    engine::EngineOptions o;
+    o.limit_pause_s = 0;
+    return o;
+  }
+  State state_of(const std::string& case_name) {
+    for (auto& a : catalog.latest_attempts(engine.campaign_id()))
+      if (a.case_name == case_name) return a.state;
+    FAIL("no case " << case_name);
+    return State::planned;
+  }
+  AttemptRow attempt_of(const std::string& case_name) {
+    for (auto& a : catalog.latest_attempts(engine.campaign_id()))
+      if (a.case_name == case_name) return a;
+    FAIL("no case " << case_name);
+    return {};
+  }
+};
+
+const char* kSix = R"(name: six
+matrix:
+  n: [1, 2, 3, 4, 5, 6]
+case_name: c{{n}}
+job: {partition: mc, nodes: 1, walltime: "01:00:00", command: "true"}
+)";
+
+}  // namespace
+
+TEST_CASE("the queue limit counts the user's jobs outside the campaign") {
+  Setup s(kSix, 5, 3);  // 3 of the user's 5 places are taken by other work
+  s.engine.tick(true);
+  CHECK(s.sched.jobs.size() == 2);
+  s.engine.tick(true);
+  CHECK(s.sched.jobs.size() == 2);  // still full
+  s.sched.finish(s.sched.order[0]);
+  s.engine.tick(true);
+  CHECK(s.state_of("c1") == State::completed);
+  CHECK(s.sched.jobs.size() == 3);  // one place freed, one more job
+  CHECK(s.sched.active() == 2);
+}
+
+TEST_CASE("the budget stops new submissions once consumed plus in flight would pass it") {
+  // 1 node x 1 h per case, budget 2.5 node-hours: two in flight at once, at most.
+  Setup s(std::string(kSix) + "budget: 2.5\n", 100);
+  s.engine.tick(true);
+  REQUIRE(s.sched.jobs.size() == 2);
+  // Each ran 30 min: 1 node-hour consumed, so one more (1 h requested) fits, a second would not.
+  s.sched.finish(s.sched.order[0], 0, 1800);
+  s.sched.finish(s.sched.order[1], 0, 1800);
+  s.engine.tick(true);
+  s.engine.tick(true);
+  CHECK(s.sched.jobs.size() == 3);
+  CHECK(s.state_of("c4") == State::planned);
+  // It ran 1 h: 2 consumed; nothing more fits.
+  s.sched.finish(s.sched.order[2], 0, 3600);
+  s.engine.tick(true);
+  s.engine.tick(true);
+  CHECK(s.sched.jobs.size() == 3);
+  CHECK(s.catalog.consumed_node_hours(s.engine.campaign_id()) == Approx(2.0));
+  CHECK_FALSE(s.engine.finished());  // the rest stays planned, not failed
+}
+
+TEST_CASE("a dependent step is submitted with afterok on its dependency's job") {
+  Setup s(R"(name: deps
+matrix:
+  n: [1, 2]
+case_name: train-{{n}}
+job: {partition: mc, nodes: 1, walltime: "00:10:00", command: "true"}
+steps:
+  prepare: {matrix: {}, case_name: prepare, job: {command: "true"}}
+  train: {after: [prepare]}
+)",
+          100);
+  s.engine.tick(true);
+  REQUIRE(s.sched.jobs.size() == 3);
+  const std::string prep = s.sched.id_of("prepare");
+  REQUIRE(!prep.empty());
+  for (const char* c : {"train-1", "train-2"}) {
+    auto& req = s.sched.jobs.at(s.sched.id_of(c)).request;
+    CHECK(req.depends_on == std::vector<std::string>{prep});
+  }
+  CHECK(s.sched.jobs.at(prep).request.depends_on.empty());
+}
+
+TEST_CASE("a failed dependency cancels the waiting cases; they are not submitted") {
+  Setup s(R"(name: depfail
+matrix:
+  n: [1, 2]
+case_name: train-{{n}}
+job: {partition: mc, nodes: 1, walltime: "00:10:00", command: "true"}
+steps:
+  prepare: {matrix: {}, case_name: prepare, job: {command: "true"}}
+  train: {after: [prepare]}
+)",
+          1);  // one job at a time: the training cases wait unsubmitted behind prepare
+  s.engine.tick(true);
+  REQUIRE(s.sched.jobs.size() == 1);
+  s.sched.finish(s.sched.order[0], 2);
+  s.engine.tick(true);  // the marker says 2; the scheduler says failed
+  s.engine.tick(true);
+  CHECK(s.state_of("prepare") == State::failed);
+  CHECK(s.state_of("train-1") == State::cancelled);
+  CHECK(s.state_of("train-2") == State::cancelled);
+  CHECK(s.sched.jobs.size() == 1);
+  CHECK(s.attempt_of("train-1").reason.find("prepare ended failed") != std::string::npos);
+  CHECK(s.engine.finished());
+}
+
+TEST_CASE("a job pending on ReqNodeNotAvail keeps its place and its reason") {
+  Setup s(kSix, 1);
+  s.engine.tick(true);
+  REQUIRE(s.sched.jobs.size() == 1);
+  s.sched.jobs.begin()->second.info.reason = "ReqNodeNotAvail, UnavailableNodes:cn2";
+  s.engine.tick(true);
+  CHECK(s.sched.cancelled.empty());
+  CHECK(s.state_of("c1") == State::queued);
+  CHECK(s.attempt_of("c1").reason == "ReqNodeNotAvail, UnavailableNodes:cn2");
+}
+
+TEST_CASE("a scheduler outage changes no state and submits nothing; polling resumes after it") {
+  Setup s(kSix, 2);
+  s.engine.tick(true);
+  REQUIRE(s.sched.jobs.size() == 2);
+  s.sched.down = true;
+  s.sched.jobs.at(s.sched.order[0]).info.state = State::running;
+  for (int i = 0; i < 5; ++i) s.engine.tick(true);
+  CHECK(s.state_of("c1") == State::queued);
+  CHECK(s.state_of("c2") == State::queued);
+  CHECK(s.state_of("c3") == State::planned);
+  CHECK_FALSE(s.engine.scheduler_problem().empty());
+  s.sched.down = false;
+  s.sched.finish(s.sched.order[1]);
+  s.engine.tick(true);
+  CHECK(s.state_of("c1") == State::running);
+  CHECK(s.state_of("c2") == State::completed);
+  CHECK(s.engine.scheduler_problem().empty());
+  CHECK(s.sched.jobs.size() == 3);  // c2's place went to c3
+}
+
+TEST_CASE("a job the scheduler forgot without a marker is lost after a few polls, then retried") {
+  Setup s(std::string(kSix) + "retry: {max_attempts: 2, on: [lost]}\n", 1);
+  s.engine.tick(true);
+  REQUIRE(s.sched.jobs.size() == 1);
+  s.sched.jobs.clear();  // purged from the scheduler's memory, no marker written
+  s.engine.tick(true);
+  s.engine.tick(true);
+  CHECK(s.attempt_of("c1").state == State::queued);  // not yet: it may be a hiccup
+  s.engine.tick(true);
+  auto a = s.attempt_of("c1");
+  CHECK(a.number == 2);  // lost after 3 polls, and the policy retries lost attempts
+  CHECK(a.state == State::queued);
+}
