@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <set>
 
+#include "engine/marker_watch.hpp"
 #include "engine/markers.hpp"
 #include "util/walltime.hpp"
 
@@ -599,19 +600,34 @@ int Engine::run() {
   boost::asio::steady_timer timer(io);
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   int signal_received = 0;
+  // Markers written through this machine's kernel wake the loop at once (a cancelled wait runs the
+  // tick now); others are read on the timer.
+  std::optional<MarkerWatch> watch;
+  if (shell_.describe() == "local") watch.emplace(io, render::kExitMarker, [&] { timer.cancel(); });
+  auto stop = [&] {
+    signals.cancel();
+    watch.reset();  // its pending read would keep io.run() going
+  };
   signals.async_wait([&](const boost::system::error_code& ec, int sig) {
     if (ec) return;
     signal_received = sig;
     timer.cancel();
+    watch.reset();
   });
   Backoff backoff(plan_.system.limits.poll_min_s, plan_.system.limits.poll_max_s);
   Clock::time_point next_poll = Clock::now();
   auto marker_step = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(std::min(options_.marker_interval_s, plan_.system.limits.poll_min_s)));
   std::function<void(const boost::system::error_code&)> on_tick = [&](const boost::system::error_code& ec) {
-    if (ec || signal_received) return;
+    if (signal_received || (ec && ec != boost::asio::error::operation_aborted)) return;
     bool poll_now = Clock::now() >= next_poll;
     bool changed = tick(poll_now);
+    if (watch) {
+      std::set<std::string> dirs;
+      for (auto& a : latest_)
+        if (is_active(a.state) && !a.job_id.empty()) dirs.insert(a.run_dir);
+      watch->watch(dirs);
+    }
     // The poll interval backs off unless the scheduler must be asked soon: a job whose marker says
     // it failed waits for the scheduler's verdict, a submission's outcome is unknown. Jobs that
     // start or complete (markers) do not need the scheduler. The local executor is the exception:
@@ -630,7 +646,7 @@ int Engine::run() {
     bool all_final = std::all_of(latest_.begin(), latest_.end(),
                                  [](const AttemptRow& a) { return !a.in_spec || is_final(a.state); });
     if (all_final && finished()) {
-      signals.cancel();
+      stop();
       return;
     }
     if (!options_.wait) {
@@ -639,7 +655,7 @@ int Engine::run() {
         return a.in_spec && (a.state == State::planned || a.state == State::submitting);
       });
       if (!waiting || !changed) {
-        signals.cancel();
+        stop();
         return;
       }
     }
