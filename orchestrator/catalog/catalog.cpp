@@ -391,20 +391,22 @@ std::vector<Catalog::Series> Catalog::metric_series_of(std::int64_t campaign_id,
       out[it->second].steps.push_back(m.step);
       out[it->second].values.push_back(m.value);
     }
+    // The names are filtered in SQL: a row's packed values (overflow pages) are read at each step,
+    // whether or not the row is wanted.
+    std::string filter;
+    for (size_t i = 0; i < names.size(); ++i) filter += i ? ", ?" : " AND m.name IN (?";
+    if (!names.empty()) filter += ")";
     auto s = c.query(
         "SELECT m.name, m.unit, m.steps, m.vals, m.attempt_id FROM metric_series m JOIN attempts a ON "
-        "a.id = m.attempt_id JOIN cases c ON c.id = a.case_id WHERE c.campaign_id = ? ORDER BY m.id");
+        "a.id = m.attempt_id JOIN cases c ON c.id = a.case_id WHERE c.campaign_id = ?" +
+        filter + " ORDER BY m.id");
     s->bind(1, campaign_id);
-    std::vector<Metric> expanded;
+    int k = 2;
+    for (auto& n : names) s->bind(k++, n);
     while (s->executeStep()) {
       std::string name = s->getColumn(0).getString();
-      if (!names.empty() && !names.count(name)) continue;
-      expanded.clear();
-      append_series(expanded, *s, 0);
-      Series series{s->getColumn(4).getInt64(), name, s->getColumn(1).getString(), {}, {}};
-      series.steps.reserve(expanded.size());
-      series.values.reserve(expanded.size());
-      for (auto& m : expanded) series.steps.push_back(m.step), series.values.push_back(m.value);
+      Series series{s->getColumn(4).getInt64(), std::move(name), s->getColumn(1).getString(), {}, {}};
+      decode_series(s->getColumn(2), s->getColumn(3), series.steps, series.values);
       out.push_back(std::move(series));
     }
     return out;

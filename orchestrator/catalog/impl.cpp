@@ -1,12 +1,11 @@
 // The catalog's internals; see impl.hpp.
 #include "catalog/impl.hpp"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <tuple>
-
-#include <cmath>
-#include <limits>
 
 #include "catalog/transitions.hpp"
 
@@ -237,7 +236,8 @@ void Catalog::Impl::store_info(std::int64_t attempt_id, const JobUpdate& info, b
 }
 
 void Catalog::Impl::write_metrics(std::int64_t attempt_id, const std::vector<Metric>& metrics) {
-  for (const char* sql : {"DELETE FROM metrics WHERE attempt_id = ?", "DELETE FROM metric_series WHERE attempt_id = ?"}) {
+  for (const char* sql :
+       {"DELETE FROM metrics WHERE attempt_id = ?", "DELETE FROM metric_series WHERE attempt_id = ?"}) {
     auto del = query(sql);
     del->bind(1, attempt_id);
     del->exec();
@@ -265,33 +265,57 @@ void Catalog::Impl::write_metrics(std::int64_t attempt_id, const std::vector<Met
     ins->bind(1, attempt_id);
     ins->bindNoCopy(2, g.first->name);
     ins->bindNoCopy(3, g.first->unit);
-    if (g.first->step)
-      ins->bindNoCopy(4, g.steps.data(), static_cast<int>(g.steps.size() * sizeof(std::int64_t)));
-    else
+    bool consecutive = true;  // epochs 0..n-1 or 1..n: the first step says it all (schema v4)
+    for (size_t i = 1; consecutive && i < g.steps.size(); ++i)
+      consecutive = g.steps[i] == g.steps[0] + static_cast<std::int64_t>(i);
+    if (!g.first->step)
       ins->bind(4);
+    else if (consecutive)
+      ins->bind(4, g.steps.front());
+    else
+      ins->bindNoCopy(4, g.steps.data(), static_cast<int>(g.steps.size() * sizeof(std::int64_t)));
     ins->bindNoCopy(5, g.vals.data(), static_cast<int>(g.vals.size() * sizeof(double)));
     ins->exec();
+  }
+}
+
+void decode_series(const SQLite::Column& steps, const SQLite::Column& vals,
+                   std::vector<std::optional<std::int64_t>>& steps_out, std::vector<double>& vals_out) {
+  size_t n = static_cast<size_t>(vals.getBytes()) / sizeof(double);
+  const char* vp = static_cast<const char*>(vals.getBlob());
+  size_t first = vals_out.size();
+  vals_out.resize(first + n);
+  if (n) std::memcpy(vals_out.data() + first, vp, n * sizeof(double));
+  steps_out.reserve(steps_out.size() + n);
+  if (steps.isInteger()) {  // consecutive steps from this one
+    for (std::int64_t i = 0, k = steps.getInt64(); i < static_cast<std::int64_t>(n); ++i)
+      steps_out.emplace_back(k + i);
+    return;
+  }
+  const char* sp = steps.isNull() ? nullptr : static_cast<const char*>(steps.getBlob());
+  for (size_t i = 0; i < n; ++i) {
+    if (!sp) {
+      steps_out.emplace_back();
+      continue;
+    }
+    std::int64_t st;
+    std::memcpy(&st, sp + i * sizeof(std::int64_t), sizeof st);
+    steps_out.emplace_back(st);
   }
 }
 
 void append_series(std::vector<Metric>& out, const SQLite::Statement& s, int first) {
   std::string name = s.getColumn(first).getString();
   std::string unit = s.getColumn(first + 1).getString();
-  const auto steps = s.getColumn(first + 2);
-  const auto vals = s.getColumn(first + 3);
-  size_t n = static_cast<size_t>(vals.getBytes()) / sizeof(double);
-  const char* vp = static_cast<const char*>(vals.getBlob());
-  const char* sp = steps.isNull() ? nullptr : static_cast<const char*>(steps.getBlob());
-  for (size_t i = 0; i < n; ++i) {
+  std::vector<std::optional<std::int64_t>> steps;
+  std::vector<double> vals;
+  decode_series(s.getColumn(first + 2), s.getColumn(first + 3), steps, vals);
+  for (size_t i = 0; i < vals.size(); ++i) {
     Metric m;
     m.name = name;
     m.unit = unit;
-    std::memcpy(&m.value, vp + i * sizeof(double), sizeof(double));
-    if (sp) {
-      std::int64_t st;
-      std::memcpy(&st, sp + i * sizeof(std::int64_t), sizeof st);
-      m.step = st;
-    }
+    m.value = vals[i];
+    m.step = steps[i];
     out.push_back(std::move(m));
   }
 }

@@ -54,6 +54,9 @@ EventRow read_event(const SQLite::Statement& s);
 // name, step, value, unit starting at column `first`; NULL value reads as NaN.
 Metric read_metric(const SQLite::Statement& s, int first);
 // Expands a metric_series row (columns name, unit, steps, vals from `first`).
+// Appends a packed series' steps (nullopt each when the blob is NULL) and values.
+void decode_series(const SQLite::Column& steps, const SQLite::Column& vals,
+                   std::vector<std::optional<std::int64_t>>& steps_out, std::vector<double>& vals_out);
 void append_series(std::vector<Metric>& out, const SQLite::Statement& s, int first);
 
 // What a transition needs to know about an attempt.

@@ -101,16 +101,24 @@ CREATE TABLE metric_series (
   attempt_id INTEGER NOT NULL REFERENCES attempts(id) ON DELETE CASCADE,
   name       TEXT NOT NULL,
   unit       TEXT NOT NULL DEFAULT '',
-  steps      BLOB,                    -- int64 (native order) per value; NULL for whole-run values
+  steps      BLOB,                    -- int64 (native order) per value; NULL for whole-run values (v4: see kV4)
   vals       BLOB NOT NULL            -- float64 per value; NaN kept as is
 );
 CREATE INDEX metric_series_attempt ON metric_series(attempt_id);
 )sql";
 
-constexpr std::array<Migration, 3> kMigrations = {{
+// No new table: from version 4 on, metric_series.steps may also be an INTEGER
+// k, meaning steps k, k+1, ..., k+n-1 (epochs, almost always). It halves what
+// an import writes; older versions of campaign would misread it, hence the
+// version.
+constexpr const char* kV4 =
+    "-- metric_series.steps: BLOB of int64, NULL, or INTEGER (first of consecutive steps)";
+
+constexpr std::array<Migration, 4> kMigrations = {{
     {1, "tables", kV1},
     {2, "indexes for polling, metrics and events", kV2},
     {3, "metric series", kV3},
+    {4, "consecutive metric steps stored as their first", kV4},
 }};
 
 int pragma_int(SQLite::Database& db, const char* pragma) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <future>
 #include <map>
 #include <ostream>
 #include <set>
@@ -182,40 +183,61 @@ ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::
     }
     todo.push_back(Todo{&a, it->second});
   }
-  // Collection reads and parses files, the catalog only writes: collect a
-  // batch on every core, then commit it in one transaction. Batches bound the
-  // memory (a batch's metrics are held until its commit).
+  // Collection reads and parses files, the catalog only writes: a batch is collected on every core
+  // but one while the previous batch is committed (one transaction) on this thread. Batches bound
+  // the memory: at most two batches' metrics are held at once.
   const size_t batch = 512;
   const size_t workers = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
   static const std::vector<collect::Collector> none;
-  for (size_t first = 0; first < todo.size(); first += batch) {
+  struct Batch {
+    size_t first = 0;
+    std::vector<Catalog::ImportedRun> runs;
+    std::vector<CollectOutcome> outcomes;
+  };
+  auto collect_batch = [&](size_t first, size_t threads) {
+    Batch b;
+    b.first = first;
     size_t n = std::min(batch, todo.size() - first);
-    std::vector<Catalog::ImportedRun> runs(n);
-    std::vector<CollectOutcome> outcomes(n);
+    b.runs.resize(n);
+    b.outcomes.resize(n);
     std::atomic<size_t> next{0};
     auto work = [&] {
       for (size_t i; (i = next.fetch_add(1)) < n;) {
         const Todo& t = todo[first + i];
         auto cit = collectors.find(t.attempt->step);
-        runs[i].attempt_id = t.attempt->id;
-        runs[i].origin = fs::absolute(t.dir).string();
-        outcomes[i] = collect_dir(t.dir, "", cit == collectors.end() ? none : cit->second, runs[i].metrics);
+        b.runs[i].attempt_id = t.attempt->id;
+        b.runs[i].origin = fs::absolute(t.dir).string();
+        b.outcomes[i] =
+            collect_dir(t.dir, "", cit == collectors.end() ? none : cit->second, b.runs[i].metrics);
       }
     };
     std::vector<std::thread> pool;
-    for (size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+    for (size_t w = 1; w < threads; ++w) pool.emplace_back(work);
     work();
     for (auto& t : pool) t.join();
-    for (size_t i = 0; i < n; ++i) {
-      if (outcomes[i].ok) {
+    return b;
+  };
+  auto commit = [&](Batch& b) {
+    for (size_t i = 0; i < b.runs.size(); ++i) {
+      if (b.outcomes[i].ok) {
         ++s.collected;
       } else {
         ++s.failed;
-        runs[i].collect_error = outcomes[i].error;
-        s.errors.push_back(todo[first + i].attempt->case_name + ": " + outcomes[i].error);
+        b.runs[i].collect_error = b.outcomes[i].error;
+        s.errors.push_back(todo[b.first + i].attempt->case_name + ": " + b.outcomes[i].error);
       }
     }
-    catalog.import_runs(runs);
+    catalog.import_runs(b.runs);
+  };
+  if (todo.empty()) return s;
+  Batch current = collect_batch(0, workers);
+  for (size_t next_first = batch;; next_first += batch) {
+    std::future<Batch> next;
+    if (next_first < todo.size())
+      next = std::async(std::launch::async, collect_batch, next_first, std::max<size_t>(1, workers - 1));
+    commit(current);
+    if (!next.valid()) break;
+    current = next.get();
   }
   return s;
 }

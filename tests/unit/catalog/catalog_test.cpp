@@ -79,12 +79,12 @@ TEST_CASE("open creates a WAL database at the current schema version", "[catalog
     Catalog cat = Catalog::open(workdir);
     CHECK(cat.path() == workdir / "campaign.db");
     CHECK(cat.access() == Access::read_write);
-    CHECK(cat.schema_version() == 3);
+    CHECK(cat.schema_version() == 4);
     CHECK(cat.check().empty());
   }
   SQLite::Database raw((workdir / "campaign.db").string(), SQLite::OPEN_READONLY);
   CHECK(raw.execAndGet("PRAGMA journal_mode").getString() == "wal");
-  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 3);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 4);
   CHECK(std::filesystem::exists(workdir / "campaign.lock"));
 }
 
@@ -473,4 +473,31 @@ TEST_CASE("1,000 poll updates, one transaction each", "[catalog][perf]") {
   CHECK(f.cat.attempts_in(f.campaign, {State::running}).size() == 100);
   CHECK(f.cat.attempt(attempts[0]).reason.empty());
   CHECK(ms < 2000);
+}
+
+TEST_CASE("metric steps round-trip: consecutive, from 1, gapped, descending, none", "[catalog]") {
+  Fixture f(1);
+  const std::int64_t a = f.queue(f.cases[0], "1");
+  f.cat.update_state(a, State::completed);
+  std::vector<Metric> m;
+  for (int e = 0; e < 5; ++e) m.push_back({"epoch_time", e, 10.0 + e, "s"});  // 0..4: stored as 0
+  for (int e = 1; e <= 3; ++e) m.push_back({"loss", e, 1.0 / e, ""});         // 1..3: stored as 1
+  for (int e : {0, 2, 4, 10}) m.push_back({"eval", e, e * 0.5, ""});          // a blob
+  for (int e : {3, 2, 1}) m.push_back({"down", e, e * 1.0, ""});              // a blob
+  m.push_back({"one", 7, 7.5, ""});                                           // a single step
+  m.push_back({"total", {}, 42, "s"});                                        // no step
+  f.cat.replace_metrics(a, m);
+  auto got = f.cat.metrics_of_attempt(a);
+  REQUIRE(got.size() == m.size());
+  for (size_t i = 0; i < m.size(); ++i) {
+    CHECK(got[i].name == m[i].name);
+    CHECK(got[i].step == m[i].step);
+    CHECK(got[i].value == m[i].value);
+  }
+  auto series = f.cat.metric_series_of(f.campaign, {"loss", "eval"});
+  REQUIRE(series.size() == 2);
+  CHECK(series[0].name == "loss");
+  CHECK(series[0].steps == std::vector<std::optional<std::int64_t>>{1, 2, 3});
+  CHECK(series[1].steps == std::vector<std::optional<std::int64_t>>{0, 2, 4, 10});
+  CHECK(f.cat.metric_series_of(f.campaign).size() == 6);
 }
