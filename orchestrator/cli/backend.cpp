@@ -83,6 +83,8 @@ Backend make_ssh_backend(const spec::System& system, const fs::path& workdir,
 Backend make_backend(const spec::System& system, const fs::path& workdir, const std::string& campaign_name,
                      const AccessOptions& access) {
   if (system.ssh) return make_ssh_backend(system, workdir, campaign_name, access);
+  if (!access.remote_workdir.empty())
+    throw Error("--remote-workdir: system " + system.name + " is not reached over ssh (no access.ssh)");
   Backend b;
   b.shell = std::make_unique<transport::LocalShell>();
   b.script_root = workdir.string();

@@ -63,6 +63,8 @@ int run_campaign(const RunOptions& o, bool resume) {
   eo.progress = progress_printer(v);
   eo.hook = crash_hook();
   eo.workspace = backend.workspace.get();
+  // Over ssh every marker read is a command on the login node: at the poll cadence, not faster.
+  if (backend.remote) eo.marker_interval_s = std::max(eo.marker_interval_s, l.plan.system.limits.poll_min_s);
   auto collectors = results::load_collectors(l.campaign);
   eo.on_completed = [&](const AttemptRow& a) {
     auto it = collectors.find(a.step);
