@@ -127,6 +127,16 @@ void fetch_for_collection(Backend& backend, const spec::Campaign& campaign,
                runs.size());
 }
 
+void fetch_ended(Backend& backend, Catalog& catalog, std::int64_t campaign_id, const spec::Campaign& campaign,
+                 const results::StepCollectors& collectors) {
+  if (!backend.remote) return;
+  std::vector<AttemptRow> missing;
+  for (auto& a : catalog.latest_attempts(campaign_id))
+    if (is_final(a.state) && !a.job_id.empty() && results::job_output(a.run_dir, a.job_id).empty())
+      missing.push_back(a);
+  fetch_for_collection(backend, campaign, collectors, missing);
+}
+
 void setup_logging(const fs::path& workdir, Verbosity v) {
   fs::create_directories(workdir);
   auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>((workdir / "campaign.log").string());

@@ -59,6 +59,12 @@ Opened open_campaign(const CampaignOptions& o, const AccessOptions& access, Verb
 void fetch_for_collection(Backend& backend, const spec::Campaign& campaign,
                           const results::StepCollectors& collectors, const std::vector<AttemptRow>& attempts);
 
+// Mirrors what ended attempts left on a remote system (their exit marker, job output and collector
+// files) when the local mirror lacks their job output: jobs that failed, or whose fetch failed when
+// they completed. No-op for a local system. Throws TransportError.
+void fetch_ended(Backend& backend, Catalog& catalog, std::int64_t campaign_id, const spec::Campaign& campaign,
+                 const results::StepCollectors& collectors);
+
 // Logs to <workdir>/campaign.log (everything) and stderr (warnings and up;
 // info too with verbose).
 void setup_logging(const std::filesystem::path& workdir, Verbosity v);

@@ -87,8 +87,10 @@ int run_campaign(const RunOptions& o, bool resume) {
                      [&](const std::vector<AttemptRow>& as) {
                        fetch_for_collection(backend, l.campaign, collectors, as);
                      });
+    // Outputs of the jobs that failed too, and of those whose fetch failed: the mirror is complete.
+    fetch_ended(backend, catalog, engine.campaign_id(), l.campaign, collectors);
   } catch (const transport::TransportError& e) {
-    spdlog::warn("cannot fetch the files of completed cases: {}; `campaign collect` later", e.what());
+    spdlog::warn("cannot fetch the files of ended cases: {}; `campaign collect` later", e.what());
   }
   std::optional<std::filesystem::path> report;
   if (rc != 130 && engine.finished())

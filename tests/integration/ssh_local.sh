@@ -50,6 +50,19 @@ check "and sends no input again" grep -q 'inputs: 2 files, 0 sent' "$wd/campaign
 "$CAMPAIGN" collect "$WORK/camp/weird.yaml" --system "$profile" --workdir "$wd" >"$WORK/collect.txt" 2>&1
 check "collect over ssh recollects the 4 cases" grep -q 'collected 4 cases, 0 failed' "$WORK/collect.txt"
 
+# A job that fails: its output is mirrored too (no collector reads it), so it can be read locally.
+cat >"$WORK/camp/failing.yaml" <<'YAML'
+name: failing
+matrix: {code: [0, 3]}
+case_name: f{{code}}
+retry: {max_attempts: 1}
+job: {partition: cpu, nodes: 1, ranks: 1, walltime: 5m, launch: false, command: "echo out-{{code}}; exit {{code}}"}
+YAML
+"$CAMPAIGN" run "$WORK/camp/failing.yaml" --system "$profile" --workdir "$WORK/local/failing" -q
+check_eq "a campaign with a failing job exits 1" 1 $?
+check_eq "the failed job's output is mirrored locally" out-3 "$(cat "$WORK"/local/failing/f3/job-*.out)"
+check_eq "and its exit marker" 3 "$(cat "$WORK/local/failing/f3/.exit")"
+
 # The 40-case campaign of the Slurm tests, on the remote host's executor.
 wd40=$WORK/local/slurm40
 rd40=$WORK/remote/slurm40
