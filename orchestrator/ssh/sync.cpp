@@ -25,6 +25,10 @@ namespace {
 
 constexpr size_t kMaxArgBytes = 64 * 1024;  // per remote command: far below any server's limit
 constexpr auto kListTimeout = std::chrono::minutes(10);
+// sync_down fetches files up to this size through Shell::read_files, many per command (a round trip
+// per batch instead of a few per file); larger ones through get().
+constexpr uintmax_t kSmallFile = 1 << 20;
+constexpr uintmax_t kSmallBatch = 8 << 20;
 
 // Arguments: DIR, then SIZE PATH pairs. One line per pair: "missing", "size" or the SHA-256.
 constexpr const char* kCompareScript = R"SH(dir=$1; shift
@@ -259,6 +263,12 @@ SyncResult sync_down(transport::Shell& shell, const std::string& remote_dir, con
 
   SyncResult result;
   std::error_code ec;
+  struct Fetch {
+    std::string rel;
+    uintmax_t size;
+    timespec mtime;
+  };
+  std::vector<Fetch> todo;
   size_t pos = 0;
   while (pos < records.size()) {
     size_t nul = records.find('\0', pos);
@@ -293,11 +303,57 @@ SyncResult sync_down(transport::Shell& shell, const std::string& remote_dir, con
       continue;
     fs::create_directories(local.parent_path(), ec);
     if (ec) throw TransportError("sync: cannot create " + local.parent_path().string() + ": " + ec.message());
-    shell.get(join_remote(remote_dir, rel), local);
-    const timespec times[2] = {{0, UTIME_NOW}, mtime};
+    todo.push_back({rel, size, mtime});
+  }
+
+  // Small files in a few commands (Shell::read_files), the others one transfer each.
+  auto fetched = [&](const Fetch& f) {
+    const fs::path local = local_dir / f.rel;
+    const timespec times[2] = {{0, UTIME_NOW}, f.mtime};
     ::utimensat(AT_FDCWD, local.c_str(), times, 0);  // the mirror's time says which version it holds
-    result.transferred.push_back(rel);
-    result.bytes += size;
+    result.transferred.push_back(f.rel);
+    result.bytes += f.size;
+  };
+  std::vector<const Fetch*> small;
+  for (const auto& f : todo) {
+    if (f.size <= kSmallFile) {
+      small.push_back(&f);
+      continue;
+    }
+    shell.get(join_remote(remote_dir, f.rel), local_dir / f.rel);
+    fetched(f);
+  }
+  for (size_t begin = 0; begin < small.size();) {
+    size_t end = begin;
+    uintmax_t bytes = 0, largest = 0;
+    while (end < small.size() && (end == begin || bytes + small[end]->size <= kSmallBatch)) {
+      bytes += small[end]->size;
+      largest = std::max(largest, small[end]->size);
+      ++end;
+    }
+    std::vector<std::string> paths;
+    for (size_t i = begin; i < end; ++i) paths.push_back(join_remote(remote_dir, small[i]->rel));
+    auto texts = shell.read_files(paths, static_cast<size_t>(largest));
+    for (size_t i = begin; i < end; ++i) {
+      const Fetch& f = *small[i];
+      const fs::path local = local_dir / f.rel;
+      const auto& text = texts[i - begin];
+      if (!text) {
+        shell.get(paths[i - begin], local);  // gone or unreadable since the listing: get() says which
+      } else {
+        fs::path tmp = local;
+        tmp += ".campaign-tmp";
+        {
+          std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+          out.write(text->data(), static_cast<std::streamsize>(text->size()));
+          if (!out.flush()) throw TransportError("sync: cannot write " + tmp.string());
+        }
+        fs::rename(tmp, local, ec);
+        if (ec) throw TransportError("sync: cannot write " + local.string() + ": " + ec.message());
+      }
+      fetched(f);
+    }
+    begin = end;
   }
   std::sort(result.transferred.begin(), result.transferred.end());
   return result;

@@ -6,8 +6,9 @@
 // Invariants: a file is sent only when the remote copy is missing or differs in size or SHA-256; a
 // file is fetched only when the local mirror lacks it or differs in size or modification time (the
 // mirror copies the remote time). Nothing is deleted on either side. Every path reaches the remote
-// shell as a positional parameter, never spliced into script text. Transfers go through
-// Shell::put/get, so each file appears whole or not at all.
+// shell as a positional parameter, never spliced into script text. Each file appears whole or not at
+// all: sent through Shell::put, fetched through Shell::get or, when small (collector files, job
+// outputs, markers), many in one Shell::read_files and written locally under a temporary name.
 //
 // The remote side needs a POSIX shell and GNU findutils and coreutils (find -printf, sha256sum):
 // what Linux login nodes have.
