@@ -8,18 +8,87 @@
 #include <cstdio>
 #include <iostream>
 
+#include "local/executor.hpp"
 #include "local/local_scheduler.hpp"
+#include "sched/transport_guard.hpp"
+#include "ssh/ssh_shell.hpp"
+#include "stage/remote_record.hpp"
 #include "transport/local_shell.hpp"
 
 namespace fs = std::filesystem;
 
 namespace campaign::cli {
 
-Backend make_backend(const spec::System& system, const fs::path& workdir) {
+void add_access_options(CLI::App& cmd, AccessOptions& o) {
+  cmd.add_flag("--accept-new-host-key", o.accept_new_host_key,
+               "Systems reached over ssh: trust and record a host key seen for the first time (never a "
+               "changed one); check its fingerprint with the site first");
+  cmd.add_option("--remote-workdir", o.remote_workdir,
+                 "Systems reached over ssh: the work directory on the remote side (default: the one this "
+                 "work directory used before, else the profile's `workdir`/NAME, else ~/campaign-runs/NAME)");
+}
+
+namespace {
+
+Backend make_ssh_backend(const spec::System& system, const fs::path& workdir,
+                         const std::string& campaign_name, const AccessOptions& access) {
+  const spec::SshAccess& a = *system.ssh;
+  ssh::SshOptions so;
+  so.host = a.host;
+  so.user = a.user;
+  so.port = static_cast<int>(a.port);
+  so.identity = a.identity;
+  so.jump = a.jump;
+  so.known_hosts = a.known_hosts;
+  so.accept_new_host_key = access.accept_new_host_key;
+  auto shell = std::make_unique<ssh::SshShell>(so);
+  const std::string host = shell->endpoint();
+  shell->connect();  // a wrong host key or key is reported now, before anything else
+  spdlog::info("system {}: connected to {}", system.name, host);
+
+  auto recorded = stage::read_remote_record(workdir);
+  if (recorded && recorded->system != system.name) recorded.reset();  // another system's
+  std::string root;
+  if (recorded && access.remote_workdir.empty()) {
+    root = recorded->workdir;
+  } else {
+    root = stage::resolve_remote_root(*shell, system, campaign_name, access.remote_workdir);
+    if (recorded && recorded->workdir != root)
+      throw Error("the jobs of " + workdir.string() + " run in " + recorded->workdir + " on " +
+                  recorded->host + ", not " + root + ": drop --remote-workdir, or use another --workdir");
+  }
+  if (!recorded || recorded->host != host || recorded->workdir != root) {
+    stage::write_remote_record(workdir, {system.name, host, root});
+    spdlog::info("system {}: remote work directory {} on {}", system.name, root, host);
+  }
+
   Backend b;
-  if (system.ssh)
-    throw Error("system " + system.name + " is reached over ssh, which this build cannot do yet");
+  b.script_root = root;
+  b.campaign_exe = a.campaign;
+  std::unique_ptr<sched::Scheduler> inner;
+  if (system.scheduler == "local")
+    inner = std::make_unique<local::ShellExecutor>(*shell, a.campaign, root + "/.local");
+  else
+    inner = sched::make_scheduler(system.scheduler, *shell, sched::SchedulerOptions{});
+  b.scheduler = std::make_unique<sched::TransportGuard>(std::move(inner));
+  auto remote = std::make_unique<stage::RemoteWorkspace>(*shell, workdir, root);
+  b.remote = remote.get();
+  b.workspace = std::move(remote);
+  b.shell = std::move(shell);
+  return b;
+}
+
+}  // namespace
+
+Backend make_backend(const spec::System& system, const fs::path& workdir, const std::string& campaign_name,
+                     const AccessOptions& access) {
+  if (system.ssh) return make_ssh_backend(system, workdir, campaign_name, access);
+  if (!access.remote_workdir.empty())
+    throw Error("--remote-workdir: system " + system.name + " is not reached over ssh (no access.ssh)");
+  Backend b;
   b.shell = std::make_unique<transport::LocalShell>();
+  b.script_root = workdir.string();
+  b.campaign_exe = self_exe();
   if (system.scheduler == "local") {
     local::LocalOptions o;
     o.spool = workdir / ".local";
@@ -28,7 +97,44 @@ Backend make_backend(const spec::System& system, const fs::path& workdir) {
     sched::SchedulerOptions o;
     b.scheduler = sched::make_scheduler(system.scheduler, *b.shell, o);
   }
+  b.workspace = std::make_unique<engine::LocalWorkspace>(*b.shell, workdir);
   return b;
+}
+
+Opened open_campaign(const CampaignOptions& o, const AccessOptions& access, Verbosity v) {
+  Backend backend;
+  Loaded loaded = load(o, "", [&](const spec::Campaign& c, const spec::System& s, const fs::path& workdir) {
+    setup_logging(workdir, v);
+    backend = make_backend(s, workdir, c.name, access);
+    return backend.script_root;
+  });
+  return Opened{std::move(loaded), std::move(backend)};
+}
+
+void fetch_for_collection(Backend& backend, const spec::Campaign& campaign,
+                          const results::StepCollectors& collectors,
+                          const std::vector<AttemptRow>& attempts) {
+  if (!backend.remote || attempts.empty()) return;
+  std::vector<stage::RemoteWorkspace::Fetch> runs;
+  static const std::vector<collect::Collector> none;
+  for (auto& a : attempts) {
+    auto it = collectors.find(a.step);
+    runs.push_back({a.run_dir, stage::fetch_patterns(it == collectors.end() ? none : it->second,
+                                                     campaign.fetch, a.job_id)});
+  }
+  auto r = backend.remote->fetch(runs, campaign.fetch.exclude);
+  spdlog::info("fetched {} files ({} bytes) of {} run directories", r.transferred.size(), r.bytes,
+               runs.size());
+}
+
+void fetch_ended(Backend& backend, Catalog& catalog, std::int64_t campaign_id, const spec::Campaign& campaign,
+                 const results::StepCollectors& collectors) {
+  if (!backend.remote) return;
+  std::vector<AttemptRow> missing;
+  for (auto& a : catalog.latest_attempts(campaign_id))
+    if (is_final(a.state) && !a.job_id.empty() && results::job_output(a.run_dir, a.job_id).empty())
+      missing.push_back(a);
+  fetch_for_collection(backend, campaign, collectors, missing);
 }
 
 void setup_logging(const fs::path& workdir, Verbosity v) {

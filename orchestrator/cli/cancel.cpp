@@ -13,20 +13,23 @@ namespace campaign::cli {
 void add_cancel(CLI::App& app) {
   struct Options {
     CampaignOptions campaign;
+    AccessOptions access;
     std::string pattern;
   };
   auto o = std::make_shared<Options>();
   auto* cmd =
       app.add_subcommand("cancel", "Cancel the campaign's queued and running jobs and its unsubmitted cases");
   add_campaign_options(*cmd, o->campaign);
+  add_access_options(*cmd, o->access);
   cmd->add_option("--case", o->pattern, "Only cases whose name matches this glob (e.g. 'scaling-gpu-*')");
   cmd->callback([o] {
-    Loaded l = load(o->campaign);
-    setup_logging(l.workdir, Verbosity::normal);
+    Opened opened = open_campaign(o->campaign, o->access, Verbosity::normal);
+    Loaded& l = opened.loaded;
+    Backend& backend = opened.backend;
     Catalog catalog = Catalog::open(l.workdir);
-    Backend backend = make_backend(l.plan.system, l.workdir);
     engine::EngineOptions eo;
-    eo.campaign_exe = self_exe();
+    eo.campaign_exe = backend.campaign_exe;
+    eo.workspace = backend.workspace.get();
     engine::Engine engine(l.plan, l.workdir, catalog, *backend.scheduler, *backend.shell, eo);
     engine.start();
     int n = engine.cancel(o->pattern);

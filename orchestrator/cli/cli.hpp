@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "matrix/plan.hpp"
@@ -28,13 +29,20 @@ struct Loaded {
   spec::Campaign campaign;  // with the system's override applied
   std::string system_how;   // how the system was chosen
   matrix::Plan plan;
-  std::filesystem::path workdir;  // absolute
+  std::filesystem::path workdir;  // absolute; local (the catalog's) even for a remote system
 };
+// Called once the work directory is known, before the matrix is expanded: returns the work
+// directory the job scripts will refer to ({{workdir}}), "" for the local work directory.
+using ScriptRoot = std::function<std::string(const spec::Campaign&, const spec::System&,
+                                             const std::filesystem::path& workdir)>;
 // `workdir_option` (e.g. plan --out) takes precedence over --workdir.
-Loaded load(const CampaignOptions& o, const std::string& workdir_option = "");
+Loaded load(const CampaignOptions& o, const std::string& workdir_option = "",
+            const ScriptRoot& script_root = {});
 
 // --workdir, else the campaign's `workdir`, else the system's `workdir`/<name>,
-// else runs/<name> beside the campaign file. ${VAR} is expanded.
+// else runs/<name> beside the campaign file. ${VAR} is expanded. For a system
+// reached over ssh the system's `workdir` names the remote work directory, not
+// this one, so it is skipped.
 std::filesystem::path resolve_workdir(const spec::Campaign& c, const spec::System& s,
                                       const std::string& option);
 
@@ -47,7 +55,8 @@ void add_run(CLI::App& app);  // run and resume
 void add_status(CLI::App& app);
 void add_cancel(CLI::App& app);
 void add_launch(CLI::App& app);
-void add_results(CLI::App& app);  // collect, import, report
+void add_executor(CLI::App& app);  // hidden: the local executor driven over ssh
+void add_results(CLI::App& app);   // collect, import, report
 
 }  // namespace campaign::cli
 
@@ -56,9 +65,11 @@ void add_results(CLI::App& app);  // collect, import, report
 
 namespace campaign::cli {
 
-// Collects finished cases (with `again`, collected ones too); returns how many failed.
+// Collects finished cases (with `again`, collected ones too); returns how many failed. `fetch`, when
+// given, is called first with the attempts about to be collected (to bring their files back from a
+// remote system); its exceptions propagate.
 int collect_finished(Catalog& catalog, std::int64_t campaign_id, const results::StepCollectors& collectors,
-                     bool again);
+                     bool again, const std::function<void(const std::vector<AttemptRow>&)>& fetch = {});
 // The report at the end of run/import when the campaign declares analyses; its HTML path.
 std::optional<std::filesystem::path> write_final_report(Catalog& catalog, const spec::Campaign& campaign,
                                                         std::int64_t campaign_id,

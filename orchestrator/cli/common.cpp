@@ -27,7 +27,7 @@ fs::path resolve_workdir(const spec::Campaign& c, const spec::System& s, const s
   }
   if (c.workdir)
     p = expand_env(*c.workdir);
-  else if (!s.workdir.empty())
+  else if (!s.workdir.empty() && !s.ssh)
     p = fs::path(expand_env(s.workdir)) / c.name;
   else
     p = fs::path("runs") / c.name;
@@ -41,7 +41,7 @@ std::string self_exe() {
   return ec ? std::string("campaign") : p.string();
 }
 
-Loaded load(const CampaignOptions& o, const std::string& workdir_option) {
+Loaded load(const CampaignOptions& o, const std::string& workdir_option, const ScriptRoot& script_root) {
   spec::Campaign base = spec::load_campaign(o.file);
   auto resolved = spec::resolve_system(o.system, base);
   if (!base.overrides.empty()) {
@@ -55,7 +55,8 @@ Loaded load(const CampaignOptions& o, const std::string& workdir_option) {
   Loaded l{spec::for_system(base, resolved.system.name), resolved.how, {}, {}};
   l.workdir =
       resolve_workdir(l.campaign, resolved.system, workdir_option.empty() ? o.workdir : workdir_option);
-  l.plan = matrix::expand(l.campaign, resolved.system, l.workdir.string());
+  std::string root = script_root ? script_root(l.campaign, resolved.system, l.workdir) : "";
+  l.plan = matrix::expand(l.campaign, resolved.system, root.empty() ? l.workdir.string() : root);
   return l;
 }
 

@@ -20,15 +20,19 @@ const std::vector<State> kCollectable = {State::completed, State::collected, Sta
 }  // namespace
 
 int collect_finished(Catalog& catalog, std::int64_t campaign_id, const results::StepCollectors& collectors,
-                     bool again) {
-  int failed = 0;
+                     bool again, const std::function<void(const std::vector<AttemptRow>&)>& fetch) {
+  std::vector<AttemptRow> take;
   for (auto& a : catalog.latest_attempts(campaign_id)) {
     auto cit = collectors.find(a.step);
     if (!a.in_spec || cit == collectors.end() || cit->second.empty()) continue;
-    bool take = again ? std::find(kCollectable.begin(), kCollectable.end(), a.state) != kCollectable.end()
-                      : a.state == State::completed;
-    if (take && !results::collect_attempt(catalog, a, cit->second).ok) ++failed;
+    if (again ? std::find(kCollectable.begin(), kCollectable.end(), a.state) != kCollectable.end()
+              : a.state == State::completed)
+      take.push_back(a);
   }
+  if (fetch && !take.empty()) fetch(take);
+  int failed = 0;
+  for (auto& a : take)
+    if (!results::collect_attempt(catalog, a, collectors.at(a.step)).ok) ++failed;
   return failed;
 }
 
@@ -45,21 +49,30 @@ std::optional<fs::path> write_final_report(Catalog& catalog, const spec::Campaig
 
 void add_results(CLI::App& app) {
   // collect
-  auto co = std::make_shared<CampaignOptions>();
+  struct CollectOptions {
+    CampaignOptions campaign;
+    AccessOptions access;
+  };
+  auto co = std::make_shared<CollectOptions>();
   auto* collect = app.add_subcommand("collect",
                                      "(Re)collect the metrics of every finished case with the campaign's "
-                                     "collectors (idempotent: metrics are replaced, not appended)");
-  add_campaign_options(*collect, *co);
+                                     "collectors (idempotent: metrics are replaced, not appended); for a "
+                                     "system reached over ssh, their files are fetched first");
+  add_campaign_options(*collect, co->campaign);
+  add_access_options(*collect, co->access);
   collect->callback([co] {
-    Loaded l = load(*co);
-    setup_logging(l.workdir, Verbosity::normal);
+    Opened opened = open_campaign(co->campaign, co->access, Verbosity::normal);
+    Loaded& l = opened.loaded;
     auto collectors = results::load_collectors(l.campaign);
     if (std::all_of(collectors.begin(), collectors.end(), [](auto& c) { return c.second.empty(); }))
       throw Error("campaign " + l.campaign.name + " declares no collectors");
     Catalog catalog = Catalog::open(l.workdir);
     auto found = catalog.find_campaign(l.campaign.name);
     if (!found) throw Error("nothing has run in " + l.workdir.string() + " yet");
-    int failed = collect_finished(catalog, found->id, collectors, true);
+    int failed =
+        collect_finished(catalog, found->id, collectors, true, [&](const std::vector<AttemptRow>& as) {
+          fetch_for_collection(opened.backend, l.campaign, collectors, as);
+        });
     size_t n = 0;
     for (auto& a : catalog.latest_attempts(found->id)) n += a.state == State::collected ? 1 : 0;
     std::cout << "collected " << n << " cases, " << failed << " failed (see campaign status)\n";

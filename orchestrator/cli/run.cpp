@@ -18,6 +18,7 @@ namespace {
 
 struct RunOptions {
   CampaignOptions campaign;
+  AccessOptions access;
   bool no_wait = false;
   bool failed = false;
   bool quiet = false;
@@ -39,30 +40,58 @@ std::function<void(const std::string&)> crash_hook() {
   };
 }
 
+// The campaign's `inputs` into the work directory the jobs run in (only what changed).
+void stage_campaign_inputs(const Loaded& l, Backend& backend) {
+  if (l.campaign.inputs.empty()) return;
+  auto r = stage::stage_inputs(*backend.shell, l.campaign, backend.script_root);
+  spdlog::info("inputs: {} files, {} sent ({} bytes) to {}", r.files, r.transferred.size(), r.bytes,
+               backend.script_root);
+}
+
 int run_campaign(const RunOptions& o, bool resume) {
-  Loaded l = load(o.campaign);
   Verbosity v = o.quiet ? Verbosity::quiet : (o.verbose ? Verbosity::verbose : Verbosity::normal);
-  setup_logging(l.workdir, v);
+  Opened opened = open_campaign(o.campaign, o.access, v);
+  Loaded& l = opened.loaded;
+  Backend& backend = opened.backend;
   Catalog catalog = Catalog::open(l.workdir);
-  Backend backend = make_backend(l.plan.system, l.workdir);
+  stage_campaign_inputs(l, backend);
   engine::EngineOptions eo;
   eo.wait = !o.no_wait;
   eo.retry_failed = resume && o.failed;
-  eo.campaign_exe = self_exe();
+  eo.campaign_exe = backend.campaign_exe;
   eo.code_version = o.label;
   eo.progress = progress_printer(v);
   eo.hook = crash_hook();
+  eo.workspace = backend.workspace.get();
+  // Over ssh every marker read is a command on the login node: at the poll cadence, not faster.
+  if (backend.remote) eo.marker_interval_s = std::max(eo.marker_interval_s, l.plan.system.limits.poll_min_s);
   auto collectors = results::load_collectors(l.campaign);
   eo.on_completed = [&](const AttemptRow& a) {
     auto it = collectors.find(a.step);
+    try {
+      fetch_for_collection(backend, l.campaign, collectors, {a});
+    } catch (const transport::TransportError& e) {
+      // It stays completed: collected at the end of this run or by `campaign collect`.
+      spdlog::warn("{}: cannot fetch its files yet: {}", a.case_name, e.what());
+      return;
+    }
     if (it != collectors.end() && !it->second.empty()) results::collect_attempt(catalog, a, it->second);
   };
   engine::Engine engine(l.plan, l.workdir, catalog, *backend.scheduler, *backend.shell, eo);
-  spdlog::info("campaign {} on {} ({}), work directory {}", l.campaign.name, l.plan.system.name, l.system_how,
-               l.workdir.string());
+  spdlog::info("campaign {} on {} ({}), work directory {}{}", l.campaign.name, l.plan.system.name,
+               l.system_how, l.workdir.string(), backend.remote ? ", jobs in " + backend.script_root : "");
   int rc = engine.run();
   // Cases that completed while no collector ran (a crash in between) are collected now.
-  collect_finished(catalog, engine.campaign_id(), collectors, false);
+  try {
+    collect_finished(catalog, engine.campaign_id(), collectors, false,
+                     [&](const std::vector<AttemptRow>& as) {
+                       fetch_for_collection(backend, l.campaign, collectors, as);
+                     });
+    // Outputs of the jobs that failed too, and of those whose fetch failed: the mirror is complete.
+    fetch_ended(backend, catalog, engine.campaign_id(), l.campaign, collectors);
+  } catch (const transport::TransportError& e) {
+    spdlog::warn("cannot fetch the files of ended cases: {}; `campaign collect` later", e.what());
+  }
   std::optional<std::filesystem::path> report;
   if (rc != 130 && engine.finished())
     report = write_final_report(catalog, l.campaign, engine.campaign_id(), l.workdir);
@@ -78,6 +107,7 @@ int run_campaign(const RunOptions& o, bool resume) {
 
 void add_run_options(CLI::App* cmd, RunOptions& o) {
   add_campaign_options(*cmd, o.campaign);
+  add_access_options(*cmd, o.access);
   cmd->add_flag(
       "--no-wait", o.no_wait,
       "Submit what is ready and return; `campaign status --refresh` or `campaign run` picks up later");

@@ -14,6 +14,7 @@
 #include "cli/backend.hpp"
 #include "cli/cli.hpp"
 #include "engine/engine.hpp"
+#include "stage/remote_record.hpp"
 #include "util/walltime.hpp"
 
 namespace fs = std::filesystem;
@@ -54,7 +55,8 @@ void print_table(const std::vector<AttemptRow>& rows, std::ostream& os) {
   }
 }
 
-nlohmann::json to_json(const CampaignRecord& c, const std::vector<AttemptRow>& rows) {
+nlohmann::json to_json(const CampaignRecord& c, const std::vector<AttemptRow>& rows,
+                       const std::optional<stage::RemoteRecord>& remote) {
   nlohmann::json cases = nlohmann::json::array();
   for (auto& a : rows) {
     if (!a.in_spec) continue;
@@ -67,7 +69,10 @@ nlohmann::json to_json(const CampaignRecord& c, const std::vector<AttemptRow>& r
     if (!a.node_list.empty()) j["node_list"] = a.node_list;
     cases.push_back(j);
   }
-  return {{"campaign", c.name}, {"system", c.system}, {"workdir", c.workdir}, {"cases", cases}};
+  nlohmann::json out{{"campaign", c.name}, {"system", c.system}, {"workdir", c.workdir}, {"cases", cases}};
+  if (remote && remote->system == c.system)
+    out["remote"] = {{"host", remote->host}, {"workdir", remote->workdir}};
+  return out;
 }
 
 }  // namespace
@@ -77,6 +82,7 @@ void add_status(CLI::App& app) {
     std::string target;
     std::string system;
     std::string workdir;
+    AccessOptions access;
     bool refresh = false;
     bool json = false;
   };
@@ -89,6 +95,7 @@ void add_status(CLI::App& app) {
   cmd->add_flag("--refresh", o->refresh,
                 "Ask the scheduler first and record what changed (needs the campaign file)");
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
+  add_access_options(*cmd, o->access);
   cmd->callback([o] {
     fs::path workdir;
     std::string target = o->target.empty() ? "." : o->target;
@@ -96,12 +103,14 @@ void add_status(CLI::App& app) {
     if (o->refresh) {
       if (is_dir)
         throw Error("--refresh needs the campaign file (to know its system and cases), not a directory");
-      Loaded l = load(CampaignOptions{target, o->system, o->workdir});
-      setup_logging(l.workdir, Verbosity::normal);
+      Opened opened =
+          open_campaign(CampaignOptions{target, o->system, o->workdir}, o->access, Verbosity::normal);
+      Loaded& l = opened.loaded;
+      Backend& backend = opened.backend;
       Catalog catalog = Catalog::open(l.workdir);
-      Backend backend = make_backend(l.plan.system, l.workdir);
       engine::EngineOptions eo;
-      eo.campaign_exe = self_exe();
+      eo.campaign_exe = backend.campaign_exe;
+      eo.workspace = backend.workspace.get();
       engine::Engine engine(l.plan, l.workdir, catalog, *backend.scheduler, *backend.shell, eo);
       engine.start();
       engine.tick(true);
@@ -114,17 +123,21 @@ void add_status(CLI::App& app) {
     if (!fs::exists(Catalog::db_path(workdir)))
       throw Error("no catalog in " + workdir.string() + ": nothing has run there yet (campaign run FILE)");
     Catalog catalog = Catalog::open(workdir, Access::read_only);
+    auto remote = stage::read_remote_record(workdir);
     nlohmann::json all = nlohmann::json::array();
     for (auto& c : catalog.campaigns()) {
       auto rows = catalog.latest_attempts(c.id);
       if (o->json) {
-        all.push_back(to_json(c, rows));
+        all.push_back(to_json(c, rows, remote));
         continue;
       }
       std::map<State, int> counts;
       for (auto& a : rows)
         if (a.in_spec) counts[a.state]++;
-      std::cout << "campaign " << c.name << " on " << c.system << ", " << c.workdir << "\n\n";
+      std::cout << "campaign " << c.name << " on " << c.system << ", " << c.workdir << "\n";
+      if (remote && remote->system == c.system)
+        std::cout << "jobs run on ssh " << remote->host << " in " << remote->workdir << "\n";
+      std::cout << "\n";
       print_table(rows, std::cout);
       std::string summary;
       for (auto& [s, n] : counts)

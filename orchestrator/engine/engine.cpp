@@ -91,6 +91,8 @@ Engine::Engine(const matrix::Plan& plan, const fs::path& workdir, Catalog& catal
       shell_(shell),
       options_(std::move(options)),
       renderer_(plan),
+      local_workspace_(shell, workdir),
+      workspace_(options_.workspace ? *options_.workspace : local_workspace_),
       rate_(plan.system.limits.max_submits_per_minute) {}
 
 void Engine::start() {
@@ -206,7 +208,7 @@ bool Engine::apply_markers(std::vector<AttemptRow>& latest) {
   for (auto& a : latest)
     if (is_active(a.state) && !a.job_id.empty()) active.push_back(&a), dirs.push_back(a.run_dir);
   if (active.empty()) return false;
-  auto markers = read_markers(shell_, dirs);
+  auto markers = workspace_.read_markers(dirs);
   bool changed = false;
   for (size_t i = 0; i < active.size(); ++i) {
     if (!markers[i]) continue;
@@ -349,14 +351,12 @@ long Engine::walltime_for(const AttemptRow& row, const matrix::Case& c) {
 bool Engine::submit_one(AttemptRow& row, size_t index, const std::vector<std::string>& after) {
   const matrix::Case& c = plan_.cases[index];
   long walltime = walltime_for(row, c);
-  render::RenderOptions ro{workdir_, options_.campaign_exe, row.number, walltime, job_id_prefix_};
+  render::RenderOptions ro{workspace_.script_root(), options_.campaign_exe, row.number, walltime,
+                           job_id_prefix_};
   render::Script script = renderer_.render(c, ro);
-  // The script and a clean run directory first: a stale marker of an earlier
-  // attempt must not complete this one.
-  fs::create_directories(script.run_dir);
-  render::write_script(script);
-  std::error_code ec;
-  fs::remove(script.run_dir / render::kExitMarker, ec);
+  // The script and a clean run directory first (where the job runs): a stale
+  // marker of an earlier attempt must not complete this one.
+  workspace_.prepare(script);
 
   catalog_.begin_submit(row.id, script.job_name, walltime, static_cast<int>(c.nodes));
   sched::SubmitRequest req;

@@ -28,6 +28,7 @@
 
 #include "catalog/catalog.hpp"
 #include "engine/policy.hpp"
+#include "engine/workspace.hpp"
 #include "matrix/plan.hpp"
 #include "render/script.hpp"
 #include "sched/scheduler.hpp"
@@ -56,6 +57,9 @@ struct EngineOptions {
   // Test hook: called with "after_submit" between the scheduler's answer and
   // the catalog commit of the job id (crash tests kill the process there).
   std::function<void(const std::string& point)> hook;
+  // Where the scripts run (engine/workspace.hpp); null: the work directory
+  // itself, markers read through the engine's shell.
+  Workspace* workspace = nullptr;
 };
 
 struct Counts {
@@ -114,6 +118,8 @@ class Engine {
   transport::Shell& shell_;
   EngineOptions options_;
   render::Renderer renderer_;
+  LocalWorkspace local_workspace_;  // when options_.workspace is null
+  Workspace& workspace_;
 
   std::int64_t campaign_id_ = 0;
   std::string job_id_prefix_;                   // render::campaign_id salted with the catalog's creation time

@@ -17,17 +17,18 @@ std::optional<int> parse_marker(const std::string& text) {
 
 std::vector<std::optional<int>> read_markers(transport::Shell& shell,
                                              const std::vector<std::string>& run_dirs) {
-  std::vector<std::optional<int>> out;
-  out.reserve(run_dirs.size());
-  for (auto& dir : run_dirs) {
-    std::optional<std::string> text;
-    try {
-      text = shell.read_file(dir + "/" + render::kExitMarker, 64);
-    } catch (const transport::TransportError&) {
-      text.reset();  // unreadable now; the next cycle tries again
-    }
-    out.push_back(text ? parse_marker(*text) : std::nullopt);
+  std::vector<std::string> paths;
+  paths.reserve(run_dirs.size());
+  for (auto& dir : run_dirs) paths.push_back(dir + "/" + render::kExitMarker);
+  std::vector<std::optional<std::string>> texts;
+  try {
+    texts = shell.read_files(paths, 64);  // one round trip on a remote shell
+  } catch (const transport::TransportError&) {
+    texts.clear();  // unreadable now; the next cycle tries again
   }
+  std::vector<std::optional<int>> out(run_dirs.size());
+  for (size_t i = 0; i < out.size() && i < texts.size(); ++i)
+    if (texts[i]) out[i] = parse_marker(*texts[i]);
   return out;
 }
 

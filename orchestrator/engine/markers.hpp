@@ -13,7 +13,8 @@
 namespace campaign::engine {
 
 // The exit status recorded in each run directory, or nullopt where there is
-// no (complete) marker yet. One entry per directory, in order.
+// no (complete) marker yet. One entry per directory, in order; all of them
+// in one Shell::read_files call (one round trip over SSH).
 std::vector<std::optional<int>> read_markers(transport::Shell& shell,
                                              const std::vector<std::string>& run_dirs);
 

@@ -22,6 +22,12 @@ std::string failure(const std::vector<std::string>& argv, const transport::Comma
 transport::CommandResult run(transport::Shell& shell, const std::vector<std::string>& argv,
                              const SchedulerOptions& options);
 
+// The command was killed by a signal (exit status 128+N; what a shell, LocalShell and SshShell
+// report): a submit command killed half-way may or may not have reached the scheduler.
+inline bool killed_by_signal(const transport::CommandResult& r) {
+  return r.exit_code > 128 && r.exit_code <= 192;
+}
+
 // The account name on the machine `shell` runs on (`id -un`); throws SchedulerUnavailable.
 std::string current_user(transport::Shell& shell, const SchedulerOptions& options);
 

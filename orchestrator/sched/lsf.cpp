@@ -70,6 +70,9 @@ std::string Lsf::submit(const SubmitRequest& request) {
                       command::failure(argv, r, shell_) + " (the job may have been submitted)");
   if (r.exit_code == 126 || r.exit_code == 127)
     throw SubmitError(SubmitFailure::invalid, command::failure(argv, r, shell_));
+  if (command::killed_by_signal(r))
+    throw SubmitError(SubmitFailure::transient,
+                      command::failure(argv, r, shell_) + " (killed: the job may have been submitted)");
   auto id = parse_bsub(r.out + "\n" + r.err);
   if (r.exit_code != 0)
     throw SubmitError(classify_bsub_error(r.out + "\n" + r.err), command::failure(argv, r, shell_));

@@ -44,6 +44,9 @@ std::string Slurm::submit(const SubmitRequest& request) {
                       command::failure(argv, r, shell_) + " (the job may have been submitted)");
   if (r.exit_code == 126 || r.exit_code == 127)
     throw SubmitError(SubmitFailure::invalid, command::failure(argv, r, shell_));
+  if (command::killed_by_signal(r))
+    throw SubmitError(SubmitFailure::transient,
+                      command::failure(argv, r, shell_) + " (killed: the job may have been submitted)");
   if (r.exit_code != 0)
     throw SubmitError(classify_sbatch_error(r.err + "\n" + r.out), command::failure(argv, r, shell_));
   auto id = parse_sbatch(r.out);

@@ -290,6 +290,52 @@ void parse_steps(const std::string& file, const YAML::Node& node, const std::str
   }
 }
 
+// `inputs:` a list of paths, or of {from, to, exclude}.
+std::vector<Input> parse_inputs(const std::string& file, const YAML::Node& node, const std::string& path) {
+  if (!node.IsSequence() && !node.IsNull())
+    fail(file, node, path, std::string("expected a list of files or directories, got ") + type_name(node));
+  std::vector<Input> out;
+  if (node.IsNull()) return out;
+  for (size_t i = 0; i < node.size(); ++i) {
+    const YAML::Node item = node[i];
+    const std::string ipath = path + "[" + std::to_string(i) + "]";
+    Input in;
+    in.where = location(file, item);
+    Location to_where = in.where;  // (yaml-cpp's Node assignment would rebind the node it refers to)
+    bool has_to = false;
+    if (item.IsMap()) {
+      MapReader m(file, item, ipath);
+      in.from = as_string(file, m.require("from"), m.path("from"));
+      if (auto v = m.get("to"); v.IsDefined()) {
+        to_where = location(file, v);
+        has_to = true;
+        in.to = as_string(file, v, m.path("to"));
+      }
+      if (auto v = m.get("exclude"); v.IsDefined()) in.exclude = as_string_list(file, v, m.path("exclude"));
+      m.finish();
+    } else {
+      in.from = as_string(file, item, ipath);
+    }
+    if (in.from.empty()) fail(file, item, ipath, "empty path");
+    if (!has_to) {
+      auto p = std::filesystem::path(in.from).lexically_normal();
+      in.to = (p.has_filename() ? p.filename() : p.parent_path().filename()).string();
+      if (in.to.empty() || in.to == "." || in.to == "..")
+        fail(file, item, ipath, "cannot name '" + in.from + "' in the work directory: give `to:`");
+    }
+    auto to = std::filesystem::path(in.to).lexically_normal();
+    bool escapes = false;
+    for (auto& part : to) escapes |= part == "..";
+    if (in.to.empty() || to.is_absolute() || escapes || to == ".")
+      throw InputError(to_where, ipath + ".to",
+                       "'" + in.to + "' must be a path inside the work directory (relative, without '..')");
+    in.to = to.generic_string();
+    while (!in.to.empty() && in.to.back() == '/') in.to.pop_back();
+    out.push_back(std::move(in));
+  }
+  return out;
+}
+
 // Parses the keys shared by the campaign root and a system override onto `c`.
 void parse_body(MapReader& r, Campaign& c, bool is_override) {
   const std::string& file = r.file();
@@ -325,6 +371,15 @@ void parse_body(MapReader& r, Campaign& c, bool is_override) {
     c.collectors_where.assign(c.collectors.size(), location(file, v));
     if (v.IsSequence())
       for (size_t i = 0; i < v.size(); ++i) c.collectors_where[i] = location(file, v[i]);
+  }
+  if (auto v = r.get("inputs"); v.IsDefined()) c.inputs = parse_inputs(file, v, r.path("inputs"));
+  if (auto v = r.get("fetch"); v.IsDefined()) {
+    MapReader m(file, v, r.path("fetch"));
+    if (auto x = m.get("include"); x.IsDefined())
+      c.fetch.include = as_string_list(file, x, m.path("include"));
+    if (auto x = m.get("exclude"); x.IsDefined())
+      c.fetch.exclude = as_string_list(file, x, m.path("exclude"));
+    m.finish();
   }
   if (auto v = r.get("analyses"); v.IsDefined()) {
     if (!v.IsSequence() && !v.IsNull())

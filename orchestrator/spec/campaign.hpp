@@ -112,6 +112,25 @@ struct Step {
   Field<std::vector<std::string>> collectors;
 };
 
+// A file or directory the jobs need, copied into the work directory the jobs run in before anything
+// is submitted (for a system reached over ssh, the remote one); only files that changed (size,
+// SHA-256) are sent. Jobs find it at {{workdir}}/<to>.
+struct Input {
+  std::string from;  // relative to the campaign file's directory, or absolute
+  std::string to;    // relative to the work directory, without '..'; default: the last part of `from`
+  std::vector<std::string> exclude;  // patterns not copied ("*.pyc", "__pycache__", "data/raw")
+  Location where;
+};
+
+// What comes back from a remote run directory into the local mirror when a case completes (systems
+// reached over ssh): the job's output, its exit marker and the files its collectors read, plus
+// `include`, minus `exclude` (large outputs never fetched, even when a collector's glob matches).
+// Patterns are globs relative to the run directory.
+struct Fetch {
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+};
+
 struct RetryPolicy {
   long max_attempts = 3;
   std::vector<std::string> on = {"node_fail", "preempted", "timeout", "lost"};
@@ -145,6 +164,8 @@ struct Campaign {
   Field<double> budget_node_hours;
   std::vector<std::string> collectors;
   std::vector<Location> collectors_where;
+  std::vector<Input> inputs;  // replaced as a whole by a system override
+  Fetch fetch;
   YAML::Node analyses;                          // parsed by analysis::parse_analyses
   std::map<std::string, YAML::Node> overrides;  // per system, applied by for_system()
   std::map<std::string, Location> overrides_where;

@@ -113,6 +113,12 @@ System load_system_file(const std::filesystem::path& path) {
         if (auto x = sm.get("jump"); x.IsDefined()) ssh.jump = as_string(file, x, "access.ssh.jump");
         if (auto x = sm.get("known_hosts"); x.IsDefined())
           ssh.known_hosts = expand_env(as_string(file, x, "access.ssh.known_hosts"));
+        if (auto x = sm.get("campaign"); x.IsDefined())
+          ssh.campaign = as_string(file, x, "access.ssh.campaign");
+        if (ssh.host.empty()) fail(file, sm.get("host"), "access.ssh.host", "empty host name");
+        if (ssh.port < 1 || ssh.port > 65535)
+          fail(file, sm.get("port"), "access.ssh.port", "a port is 1 to 65535");
+        if (ssh.campaign.empty()) fail(file, sm.get("campaign"), "access.ssh.campaign", "empty path");
         sm.finish();
         s.ssh = ssh;
       }

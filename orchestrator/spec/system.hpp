@@ -35,6 +35,8 @@ struct Partition {
 struct SshAccess {
   std::string host, user, identity, jump, known_hosts;
   long port = 22;
+  // The `campaign` binary on the remote side, for the local executor (scheduler: local) there.
+  std::string campaign = "campaign";
 };
 
 struct Limits {

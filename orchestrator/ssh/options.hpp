@@ -31,15 +31,15 @@ struct SshOptions {
 };
 
 // The server's host key is unknown, changed, or could not be checked.
-class HostKeyError : public transport::TransportError {
+class HostKeyError : public transport::AccessError {
  public:
-  using TransportError::TransportError;
+  using AccessError::AccessError;
 };
 
 // The server rejected every key we offered (or wants more than a key).
-class AuthenticationError : public transport::TransportError {
+class AuthenticationError : public transport::AccessError {
  public:
-  using TransportError::TransportError;
+  using AccessError::AccessError;
 };
 
 // No SSH session could be set up: name resolution, refused, unreachable, timed out, jump failed.

@@ -52,8 +52,9 @@ void verify_host_key(ssh_session s, const SshOptions& options, const Endpoint& w
       return;
     case SSH_KNOWN_HOSTS_CHANGED:
     case SSH_KNOWN_HOSTS_OTHER:
-      throw HostKeyError("host key for " + name + " has CHANGED: the server now presents the " +
-                         server_key_fingerprint(s) + ", which does not match " + file +
+      throw HostKeyError(where.str() + ": host key for " + name +
+                         " has CHANGED: the server now presents the " + server_key_fingerprint(s) +
+                         ", which does not match " + file +
                          ". Someone may be intercepting the connection, or the host was reinstalled; "
                          "if the site confirms the new key, remove the old entry with `ssh-keygen -R '" +
                          name + "' -f " + file + "` and connect again");
@@ -66,18 +67,19 @@ void verify_host_key(ssh_session s, const SshOptions& options, const Endpoint& w
           if (!parent.empty()) std::filesystem::create_directories(parent, ec);
         }
         if (ssh_session_update_known_hosts(s) != SSH_OK)
-          throw HostKeyError("cannot record the host key for " + name + " in " + file + ": " +
+          throw HostKeyError(where.str() + ": cannot record the host key for " + name + " in " + file + ": " +
                              session_error(s));
         return;
       }
-      throw HostKeyError("unknown host key for " + name + ": the server presents the " +
+      throw HostKeyError(where.str() + ": unknown host key for " + name + ": the server presents the " +
                          server_key_fingerprint(s) + ", which is not in " + file +
                          ". Compare the fingerprint with the one the site publishes, then connect once "
                          "with --accept-new-host-key to record it");
     case SSH_KNOWN_HOSTS_ERROR:
       break;
   }
-  throw HostKeyError("cannot check the host key for " + name + " against " + file + ": " + session_error(s));
+  throw HostKeyError(where.str() + ": cannot check the host key for " + name + " against " + file + ": " +
+                     session_error(s));
 }
 
 void authenticate(ssh_session s, const SshOptions& options, const Endpoint& where) {

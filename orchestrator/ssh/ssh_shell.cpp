@@ -149,6 +149,8 @@ std::string SshShell::describe() const {
   return "ssh " + (options_.user.empty() ? "" : options_.user + "@") + options_.host;
 }
 
+std::string SshShell::endpoint() const { return target_.str() + (jump_ ? " via " + jump_->str() : ""); }
+
 SshShell::Stats SshShell::stats() const {
   std::lock_guard lock(mutex_);
   return stats_;
@@ -364,6 +366,86 @@ CommandResult SshShell::execute(const std::string& command, const std::string& s
   cmd.channel.reset();
   mark_traffic();
   return result;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Many small files in one command
+
+namespace {
+
+// Arguments: MAX_BYTES, then paths. One line per path: "-" missing, "!" unreadable or a directory,
+// "+" followed by the first MAX_BYTES bytes in base64. A failed redirection of a compound command
+// does not end a POSIX shell (a failed `exec 3<file` would).
+constexpr const char* kReadFilesScript = R"SH(max=$1; shift
+for f do
+  if [ ! -e "$f" ]; then echo -
+  elif [ -d "$f" ]; then echo '!'
+  elif { printf +; head -c "$max" <&3 | base64 -w0; echo; } 3<"$f"; then :
+  else echo '!'
+  fi
+done 2>/dev/null)SH";
+
+constexpr size_t kMaxArgBytes = 64 * 1024;  // per command: far below any server's limit
+
+std::optional<std::string> decode_base64(std::string_view text) {
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  unsigned bits = 0;
+  int count = 0;
+  for (char c : text) {
+    if (c == '=') break;
+    int v = value(c);
+    if (v < 0) return std::nullopt;
+    bits = (bits << 6) | static_cast<unsigned>(v);
+    count += 6;
+    if (count >= 8) {
+      count -= 8;
+      out += static_cast<char>((bits >> count) & 0xff);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::optional<std::string>> SshShell::read_files(const std::vector<std::string>& paths,
+                                                             size_t max_bytes) {
+  std::vector<std::optional<std::string>> out;
+  out.reserve(paths.size());
+  size_t begin = 0;
+  while (begin < paths.size()) {
+    size_t end = begin, bytes = 0;
+    while (end < paths.size() && (end == begin || bytes + paths[end].size() + 3 <= kMaxArgBytes))
+      bytes += paths[end++].size() + 3;
+    std::vector<std::string> argv = {"sh", "-c", kReadFilesScript, "sh", std::to_string(max_bytes)};
+    argv.insert(argv.end(), paths.begin() + static_cast<long>(begin), paths.begin() + static_cast<long>(end));
+    auto r = run(argv, std::chrono::seconds(60));
+    auto lines = split(r.out, '\n');
+    if (!lines.empty() && lines.back().empty()) lines.pop_back();
+    if (!r.ok() || lines.size() != end - begin)
+      throw TransportError(describe() + ": cannot read " + std::to_string(end - begin) + " files" +
+                           (r.timed_out ? " (timed out)" : " (exit " + std::to_string(r.exit_code) + ")") +
+                           (r.err.empty() ? "" : ": " + trim(r.err)));
+    for (const auto& line : lines) {
+      if (line.empty() || line[0] != '+') {
+        out.emplace_back();
+        continue;
+      }
+      auto data = decode_base64(std::string_view(line).substr(1));
+      if (!data) throw TransportError(describe() + ": unreadable answer while reading files");
+      out.push_back(std::move(data));
+    }
+    begin = end;
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------

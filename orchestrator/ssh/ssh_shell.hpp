@@ -56,7 +56,13 @@ class SshShell final : public transport::Shell {
   void get(const std::string& remote, const std::filesystem::path& local) override;
   bool exists(const std::string& path) override;
   std::optional<std::string> read_file(const std::string& path, size_t max_bytes = 1 << 20) override;
+  // One remote command per few thousand paths (one round trip, not one per file, which is what
+  // reading the exit markers of many jobs at every tick needs). Needs `base64` (coreutils) remotely.
+  std::vector<std::optional<std::string>> read_files(const std::vector<std::string>& paths,
+                                                     size_t max_bytes = 1 << 20) override;
   std::string describe() const override;  // "ssh user@host"
+  // "user@host:port" (and " via JUMP" with a jump host), for messages and `campaign status`.
+  std::string endpoint() const;
 
   struct Stats {
     long connects = 0;    // sessions opened, counting reconnections

@@ -25,6 +25,10 @@ namespace {
 
 constexpr size_t kMaxArgBytes = 64 * 1024;  // per remote command: far below any server's limit
 constexpr auto kListTimeout = std::chrono::minutes(10);
+// sync_down fetches files up to this size through Shell::read_files, many per command (a round trip
+// per batch instead of a few per file); larger ones through get().
+constexpr uintmax_t kSmallFile = 1 << 20;
+constexpr uintmax_t kSmallBatch = 8 << 20;
 
 // Arguments: DIR, then SIZE PATH pairs. One line per pair: "missing", "size" or the SHA-256.
 constexpr const char* kCompareScript = R"SH(dir=$1; shift
@@ -40,9 +44,18 @@ while [ $# -gt 0 ]; do
   fi
 done)SH";
 
-// Argument: DIR. NUL-terminated records "SIZE SECONDS.FRACTION PATH"; exit 3 when DIR is missing.
+// Arguments: DIR, then subdirectories of it to list (none: all of it). NUL-terminated records
+// "SIZE SECONDS.FRACTION ./PATH"; exit 3 when DIR is missing. Each start point is given as ./NAME,
+// so that a name beginning with '-' is not read as an option of find.
 constexpr const char* kListScript = R"SH(cd -- "$1" 2>/dev/null || exit 3
-exec find . -type f -printf '%s %T@ %P\0')SH";
+shift
+if [ $# -eq 0 ]; then exec find . -type f -printf '%s %T@ %p\0'; fi
+for d do
+  shift
+  if [ -d "./$d" ]; then set -- "$@" "./$d"; fi
+done
+if [ $# -eq 0 ]; then exit 0; fi
+exec find "$@" -type f -printf '%s %T@ %p\0')SH";
 
 std::string join_remote(const std::string& dir, const std::string& rel) {
   if (dir.empty() || rel.empty()) return dir + rel;
@@ -122,29 +135,17 @@ bool path_matches(const std::string& raw_pattern, const std::string& path) {
   return ::fnmatch(pattern.c_str(), path.c_str(), 0) == 0;
 }
 
-SyncResult sync_up(transport::Shell& shell, const fs::path& local_dir, const std::string& remote_dir,
-                   const std::vector<std::string>& exclude) {
-  if (remote_dir.empty()) throw TransportError("sync: empty remote directory");
-  std::error_code ec;
-  if (!fs::is_directory(local_dir, ec))
-    throw TransportError("sync: " + local_dir.string() + " is not a directory");
+namespace {
 
-  struct Local {
-    std::string rel;
-    uintmax_t size;
-  };
-  std::vector<Local> files;
-  for (fs::recursive_directory_iterator it(local_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string rel = it->path().lexically_relative(local_dir).generic_string();
-    if (any_matches(exclude, rel)) {
-      if (it->is_directory(ec)) it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_regular_file(ec)) files.push_back({rel, it->file_size(ec)});
-  }
-  if (ec) throw TransportError("sync: cannot list " + local_dir.string() + ": " + ec.message());
-  std::sort(files.begin(), files.end(), [](const Local& a, const Local& b) { return a.rel < b.rel; });
+struct LocalFile {
+  fs::path path;    // where it is here
+  std::string rel;  // where it goes, relative to the remote directory
+  uintmax_t size = 0;
+};
 
+// Sends the files of `files` (sorted by rel) that are missing under `remote_dir` or differ there.
+SyncResult send_changed(transport::Shell& shell, const std::vector<LocalFile>& files,
+                        const std::string& remote_dir) {
   SyncResult result;
   result.files = files.size();
   std::vector<size_t> changed;
@@ -164,7 +165,7 @@ SyncResult sync_up(transport::Shell& shell, const fs::path& local_dir, const std
           throw TransportError(shell.describe() + ": unexpected answer comparing files under " + remote_dir);
         for (size_t i = begin; i < end; ++i) {
           const std::string& answer = lines[i - begin];
-          if (answer == "missing" || answer == "size" || answer != file_sha256(local_dir / files[i].rel))
+          if (answer == "missing" || answer == "size" || answer != file_sha256(files[i].path))
             changed.push_back(i);
         }
       });
@@ -187,33 +188,98 @@ SyncResult sync_up(transport::Shell& shell, const fs::path& local_dir, const std
       });
 
   for (size_t i : changed) {
-    shell.put(local_dir / files[i].rel, join_remote(remote_dir, files[i].rel));
+    shell.put(files[i].path, join_remote(remote_dir, files[i].rel));
     result.transferred.push_back(files[i].rel);
     result.bytes += files[i].size;
   }
   return result;
 }
 
-SyncResult sync_down(transport::Shell& shell, const std::string& remote_dir, const fs::path& local_dir,
-                     const std::vector<std::string>& include, const std::vector<std::string>& exclude) {
+}  // namespace
+
+SyncResult sync_up(transport::Shell& shell, const fs::path& local_dir, const std::string& remote_dir,
+                   const std::vector<std::string>& exclude) {
   if (remote_dir.empty()) throw TransportError("sync: empty remote directory");
-  auto listing = shell.run({"sh", "-c", kListScript, "sh", remote_dir}, kListTimeout);
-  if (listing.exit_code == 3 && !listing.timed_out)
-    throw TransportError(shell.describe() + ": remote directory " + remote_dir + " does not exist");
-  check(listing, shell, "listing " + remote_dir);
+  std::error_code ec;
+  if (!fs::is_directory(local_dir, ec))
+    throw TransportError("sync: " + local_dir.string() + " is not a directory");
+
+  std::vector<LocalFile> files;
+  for (fs::recursive_directory_iterator it(local_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string rel = it->path().lexically_relative(local_dir).generic_string();
+    if (any_matches(exclude, rel)) {
+      if (it->is_directory(ec)) it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file(ec)) files.push_back({it->path(), rel, it->file_size(ec)});
+  }
+  if (ec) throw TransportError("sync: cannot list " + local_dir.string() + ": " + ec.message());
+  std::sort(files.begin(), files.end(), [](const LocalFile& a, const LocalFile& b) { return a.rel < b.rel; });
+  return send_changed(shell, files, remote_dir);
+}
+
+SyncResult sync_up_file(transport::Shell& shell, const fs::path& local_file, const std::string& remote_file) {
+  std::error_code ec;
+  if (!fs::is_regular_file(local_file, ec))
+    throw TransportError("sync: " + local_file.string() + " is not a regular file");
+  auto slash = remote_file.find_last_of('/');
+  if (remote_file.empty() || slash == remote_file.size() - 1)
+    throw TransportError("sync: bad remote file name '" + remote_file + "'");
+  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : remote_file.substr(0, slash));
+  std::string name = slash == std::string::npos ? remote_file : remote_file.substr(slash + 1);
+  uintmax_t size = fs::file_size(local_file, ec);
+  if (ec) throw TransportError("sync: cannot read " + local_file.string() + ": " + ec.message());
+  return send_changed(shell, {LocalFile{local_file, name, size}}, dir);
+}
+
+std::string fnmatch_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+SyncResult sync_down(transport::Shell& shell, const std::string& remote_dir, const fs::path& local_dir,
+                     const std::vector<std::string>& include, const std::vector<std::string>& exclude,
+                     const std::vector<std::string>& under) {
+  if (remote_dir.empty()) throw TransportError("sync: empty remote directory");
+  std::string records;
+  auto list = [&](size_t begin, size_t end) {
+    std::vector<std::string> argv = {"sh", "-c", kListScript, "sh", remote_dir};
+    argv.insert(argv.end(), under.begin() + static_cast<long>(begin), under.begin() + static_cast<long>(end));
+    auto listing = shell.run(argv, kListTimeout);
+    if (listing.exit_code == 3 && !listing.timed_out)
+      throw TransportError(shell.describe() + ": remote directory " + remote_dir + " does not exist");
+    check(listing, shell, "listing " + remote_dir);
+    records += listing.out;
+  };
+  if (under.empty())
+    list(0, 0);
+  else
+    batched(
+        under.size(), [&](size_t i) { return under[i].size() + 3; }, list);
 
   SyncResult result;
   std::error_code ec;
+  struct Fetch {
+    std::string rel;
+    uintmax_t size;
+    timespec mtime;
+  };
+  std::vector<Fetch> todo;
   size_t pos = 0;
-  while (pos < listing.out.size()) {
-    size_t nul = listing.out.find('\0', pos);
+  while (pos < records.size()) {
+    size_t nul = records.find('\0', pos);
     if (nul == std::string::npos)
       throw TransportError(shell.describe() + ": truncated listing of " + remote_dir);
-    std::string record = listing.out.substr(pos, nul - pos);
+    std::string record = records.substr(pos, nul - pos);
     pos = nul + 1;
     size_t s1 = record.find(' '), s2 = s1 == std::string::npos ? s1 : record.find(' ', s1 + 1);
     if (s2 == std::string::npos) throw TransportError(shell.describe() + ": bad listing of " + remote_dir);
-    const std::string rel = record.substr(s2 + 1);
+    std::string rel = record.substr(s2 + 1);
+    while (starts_with(rel, "./")) rel = rel.substr(2);
     if (rel.empty() || any_matches(exclude, rel) || (!include.empty() && !any_matches(include, rel)))
       continue;
     ++result.files;
@@ -237,11 +303,57 @@ SyncResult sync_down(transport::Shell& shell, const std::string& remote_dir, con
       continue;
     fs::create_directories(local.parent_path(), ec);
     if (ec) throw TransportError("sync: cannot create " + local.parent_path().string() + ": " + ec.message());
-    shell.get(join_remote(remote_dir, rel), local);
-    const timespec times[2] = {{0, UTIME_NOW}, mtime};
+    todo.push_back({rel, size, mtime});
+  }
+
+  // Small files in a few commands (Shell::read_files), the others one transfer each.
+  auto fetched = [&](const Fetch& f) {
+    const fs::path local = local_dir / f.rel;
+    const timespec times[2] = {{0, UTIME_NOW}, f.mtime};
     ::utimensat(AT_FDCWD, local.c_str(), times, 0);  // the mirror's time says which version it holds
-    result.transferred.push_back(rel);
-    result.bytes += size;
+    result.transferred.push_back(f.rel);
+    result.bytes += f.size;
+  };
+  std::vector<const Fetch*> small;
+  for (const auto& f : todo) {
+    if (f.size <= kSmallFile) {
+      small.push_back(&f);
+      continue;
+    }
+    shell.get(join_remote(remote_dir, f.rel), local_dir / f.rel);
+    fetched(f);
+  }
+  for (size_t begin = 0; begin < small.size();) {
+    size_t end = begin;
+    uintmax_t bytes = 0, largest = 0;
+    while (end < small.size() && (end == begin || bytes + small[end]->size <= kSmallBatch)) {
+      bytes += small[end]->size;
+      largest = std::max(largest, small[end]->size);
+      ++end;
+    }
+    std::vector<std::string> paths;
+    for (size_t i = begin; i < end; ++i) paths.push_back(join_remote(remote_dir, small[i]->rel));
+    auto texts = shell.read_files(paths, static_cast<size_t>(largest));
+    for (size_t i = begin; i < end; ++i) {
+      const Fetch& f = *small[i];
+      const fs::path local = local_dir / f.rel;
+      const auto& text = texts[i - begin];
+      if (!text) {
+        shell.get(paths[i - begin], local);  // gone or unreadable since the listing: get() says which
+      } else {
+        fs::path tmp = local;
+        tmp += ".campaign-tmp";
+        {
+          std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+          out.write(text->data(), static_cast<std::streamsize>(text->size()));
+          if (!out.flush()) throw TransportError("sync: cannot write " + tmp.string());
+        }
+        fs::rename(tmp, local, ec);
+        if (ec) throw TransportError("sync: cannot write " + local.string() + ": " + ec.message());
+      }
+      fetched(f);
+    }
+    begin = end;
   }
   std::sort(result.transferred.begin(), result.transferred.end());
   return result;

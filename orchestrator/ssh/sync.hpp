@@ -6,8 +6,9 @@
 // Invariants: a file is sent only when the remote copy is missing or differs in size or SHA-256; a
 // file is fetched only when the local mirror lacks it or differs in size or modification time (the
 // mirror copies the remote time). Nothing is deleted on either side. Every path reaches the remote
-// shell as a positional parameter, never spliced into script text. Transfers go through
-// Shell::put/get, so each file appears whole or not at all.
+// shell as a positional parameter, never spliced into script text. Each file appears whole or not at
+// all: sent through Shell::put, fetched through Shell::get or, when small (collector files, job
+// outputs, markers), many in one Shell::read_files and written locally under a temporary name.
 //
 // The remote side needs a POSIX shell and GNU findutils and coreutils (find -printf, sha256sum):
 // what Linux login nodes have.
@@ -39,11 +40,23 @@ bool path_matches(const std::string& pattern, const std::string& path);
 SyncResult sync_up(transport::Shell& shell, const std::filesystem::path& local_dir,
                    const std::string& remote_dir, const std::vector<std::string>& exclude = {});
 
+// The same for one file, sent to `remote_file` (its directory created as needed) unless the remote
+// copy has the same size and SHA-256.
+SyncResult sync_up_file(transport::Shell& shell, const std::filesystem::path& local_file,
+                        const std::string& remote_file);
+
 // Fetches the regular files under `remote_dir` selected by some `include` pattern (all when none
-// is given) and by no `exclude` pattern into the same relative paths under `local_dir`. Throws
-// TransportError, also when `remote_dir` does not exist.
+// is given) and by no `exclude` pattern into the same relative paths under `local_dir`. With
+// `under`, only those subdirectories of `remote_dir` are listed (missing ones are skipped), so the
+// listing costs what they hold, not what the whole tree holds. Throws TransportError, also when
+// `remote_dir` does not exist.
 SyncResult sync_down(transport::Shell& shell, const std::string& remote_dir,
                      const std::filesystem::path& local_dir, const std::vector<std::string>& include = {},
-                     const std::vector<std::string>& exclude = {});
+                     const std::vector<std::string>& exclude = {},
+                     const std::vector<std::string>& under = {});
+
+// `text` with the fnmatch(3) special characters (* ? [ ] \) escaped, so that it matches itself only:
+// for building include patterns from names (e.g. "<run dir>/history.csv").
+std::string fnmatch_escape(const std::string& text);
 
 }  // namespace campaign::ssh

@@ -34,6 +34,14 @@ class TransportError : public Error {
   using Error::Error;
 };
 
+// The other side refuses us for a reason that trying again cannot fix (a host key that is unknown
+// or changed, a key the server rejects): the user must act. Callers that retry transport failures
+// must not retry these.
+class AccessError : public TransportError {
+ public:
+  using TransportError::TransportError;
+};
+
 class Shell {
  public:
   virtual ~Shell() = default;
@@ -51,6 +59,11 @@ class Shell {
   // At most `max_bytes` of the file; nullopt when it does not exist, TransportError when it exists
   // but cannot be read.
   virtual std::optional<std::string> read_file(const std::string& path, size_t max_bytes = 1 << 20) = 0;
+  // read_file() of each path, in order, each entry nullopt when that file does not exist or cannot be
+  // read. The default reads them one by one; a remote shell reads them in one round trip. Throws
+  // TransportError only when none could be attempted.
+  virtual std::vector<std::optional<std::string>> read_files(const std::vector<std::string>& paths,
+                                                             size_t max_bytes = 1 << 20);
   // Where commands run, for messages: "local" or "ssh user@host"; never carries secrets.
   virtual std::string describe() const = 0;
 };

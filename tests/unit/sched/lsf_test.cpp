@@ -92,6 +92,7 @@ TEST_CASE("lsf submit failures are classified", "[lsf]") {
       {failed(255, "LSF is down. Please wait ...\n"), SubmitFailure::transient},
       {timed_out(), SubmitFailure::transient},
       {ok("Generic job.\n"), SubmitFailure::transient},  // no acknowledgement: it may still exist
+      {failed(143, ""), SubmitFailure::transient},       // killed half-way: it may exist
   };
   for (const auto& c : cases) {
     FakeShell sh;

@@ -103,6 +103,7 @@ TEST_CASE("slurm submit failures carry the kind the engine acts on", "[slurm]") 
       {timed_out(), SubmitFailure::transient},
       {failed(127, "sbatch: command not found\n"), SubmitFailure::invalid},
       {ok("", "sbatch: warning: odd\n"), SubmitFailure::transient},  // exit 0 without an id: may exist
+      {failed(137, ""), SubmitFailure::transient},  // killed half-way (the session serving it died)
   };
   for (const auto& c : cases) {
     FakeShell sh;

@@ -1,8 +1,12 @@
 #include "spec/campaign.hpp"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <fstream>
 
 #include "spec/library.hpp"
+#include "spec/system.hpp"
 
 using namespace campaign;
 using namespace campaign::spec;
@@ -88,4 +92,62 @@ TEST_CASE("system profiles: partitions, aliases, host detection") {
   CHECK(find_partition(summit, "gpu")->cores_per_node == 42);
   for (auto& name : available(CAMPAIGN_SOURCE_DIR, "systems", ".yaml"))
     CHECK_NOTHROW(load_system_file(*find_data_file(CAMPAIGN_SOURCE_DIR, "systems", name, ".yaml")));
+}
+
+TEST_CASE("inputs and fetch: what goes to the work directory and what comes back") {
+  auto c = parse_campaign(R"(name: t
+job: {command: "true"}
+inputs:
+  - configs
+  - {from: ../workloads/minicosmo/, to: code/minicosmo, exclude: ["__pycache__", "*.pyc"]}
+  - data/it's a file.txt
+fetch: {include: ["*.json"], exclude: [checkpoints]}
+systems:
+  local: {inputs: []}
+)",
+                          "c.yaml");
+  REQUIRE(c.inputs.size() == 3);
+  CHECK(c.inputs[0].from == "configs");
+  CHECK(c.inputs[0].to == "configs");
+  CHECK(c.inputs[1].to == "code/minicosmo");
+  CHECK(c.inputs[1].exclude == std::vector<std::string>{"__pycache__", "*.pyc"});
+  CHECK(c.inputs[1].where.line == 5);
+  CHECK(c.inputs[2].to == "it's a file.txt");
+  CHECK(c.fetch.include == std::vector<std::string>{"*.json"});
+  CHECK(c.fetch.exclude == std::vector<std::string>{"checkpoints"});
+  CHECK(for_system(c, "local").inputs.empty());
+
+  CHECK_THAT(error_of("name: t\ninputs: [{from: a, to: ../up}]\n"),
+             Catch::Contains("c.yaml:2:") && Catch::Contains("inside the work directory"));
+  CHECK_THAT(error_of("name: t\ninputs: [{from: a, to: /abs}]\n"),
+             Catch::Contains("inside the work directory"));
+  CHECK_THAT(error_of("name: t\ninputs: [..]\n"), Catch::Contains("give `to:`"));
+  CHECK_THAT(error_of("name: t\ninputs: [{from: a, too: b}]\n"), Catch::Contains("too"));
+  CHECK_THAT(error_of("name: t\ninputs: a\n"), Catch::Contains("expected a list"));
+  CHECK_THAT(error_of("name: t\nfetch: {includes: [x]}\n"), Catch::Contains("fetch.includes"));
+}
+
+TEST_CASE("ssh access in a system profile") {
+  auto dir = std::filesystem::temp_directory_path() / ("campaign-spec-ssh-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& text) {
+    std::ofstream(dir / "s.yaml") << text;
+    return dir / "s.yaml";
+  };
+  const std::string head =
+      "name: s\nscheduler: local\nlauncher: local\npartitions: {p: {cores_per_node: 1}}\n";
+  auto s = load_system_file(write(head + "access: {ssh: {host: login.example.org, user: me, port: 2222, "
+                                         "jump: gw.example.org, campaign: /opt/campaign/bin/campaign}}\n"));
+  REQUIRE(s.ssh);
+  CHECK(s.ssh->host == "login.example.org");
+  CHECK(s.ssh->port == 2222);
+  CHECK(s.ssh->jump == "gw.example.org");
+  CHECK(s.ssh->campaign == "/opt/campaign/bin/campaign");
+  CHECK(load_system_file(write(head + "access: {ssh: {host: h}}\n")).ssh->campaign == "campaign");
+  CHECK_FALSE(load_system_file(write(head + "access: local\n")).ssh);
+  CHECK_THROWS_WITH(load_system_file(write(head + "access: {ssh: {host: h, port: 0}}\n")),
+                    Catch::Contains("access.ssh.port"));
+  CHECK_THROWS_WITH(load_system_file(write(head + "access: {ssh: {host: h, identty: k}}\n")),
+                    Catch::Contains("identty"));
+  std::filesystem::remove_all(dir);
 }

@@ -1,0 +1,134 @@
+// The engine's contract with a Workspace (engine/workspace.hpp), with fakes for the workspace and the
+// scheduler: scripts are rendered at the workspace's root and prepared there before the attempt is
+// committed `submitting`; a workspace that cannot be reached submits nothing; markers are asked for
+// the catalog's (local) run directories.
+#include "engine/workspace.hpp"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "engine/engine.hpp"
+#include "matrix/plan.hpp"
+#include "spec/campaign.hpp"
+#include "spec/system.hpp"
+
+using namespace campaign;
+namespace fs = std::filesystem;
+
+namespace {
+
+class FakeWorkspace : public engine::Workspace {
+ public:
+  fs::path root = "/remote root/camp";
+  std::vector<render::Script> prepared;
+  std::vector<std::vector<std::string>> marker_requests;
+  std::map<std::string, int> markers;  // local run dir -> exit status
+  bool reachable = true;
+
+  fs::path script_root() const override { return root; }
+  void prepare(const render::Script& script) override {
+    if (!reachable) throw sched::SchedulerUnavailable("login node unreachable");
+    prepared.push_back(script);
+  }
+  std::vector<std::optional<int>> read_markers(const std::vector<std::string>& run_dirs) override {
+    marker_requests.push_back(run_dirs);
+    std::vector<std::optional<int>> out;
+    for (auto& d : run_dirs) {
+      auto it = markers.find(d);
+      out.push_back(it == markers.end() ? std::nullopt : std::optional<int>(it->second));
+    }
+    return out;
+  }
+};
+
+class FakeScheduler : public sched::Scheduler {
+ public:
+  std::vector<sched::SubmitRequest> submitted;
+  std::string name() const override { return "fake"; }
+  std::string submit(const sched::SubmitRequest& r) override {
+    submitted.push_back(r);
+    return std::to_string(100 + submitted.size());
+  }
+  std::vector<sched::JobInfo> query(const std::vector<std::string>& ids) override {
+    std::vector<sched::JobInfo> out;
+    for (auto& id : ids) {
+      sched::JobInfo j;
+      j.id = id;
+      j.state = State::running;
+      out.push_back(j);
+    }
+    return out;
+  }
+  std::vector<sched::JobInfo> find_by_name(const std::vector<std::string>&) override { return {}; }
+  int queued_jobs_of_user() override { return 0; }
+  void cancel(const std::vector<std::string>&) override {}
+};
+
+class NoShell : public transport::Shell {
+ public:
+  transport::CommandResult run(const std::vector<std::string>&, std::chrono::milliseconds,
+                               const std::string&) override {
+    throw std::logic_error("the engine must not run commands itself");
+  }
+  void put(const fs::path&, const std::string&) override { throw std::logic_error("put"); }
+  void get(const std::string&, const fs::path&) override { throw std::logic_error("get"); }
+  bool exists(const std::string&) override { throw std::logic_error("exists"); }
+  std::optional<std::string> read_file(const std::string&, size_t) override {
+    throw std::logic_error("markers go through the workspace");
+  }
+  std::string describe() const override { return "none"; }
+};
+
+}  // namespace
+
+TEST_CASE("the engine renders at the workspace's root and prepares before submitting", "[engine]") {
+  const fs::path workdir = fs::temp_directory_path() / ("campaign-engine-ws-" + std::to_string(::getpid()));
+  fs::remove_all(workdir);
+  auto system = spec::load_system_file(fs::path(CAMPAIGN_SOURCE_DIR) / "systems" / "testcluster.yaml");
+  auto campaign = spec::parse_campaign(R"(name: camp
+matrix: {n: [1, 2]}
+case_name: c{{n}}
+job: {partition: mc, nodes: 1, walltime: 5m, command: "echo {{workdir}}"}
+)",
+                                       (workdir / "camp.yaml").string());
+  FakeWorkspace ws;
+  auto plan = matrix::expand(campaign, system, ws.root.string());
+  Catalog catalog = Catalog::open(workdir);
+  FakeScheduler scheduler;
+  NoShell shell;
+  engine::EngineOptions eo;
+  eo.workspace = &ws;
+  engine::Engine engine(plan, workdir, catalog, scheduler, shell, eo);
+  engine.start();
+
+  ws.reachable = false;
+  engine.tick(true);
+  CHECK(scheduler.submitted.empty());
+  for (auto& a : catalog.latest_attempts(engine.campaign_id())) CHECK(a.state == State::planned);
+
+  ws.reachable = true;
+  engine.tick(true);
+  REQUIRE(scheduler.submitted.size() == 2);
+  REQUIRE(ws.prepared.size() == 2);
+  const auto& s = ws.prepared[0];
+  CHECK(s.run_dir == ws.root / "c1");
+  CHECK(s.text.find("cd '/remote root/camp/c1'") != std::string::npos);
+  CHECK(s.text.find("echo '/remote root/camp'") != std::string::npos);
+  CHECK(scheduler.submitted[0].script_path == (ws.root / "c1" / "job.sh").string());
+  CHECK(scheduler.submitted[0].workdir == (ws.root / "c1").string());
+  CHECK_FALSE(fs::exists(workdir / "c1"));  // writing the local copy is the workspace's business
+
+  // The catalog keeps the local run directories; markers are asked for them.
+  auto latest = catalog.latest_attempts(engine.campaign_id());
+  CHECK(latest[0].run_dir == (workdir / "c1").string());
+  ws.markers[(workdir / "c1").string()] = 0;
+  engine.tick(false);
+  REQUIRE_FALSE(ws.marker_requests.empty());
+  CHECK(ws.marker_requests.back() ==
+        std::vector<std::string>{(workdir / "c1").string(), (workdir / "c2").string()});
+  latest = catalog.latest_attempts(engine.campaign_id());
+  CHECK(latest[0].state == State::completed);
+  CHECK(latest[1].state == State::queued);
+  fs::remove_all(workdir);
+}

@@ -1,0 +1,70 @@
+// TransportGuard: what a failed shell (a dropped SSH link) means for each scheduler call.
+#include "sched/transport_guard.hpp"
+
+#include <catch2/catch.hpp>
+#include <functional>
+
+using campaign::sched::SchedulerUnavailable;
+using campaign::sched::SubmitError;
+using campaign::sched::SubmitFailure;
+
+namespace {
+
+// A scheduler whose every call throws what the test says.
+class ThrowingScheduler : public campaign::sched::Scheduler {
+ public:
+  std::function<void()> thrower;
+  std::string name() const override { return "throwing"; }
+  std::string submit(const campaign::sched::SubmitRequest&) override {
+    thrower();
+    return "1";
+  }
+  std::vector<campaign::sched::JobInfo> query(const std::vector<std::string>&) override {
+    thrower();
+    return {};
+  }
+  std::vector<campaign::sched::JobInfo> find_by_name(const std::vector<std::string>&) override {
+    thrower();
+    return {};
+  }
+  int queued_jobs_of_user() override {
+    thrower();
+    return 0;
+  }
+  void cancel(const std::vector<std::string>&) override { thrower(); }
+};
+
+}  // namespace
+
+TEST_CASE("TransportGuard: a dropped link is a transient error, a refused key is not", "[sched][ssh]") {
+  auto inner = std::make_unique<ThrowingScheduler>();
+  ThrowingScheduler* raw = inner.get();
+  campaign::sched::TransportGuard guard(std::move(inner));
+  CHECK(guard.name() == "throwing");
+
+  raw->thrower = [] { throw campaign::transport::TransportError("ssh u@h:22: connection lost"); };
+  CHECK_THROWS_AS(guard.query({"1"}), SchedulerUnavailable);
+  CHECK_THROWS_AS(guard.find_by_name({"n"}), SchedulerUnavailable);
+  CHECK_THROWS_AS(guard.queued_jobs_of_user(), SchedulerUnavailable);
+  CHECK_THROWS_AS(guard.cancel({"1"}), SchedulerUnavailable);
+  try {
+    guard.submit(campaign::sched::SubmitRequest{});
+    FAIL("no exception");
+  } catch (const SubmitError& e) {
+    CHECK(e.kind() == SubmitFailure::transient);
+    CHECK(std::string(e.what()).find("connection lost") != std::string::npos);
+  }
+
+  raw->thrower = [] { throw campaign::transport::AccessError("host key for [h]:22 has CHANGED"); };
+  CHECK_THROWS_AS(guard.query({"1"}), campaign::transport::AccessError);
+  CHECK_THROWS_AS(guard.submit(campaign::sched::SubmitRequest{}), campaign::transport::AccessError);
+
+  // The scheduler's own errors pass unchanged.
+  raw->thrower = [] { throw SubmitError(SubmitFailure::invalid, "bad partition"); };
+  try {
+    guard.submit(campaign::sched::SubmitRequest{});
+    FAIL("no exception");
+  } catch (const SubmitError& e) {
+    CHECK(e.kind() == SubmitFailure::invalid);
+  }
+}
