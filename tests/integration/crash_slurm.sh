@@ -56,8 +56,9 @@ for mode in "${schedule[@]}"; do
   BG_PIDS+=("$pid")
   case $mode in
     random) rand_sleep 1.5 ;;
-    hook) for _ in $(seq 600); do exited "$pid" && break; sleep 0.1; done ;;  # fires when a slot frees
-    slow | never) for _ in $(seq 600); do [[ -e $WORK/slow/started ]] && break; sleep 0.1; done ;;
+    # Up to 5 min: the hook fires when a queue slot frees, later when other work holds the nodes.
+    hook) for _ in $(seq 3000); do exited "$pid" && break; sleep 0.1; done ;;
+    slow | never) for _ in $(seq 3000); do [[ -e $WORK/slow/started ]] && break; sleep 0.1; done ;;
   esac
   was_alive=0
   exited "$pid" || { kill -9 "$pid" 2>/dev/null && was_alive=1 && killed=$((killed + 1)); }
