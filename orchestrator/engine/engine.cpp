@@ -601,9 +601,10 @@ int Engine::run() {
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   int signal_received = 0;
   // Markers written through this machine's kernel wake the loop at once (a cancelled wait runs the
-  // tick now); others are read on the timer.
+  // tick now); others are read on the timer. Only run directories of the local work directory are
+  // watched: a remote workspace's are on another machine.
   std::optional<MarkerWatch> watch;
-  if (shell_.describe() == "local") watch.emplace(io, render::kExitMarker, [&] { timer.cancel(); });
+  if (!options_.workspace) watch.emplace(io, render::kExitMarker, [&] { timer.cancel(); });
   auto stop = [&] {
     signals.cancel();
     watch.reset();  // its pending read would keep io.run() going
