@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <limits>
-#include <system_error>
 #include <map>
+#include <system_error>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -59,6 +59,11 @@ Catalog Catalog::open(const fs::path& workdir, Access access) {
         c.insert_event(
             {}, "catalog", std::nullopt, std::nullopt,
             "schema migrated from version " + std::to_string(found) + " to " + std::to_string(current));
+    } else if (access == Access::snapshot) {
+      copy_database(c.db, path);
+      const int found = campaign::schema_version(c.db);
+      if (found == 0) throw SchemaError(path.string() + " is not a campaign catalog");
+      migrate(c.db, catalog_migrations(), path.string());  // the copy only; refuses newer versions
     } else {
       const int found = campaign::schema_version(c.db);
       if (found > current)
@@ -100,8 +105,8 @@ std::int64_t Catalog::upsert_campaign(const CampaignRow& row) {
     if (!old) {
       auto q = c.query(
           "INSERT INTO campaigns (name, spec_text, spec_hash, system, workdir, code_version, created, "
-          "updated) "
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+          "updated, code_commit, code_date, code_dirty) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
       q->bind(1, row.name);
       q->bind(2, row.spec_text);
       q->bind(3, row.spec_hash);
@@ -110,6 +115,9 @@ std::int64_t Catalog::upsert_campaign(const CampaignRow& row) {
       q->bind(6, row.code_version);
       q->bind(7, c.now());
       q->bind(8, c.now());
+      q->bind(9, row.code_commit);
+      bind_opt(*q, 10, row.code_date);
+      q->bind(11, row.code_dirty ? 1 : 0);
       q->exec();
       id = c.db.getLastInsertRowid();
       c.insert_event({id, {}, {}}, "campaign", std::nullopt, std::nullopt,
@@ -126,17 +134,22 @@ std::int64_t Catalog::upsert_campaign(const CampaignRow& row) {
       note("system", old->system, row.system);
       note("workdir", old->workdir, row.workdir);
       note("code version", old->code_version, row.code_version);
+      note("commit", old->code_commit + (old->code_dirty ? " (modified)" : ""),
+           row.code_commit + (row.code_dirty ? " (modified)" : ""));
       if (changes.empty() && old->spec_text == row.spec_text) return id;
       auto q = c.query(
           "UPDATE campaigns SET spec_text = ?, spec_hash = ?, system = ?, workdir = ?, code_version = ?, "
-          "updated = ? WHERE id = ?");
+          "updated = ?, code_commit = ?, code_date = ?, code_dirty = ? WHERE id = ?");
       q->bind(1, row.spec_text);
       q->bind(2, row.spec_hash);
       q->bind(3, row.system);
       q->bind(4, row.workdir);
       q->bind(5, row.code_version);
       q->bind(6, c.now());
-      q->bind(7, id);
+      q->bind(7, row.code_commit);
+      bind_opt(*q, 8, row.code_date);
+      q->bind(9, row.code_dirty ? 1 : 0);
+      q->bind(10, id);
       q->exec();
       c.insert_event({id, {}, {}}, "campaign", std::nullopt, std::nullopt,
                      changes.empty() ? "spec text changed" : changes);
@@ -371,13 +384,15 @@ std::vector<MetricRow> Catalog::metrics_of(std::int64_t campaign_id) {
   });
 }
 
-std::vector<Catalog::Series> Catalog::metric_series_of(std::int64_t campaign_id, const std::set<std::string>& names) {
+std::vector<Catalog::Series> Catalog::metric_series_of(std::int64_t campaign_id,
+                                                       const std::set<std::string>& names) {
   Impl& c = *impl_;
   return c.guard("metric_series_of", [&] {
     std::vector<Series> out;
     std::map<std::pair<std::int64_t, std::string>, size_t> index;  // rows of the older per-value table
     auto q = c.query(
-        "SELECT m.name, m.step, m.value, m.unit, m.attempt_id FROM metrics m JOIN attempts a ON a.id = m.attempt_id "
+        "SELECT m.name, m.step, m.value, m.unit, m.attempt_id FROM metrics m JOIN attempts a ON a.id = "
+        "m.attempt_id "
         "JOIN cases c ON c.id = a.case_id WHERE c.campaign_id = ? ORDER BY m.id");
     q->bind(1, campaign_id);
     while (q->executeStep()) {

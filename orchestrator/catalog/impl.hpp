@@ -56,6 +56,10 @@ Metric read_metric(const SQLite::Statement& s, int first);
 // Expands a metric_series row (columns name, unit, steps, vals from `first`).
 void append_series(std::vector<Metric>& out, const SQLite::Statement& s, int first);
 
+// Copies the database file `from` into `to` (SQLite's online backup: a
+// consistent snapshot even while a writer is active).
+void copy_database(SQLite::Database& to, const std::filesystem::path& from);
+
 // What a transition needs to know about an attempt.
 struct Current {
   std::int64_t id = 0;

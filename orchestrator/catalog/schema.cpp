@@ -107,10 +107,21 @@ CREATE TABLE metric_series (
 CREATE INDEX metric_series_attempt ON metric_series(attempt_id);
 )sql";
 
-constexpr std::array<Migration, 3> kMigrations = {{
+// The code under test, for performance history (`campaign history`): the git
+// commit and its commit date beside code_version, which now holds what people
+// read (the --label, else the short commit). Old rows keep '' and NULL: no
+// commit was recorded for them.
+constexpr const char* kV4 = R"sql(
+ALTER TABLE campaigns ADD COLUMN code_commit TEXT NOT NULL DEFAULT '';  -- full git commit, '' when unknown
+ALTER TABLE campaigns ADD COLUMN code_date INTEGER;                     -- its commit date; NULL when unknown
+ALTER TABLE campaigns ADD COLUMN code_dirty INTEGER NOT NULL DEFAULT 0; -- 1: the checkout had local changes
+)sql";
+
+constexpr std::array<Migration, 4> kMigrations = {{
     {1, "tables", kV1},
     {2, "indexes for polling, metrics and events", kV2},
     {3, "metric series", kV3},
+    {4, "code commit and date of a campaign", kV4},
 }};
 
 int pragma_int(SQLite::Database& db, const char* pragma) {
