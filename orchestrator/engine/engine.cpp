@@ -100,6 +100,9 @@ void Engine::start() {
   row.system = plan_.system.name;
   row.workdir = workdir_.string();
   row.code_version = options_.code_version;
+  row.code_commit = options_.code_commit;
+  row.code_date = options_.code_date;
+  row.code_dirty = options_.code_dirty;
   campaign_id_ = catalog_.upsert_campaign(row);
   if (auto rec = catalog_.find_campaign(row.name))
     job_id_prefix_ =
