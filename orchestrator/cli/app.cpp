@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   add_cancel(app);
   add_launch(app);
   add_results(app);
+  add_history(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -48,6 +48,7 @@ void add_status(CLI::App& app);
 void add_cancel(CLI::App& app);
 void add_launch(CLI::App& app);
 void add_results(CLI::App& app);  // collect, import, report
+void add_history(CLI::App& app);
 
 }  // namespace campaign::cli
 
