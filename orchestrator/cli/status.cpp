@@ -67,7 +67,11 @@ nlohmann::json to_json(const CampaignRecord& c, const std::vector<AttemptRow>& r
     if (!a.node_list.empty()) j["node_list"] = a.node_list;
     cases.push_back(j);
   }
-  return {{"campaign", c.name}, {"system", c.system}, {"workdir", c.workdir}, {"cases", cases}};
+  nlohmann::json code{{"version", c.code_version}, {"commit", c.code_commit}, {"dirty", c.code_dirty}};
+  code["date"] =
+      c.code_date ? nlohmann::json(c.code_date->time_since_epoch().count()) : nlohmann::json(nullptr);
+  return {
+      {"campaign", c.name}, {"system", c.system}, {"workdir", c.workdir}, {"code", code}, {"cases", cases}};
 }
 
 }  // namespace
