@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdio>
 #include <set>
+#include <thread>
 
 #include "engine/markers.hpp"
 #include "util/walltime.hpp"
@@ -594,6 +595,22 @@ void Engine::report(bool final) {
   options_.progress(line, final);
 }
 
+void Engine::settle_accounting() {
+  // The last jobs their marker completed: their times, elapsed and nodes are asked now, not in polls
+  // that will never come (status and node-hours would keep what a poll saw while they ran).
+  for (int i = 0; i < 3 && !accounting_.empty(); ++i) {
+    if (i) std::this_thread::sleep_for(std::chrono::seconds(1));  // a job may still be completing
+    polls_since_accounting_ = 3;
+    latest_valid_ = false;
+    try {
+      poll(cached_latest());
+    } catch (const sched::SchedulerUnavailable& e) {
+      spdlog::info("accounting of the last jobs not read: {}", e.what());
+      return;
+    }
+  }
+}
+
 int Engine::run() {
   start();
   boost::asio::io_context io;
@@ -649,6 +666,7 @@ int Engine::run() {
   };
   boost::asio::post(io, [&] { on_tick({}); });
   io.run();
+  if (!signal_received) settle_accounting();
   report(true);
   if (signal_received) {
     spdlog::warn("interrupted by signal {}: jobs keep running; `campaign run` again picks them up",

@@ -108,6 +108,7 @@ class Engine {
   std::vector<AttemptRow>& cached_latest();  // the latest attempts, read again after a change
   Counts counts_of(const std::vector<AttemptRow>& latest);
   void report(bool final);
+  void settle_accounting();  // at the end of run(): accounting of the last jobs their marker completed
   long walltime_for(const AttemptRow& row, const matrix::Case& c);
 
   const matrix::Plan& plan_;
