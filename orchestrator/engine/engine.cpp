@@ -130,6 +130,11 @@ void Engine::start() {
 
   auto latest = catalog_.latest_attempts(campaign_id_);
   reconcile(latest);  // throws SchedulerUnavailable: nothing may be submitted before this succeeds
+  // Jobs an earlier run saw complete (by their marker) without learning their times: asked again.
+  for (auto& a : latest)
+    if (a.in_spec && succeeded(a.state) && a.elapsed_s.value_or(0) <= 0 && !a.job_id.empty() &&
+        a.job_name != "import")
+      accounting_[a.id] = {a.job_id, 2};
   int ours = 0;
   for (auto& a : latest) ours += is_active(a.state) ? 1 : 0;
   others_in_queue_ = std::max(0, scheduler_.queued_jobs_of_user() - ours);
