@@ -80,6 +80,23 @@ Catalog Catalog::open(const fs::path& workdir, Access access) {
   return Catalog(std::move(impl));
 }
 
+Catalog Catalog::open_for_reading(const fs::path& workdir) {
+  {
+    // Only an older schema goes through a copy; every other problem is reported as read_only sees it.
+    std::error_code ec;
+    int found = 0;
+    if (fs::exists(db_path(workdir), ec)) {
+      try {
+        SQLite::Database probe(db_path(workdir).string(), SQLite::OPEN_READONLY);
+        found = campaign::schema_version(probe);
+      } catch (const SQLite::Exception&) {
+      }
+    }
+    if (found > 0 && found < current_schema_version()) return open(workdir, Access::snapshot);
+  }
+  return open(workdir, Access::read_only);
+}
+
 const fs::path& Catalog::path() const { return impl_->path; }
 Access Catalog::access() const { return impl_->access; }
 int Catalog::schema_version() {

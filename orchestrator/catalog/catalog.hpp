@@ -171,6 +171,10 @@ class Catalog {
   // copies it into memory and migrates the copy.
   // Throws LockedError, SchemaError or CatalogError.
   static Catalog open(const std::filesystem::path& workdir, Access access = Access::read_write);
+  // For commands that only read (status, report, history): read_only when the
+  // file has this build's schema, else a snapshot (an older catalog is read
+  // without being migrated on disk). Throws as open() does.
+  static Catalog open_for_reading(const std::filesystem::path& workdir);
   static std::filesystem::path db_path(const std::filesystem::path& workdir);
 
   Catalog(Catalog&&) noexcept;

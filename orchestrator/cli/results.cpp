@@ -137,7 +137,7 @@ void add_results(CLI::App& app) {
       campaign = l.campaign;
     }
     if (!fs::exists(Catalog::db_path(workdir))) throw Error("no catalog in " + workdir.string());
-    Catalog catalog = Catalog::open(workdir, Access::read_only);
+    Catalog catalog = Catalog::open_for_reading(workdir);
     auto all = catalog.campaigns();
     if (all.empty()) throw Error("no campaign in " + workdir.string());
     const CampaignRecord& rec = campaign ? *catalog.find_campaign(campaign->name) : all.front();

@@ -117,7 +117,7 @@ void add_status(CLI::App& app) {
     }
     if (!fs::exists(Catalog::db_path(workdir)))
       throw Error("no catalog in " + workdir.string() + ": nothing has run there yet (campaign run FILE)");
-    Catalog catalog = Catalog::open(workdir, Access::read_only);
+    Catalog catalog = Catalog::open_for_reading(workdir);
     nlohmann::json all = nlohmann::json::array();
     for (auto& c : catalog.campaigns()) {
       auto rows = catalog.latest_attempts(c.id);

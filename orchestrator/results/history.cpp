@@ -24,16 +24,6 @@ bool label_is_commit(const CampaignRecord& c) {
   return !c.code_commit.empty() && c.code_version.rfind(c.code_commit.substr(0, 10), 0) == 0;
 }
 
-// Reads a catalog without ever writing it: as it is when it has this build's
-// schema, else through a migrated in-memory copy.
-Catalog open_for_reading(const fs::path& workdir) {
-  try {
-    return Catalog::open(workdir, Access::read_only);
-  } catch (const SchemaError&) {
-    return Catalog::open(workdir, Access::snapshot);  // an older schema; a newer one throws again
-  }
-}
-
 void search(const fs::path& dir, const fs::path& root, int depth,
             std::vector<std::pair<fs::path, fs::path>>& out) {
   std::error_code ec;
@@ -73,7 +63,7 @@ RunSearch find_runs(const std::vector<fs::path>& roots, const std::string& name,
   for (const auto& [dir, root] : dirs) {
     if (!seen.insert(dir).second) continue;
     try {
-      Catalog catalog = open_for_reading(dir);
+      Catalog catalog = Catalog::open_for_reading(dir);
       for (auto& c : catalog.campaigns()) {
         names.insert(c.name);
         if (!name.empty() && c.name != name) continue;
@@ -113,7 +103,7 @@ std::vector<size_t> match_runs(const std::vector<Run>& runs, const std::string& 
 }
 
 analysis::Extraction measure(const Run& run, const analysis::MetricQuery& query) {
-  Catalog catalog = open_for_reading(run.workdir);
+  Catalog catalog = Catalog::open_for_reading(run.workdir);
   std::vector<analysis::AnalysisSpec> specs;
   try {
     spec::Campaign c =

@@ -122,6 +122,24 @@ TEST_CASE("an old catalog read as a snapshot is migrated in memory, the file unt
   CHECK(raw.execAndGet("SELECT count(*) FROM events").getInt() == 0);
 }
 
+TEST_CASE("open_for_reading: read-only when current, a snapshot when older", "[catalog][schema]") {
+  TempDir old_dir, new_dir;
+  {
+    SQLite::Database db(db_file(old_dir), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    migrate(db, catalog_migrations().first(2), "v2");
+  }
+  { Catalog::open(new_dir.path()); }
+  Catalog old_cat = Catalog::open_for_reading(old_dir.path());
+  CHECK(old_cat.access() == Access::snapshot);
+  CHECK(old_cat.campaigns().empty());
+  Catalog new_cat = Catalog::open_for_reading(new_dir.path());
+  CHECK(new_cat.access() == Access::read_only);
+  SQLite::Database raw(db_file(old_dir), SQLite::OPEN_READONLY);
+  CHECK(schema_version(raw) == 2);
+  TempDir none;
+  CHECK_THROWS_AS(Catalog::open_for_reading(none.path()), CatalogError);
+}
+
 TEST_CASE("a snapshot needs an existing catalog", "[catalog][schema]") {
   TempDir dir;
   CHECK_THROWS_AS(Catalog::open(dir.path(), Access::snapshot), CatalogError);
