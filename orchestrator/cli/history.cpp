@@ -141,7 +141,7 @@ int run_history(const HistoryOptions& o) {
                      "cannot tell whether higher or lower is better for " + doc.kind +
                          (doc.unit.empty() ? "" : " [" + doc.unit + "]") + ": pass --better higher|lower");
 
-  // The baseline: the runs of the code named by --baseline, else of the oldest run's code.
+  // The baseline: the runs of the code named by --baseline (averaged), else the oldest run.
   std::vector<size_t> base;
   if (!o.baseline.empty()) {
     base = results::match_runs(runs, o.baseline);
@@ -154,8 +154,7 @@ int run_history(const HistoryOptions& o) {
                            did_you_mean(o.baseline, known));
     }
   } else {
-    for (size_t i = 0; i < runs.size(); ++i)
-      if (runs[i].identity() == runs.front().identity()) base.push_back(i);
+    base.push_back(0);  // the oldest run alone: later runs of the same code are judged too
   }
   const auto& first = runs[base.front()];
   doc.baseline = (first.campaign.code_version.empty() ? first.name : first.campaign.code_version) +
@@ -193,8 +192,8 @@ void add_history(CLI::App& app) {
   cmd->add_option("-c,--campaign", o->campaign,
                   "Campaign name (default: the campaign file's, or the only one found)");
   cmd->add_option("-b,--baseline", o->baseline,
-                  "Code version all runs are compared with: a label, a commit (prefix), or a run directory "
-                  "(default: the oldest run's; runs of the same version are averaged)");
+                  "Code version all runs are compared with: a label, a commit (prefix), or a run directory; "
+                  "the runs matching it are averaged (default: the oldest run)");
   cmd->add_option("-t,--threshold", o->threshold, "Regression threshold in percent of the baseline")
       ->capture_default_str();
   cmd->add_option("--better", o->better, "higher or lower (default: from the metric's kind, unit or name)")

@@ -20,10 +20,6 @@ namespace campaign::results {
 
 namespace {
 
-bool label_is_commit(const CampaignRecord& c) {
-  return !c.code_commit.empty() && c.code_version.rfind(c.code_commit.substr(0, 10), 0) == 0;
-}
-
 void search(const fs::path& dir, const fs::path& root, int depth,
             std::vector<std::pair<fs::path, fs::path>>& out) {
   std::error_code ec;
@@ -43,13 +39,6 @@ void search(const fs::path& dir, const fs::path& root, int depth,
 }
 
 }  // namespace
-
-std::string Run::identity() const {
-  if (!campaign.code_version.empty() && !label_is_commit(campaign)) return "label " + campaign.code_version;
-  if (!campaign.code_commit.empty())
-    return "commit " + campaign.code_commit + (campaign.code_dirty ? "+" : "");
-  return "run " + workdir.string();
-}
 
 std::string Run::date() const { return format_utc(order); }
 

@@ -22,9 +22,8 @@ struct Run {
   std::filesystem::path workdir;
   std::string name;  // workdir relative to the directory it was found under, for people
   CampaignRecord campaign;
-  Time order{};                  // the commit date, else when the run was created
-  std::string identity() const;  // what makes two runs the same code: label, else commit, else the run
-  std::string date() const;      // `order` for people
+  Time order{};              // the commit date, else when the run was created
+  std::string date() const;  // `order` for people
 };
 
 struct RunSearch {
