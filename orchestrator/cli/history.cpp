@@ -3,6 +3,7 @@
 // status 3 when the latest run regressed beyond the threshold.
 #include "report/history.hpp"
 
+#include <cctype>
 #include <iostream>
 #include <set>
 
