@@ -59,6 +59,11 @@ Catalog Catalog::open(const fs::path& workdir, Access access) {
         c.insert_event(
             {}, "catalog", std::nullopt, std::nullopt,
             "schema migrated from version " + std::to_string(found) + " to " + std::to_string(current));
+    } else if (access == Access::snapshot) {
+      copy_database(c.db, path);
+      const int found = campaign::schema_version(c.db);
+      if (found == 0) throw SchemaError(path.string() + " is not a campaign catalog");
+      migrate(c.db, catalog_migrations(), path.string());  // the copy only; refuses newer versions
     } else {
       const int found = campaign::schema_version(c.db);
       if (found > current)
@@ -73,6 +78,23 @@ Catalog Catalog::open(const fs::path& workdir, Access access) {
     }
   });
   return Catalog(std::move(impl));
+}
+
+Catalog Catalog::open_for_reading(const fs::path& workdir) {
+  {
+    // Only an older schema goes through a copy; every other problem is reported as read_only sees it.
+    std::error_code ec;
+    int found = 0;
+    if (fs::exists(db_path(workdir), ec)) {
+      try {
+        SQLite::Database probe(db_path(workdir).string(), SQLite::OPEN_READONLY);
+        found = campaign::schema_version(probe);
+      } catch (const SQLite::Exception&) {
+      }
+    }
+    if (found > 0 && found < current_schema_version()) return open(workdir, Access::snapshot);
+  }
+  return open(workdir, Access::read_only);
 }
 
 const fs::path& Catalog::path() const { return impl_->path; }
@@ -100,8 +122,8 @@ std::int64_t Catalog::upsert_campaign(const CampaignRow& row) {
     if (!old) {
       auto q = c.query(
           "INSERT INTO campaigns (name, spec_text, spec_hash, system, workdir, code_version, created, "
-          "updated) "
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+          "updated, code_commit, code_date, code_dirty) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
       q->bind(1, row.name);
       q->bind(2, row.spec_text);
       q->bind(3, row.spec_hash);
@@ -110,6 +132,9 @@ std::int64_t Catalog::upsert_campaign(const CampaignRow& row) {
       q->bind(6, row.code_version);
       q->bind(7, c.now());
       q->bind(8, c.now());
+      q->bind(9, row.code_commit);
+      bind_opt(*q, 10, row.code_date);
+      q->bind(11, row.code_dirty ? 1 : 0);
       q->exec();
       id = c.db.getLastInsertRowid();
       c.insert_event({id, {}, {}}, "campaign", std::nullopt, std::nullopt,
@@ -126,17 +151,22 @@ std::int64_t Catalog::upsert_campaign(const CampaignRow& row) {
       note("system", old->system, row.system);
       note("workdir", old->workdir, row.workdir);
       note("code version", old->code_version, row.code_version);
+      note("commit", old->code_commit + (old->code_dirty ? " (modified)" : ""),
+           row.code_commit + (row.code_dirty ? " (modified)" : ""));
       if (changes.empty() && old->spec_text == row.spec_text) return id;
       auto q = c.query(
           "UPDATE campaigns SET spec_text = ?, spec_hash = ?, system = ?, workdir = ?, code_version = ?, "
-          "updated = ? WHERE id = ?");
+          "updated = ?, code_commit = ?, code_date = ?, code_dirty = ? WHERE id = ?");
       q->bind(1, row.spec_text);
       q->bind(2, row.spec_hash);
       q->bind(3, row.system);
       q->bind(4, row.workdir);
       q->bind(5, row.code_version);
       q->bind(6, c.now());
-      q->bind(7, id);
+      q->bind(7, row.code_commit);
+      bind_opt(*q, 8, row.code_date);
+      q->bind(9, row.code_dirty ? 1 : 0);
+      q->bind(10, id);
       q->exec();
       c.insert_event({id, {}, {}}, "campaign", std::nullopt, std::nullopt,
                      changes.empty() ? "spec text changed" : changes);

@@ -38,7 +38,12 @@ using Time = std::chrono::sys_seconds;
 // owns time; tests and the engine's fakes replace the system clock.
 using Clock = std::function<Time()>;
 
-enum class Access { read_write, read_only };
+// read_write: the writer (lock, creates, migrates). read_only: reads the file
+// as it is; refuses one that needs migrating. snapshot: reads a private
+// in-memory copy, migrated when the file is older (for commands that read
+// catalogs written by earlier versions, e.g. `campaign history`); the file is
+// never written.
+enum class Access { read_write, read_only, snapshot };
 
 // The input structs give every member an initializer so that designated
 // initializers ({.reason = "..."}) compile without -Wmissing-field-initializers.
@@ -50,7 +55,12 @@ struct CampaignRow {
   std::string spec_hash{};
   std::string system{};
   std::string workdir{};
-  std::string code_version{};  // commit or label of the code under test
+  std::string code_version{};  // what people read: the label, else the short commit
+  // The git commit of the code under test and its commit date, when known
+  // (results/code_version.hpp); `campaign history` orders runs by the date.
+  std::string code_commit{};
+  std::optional<Time> code_date{};
+  bool code_dirty = false;  // the checkout had uncommitted changes
 };
 
 struct CampaignRecord : CampaignRow {
@@ -157,9 +167,14 @@ class Catalog {
  public:
   // Opens (read_write: creates the directory and the database, takes the
   // writer lock, migrates) `<workdir>/campaign.db`. read_only takes no lock,
-  // creates nothing, and refuses a database that needs migrating.
+  // creates nothing, and refuses a database that needs migrating; snapshot
+  // copies it into memory and migrates the copy.
   // Throws LockedError, SchemaError or CatalogError.
   static Catalog open(const std::filesystem::path& workdir, Access access = Access::read_write);
+  // For commands that only read (status, report, history): read_only when the
+  // file has this build's schema, else a snapshot (an older catalog is read
+  // without being migrated on disk). Throws as open() does.
+  static Catalog open_for_reading(const std::filesystem::path& workdir);
   static std::filesystem::path db_path(const std::filesystem::path& workdir);
 
   Catalog(Catalog&&) noexcept;
@@ -173,7 +188,7 @@ class Catalog {
 
   // --- campaigns -----------------------------------------------------------
   // Inserts the campaign, or updates the stored one of the same name (spec,
-  // system, code version), logging what changed. Returns its id.
+  // system, code version, commit), logging what changed. Returns its id.
   std::int64_t upsert_campaign(const CampaignRow& row);
   std::optional<CampaignRecord> find_campaign(std::string_view name);
   std::vector<CampaignRecord> campaigns();

@@ -1,6 +1,8 @@
 // The catalog's internals; see impl.hpp.
 #include "catalog/impl.hpp"
 
+#include <SQLiteCpp/Backup.h>
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -89,7 +91,8 @@ AttemptRow read_attempt(const SQLite::Statement& s) {
 }
 
 const std::string kCampaignSelect =
-    "SELECT id, name, spec_text, spec_hash, system, workdir, code_version, created, updated FROM campaigns ";
+    "SELECT id, name, spec_text, spec_hash, system, workdir, code_version, created, updated, code_commit, "
+    "code_date, code_dirty FROM campaigns ";
 
 CampaignRecord read_campaign(const SQLite::Statement& s) {
   CampaignRecord r;
@@ -102,6 +105,9 @@ CampaignRecord read_campaign(const SQLite::Statement& s) {
   r.code_version = s.getColumn(6).getString();
   r.created = from_secs(s.getColumn(7).getInt64());
   r.updated = from_secs(s.getColumn(8).getInt64());
+  r.code_commit = s.getColumn(9).getString();
+  r.code_date = opt_time(s.getColumn(10));
+  r.code_dirty = s.getColumn(11).getInt() != 0;
   return r;
 }
 
@@ -136,12 +142,18 @@ std::string Current::describe() const {
   return "attempt #" + std::to_string(number) + " (id " + std::to_string(id) + ") of case " + case_key;
 }
 
+void copy_database(SQLite::Database& to, const std::filesystem::path& from) {
+  SQLite::Database src(from.string(), SQLite::OPEN_READONLY, kBusyTimeoutMs);
+  SQLite::Backup backup(to, src);
+  backup.executeStep();  // all pages, one consistent read of the source
+}
+
 Catalog::Impl::Impl(std::optional<WriterLock> l, std::filesystem::path p, Access a)
     : lock(std::move(l)),
       path(std::move(p)),
       access(a),
-      db(path.string(),
-         a == Access::read_write ? SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE : SQLite::OPEN_READONLY,
+      db(a == Access::snapshot ? std::string(":memory:") : path.string(),
+         a == Access::read_only ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,
          kBusyTimeoutMs) {}
 
 Catalog::Impl::Query Catalog::Impl::query(const std::string& sql) {

@@ -59,6 +59,10 @@ void decode_series(const SQLite::Column& steps, const SQLite::Column& vals,
                    std::vector<std::optional<std::int64_t>>& steps_out, std::vector<double>& vals_out);
 void append_series(std::vector<Metric>& out, const SQLite::Statement& s, int first);
 
+// Copies the database file `from` into `to` (SQLite's online backup: a
+// consistent snapshot even while a writer is active).
+void copy_database(SQLite::Database& to, const std::filesystem::path& from);
+
 // What a transition needs to know about an attempt.
 struct Current {
   std::int64_t id = 0;

@@ -101,24 +101,35 @@ CREATE TABLE metric_series (
   attempt_id INTEGER NOT NULL REFERENCES attempts(id) ON DELETE CASCADE,
   name       TEXT NOT NULL,
   unit       TEXT NOT NULL DEFAULT '',
-  steps      BLOB,                    -- int64 (native order) per value; NULL for whole-run values (v4: see kV4)
+  steps      BLOB,                    -- int64 (native order) per value; NULL for whole-run values (v5: see kV5)
   vals       BLOB NOT NULL            -- float64 per value; NaN kept as is
 );
 CREATE INDEX metric_series_attempt ON metric_series(attempt_id);
 )sql";
 
-// No new table: from version 4 on, metric_series.steps may also be an INTEGER
+// The code under test, for performance history (`campaign history`): the git
+// commit and its commit date beside code_version, which now holds what people
+// read (the --label, else the short commit). Old rows keep '' and NULL: no
+// commit was recorded for them.
+constexpr const char* kV4 = R"sql(
+ALTER TABLE campaigns ADD COLUMN code_commit TEXT NOT NULL DEFAULT '';  -- full git commit, '' when unknown
+ALTER TABLE campaigns ADD COLUMN code_date INTEGER;                     -- its commit date; NULL when unknown
+ALTER TABLE campaigns ADD COLUMN code_dirty INTEGER NOT NULL DEFAULT 0; -- 1: the checkout had local changes
+)sql";
+
+// No new table: from version 5 on, metric_series.steps may also be an INTEGER
 // k, meaning steps k, k+1, ..., k+n-1 (epochs, almost always). It halves what
 // an import writes; older versions of campaign would misread it, hence the
 // version.
-constexpr const char* kV4 =
+constexpr const char* kV5 =
     "-- metric_series.steps: BLOB of int64, NULL, or INTEGER (first of consecutive steps)";
 
-constexpr std::array<Migration, 4> kMigrations = {{
+constexpr std::array<Migration, 5> kMigrations = {{
     {1, "tables", kV1},
     {2, "indexes for polling, metrics and events", kV2},
     {3, "metric series", kV3},
-    {4, "consecutive metric steps stored as their first", kV4},
+    {4, "code commit and date of a campaign", kV4},
+    {5, "consecutive metric steps stored as their first", kV5},
 }};
 
 int pragma_int(SQLite::Database& db, const char* pragma) {

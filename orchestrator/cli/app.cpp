@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   add_launch(app);
   add_results(app);
   add_executor(app);
+  add_history(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <mutex>
 
 #include "local/executor.hpp"
 #include "local/local_scheduler.hpp"
@@ -137,11 +138,47 @@ void fetch_ended(Backend& backend, Catalog& catalog, std::int64_t campaign_id, c
   fetch_for_collection(backend, campaign, collectors, missing);
 }
 
+namespace {
+
+// The progress line on a terminal: what it shows, so a log message on stderr
+// can clear it first and draw it again after (else the message would be
+// glued to the end of the line, and the line lost until the next change).
+struct ProgressLine {
+  std::mutex mutex;
+  std::string text;
+  bool shown = false;
+};
+ProgressLine& progress_line() {
+  static ProgressLine line;
+  return line;
+}
+
+class ProgressAwareSink final : public spdlog::sinks::sink {
+ public:
+  explicit ProgressAwareSink(std::shared_ptr<spdlog::sinks::sink> inner) : inner_(std::move(inner)) {}
+  void log(const spdlog::details::log_msg& msg) override {
+    ProgressLine& p = progress_line();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    if (p.shown) std::fputs("\r\033[K", stdout), std::fflush(stdout);
+    inner_->log(msg);
+    inner_->flush();
+    if (p.shown) std::fputs(p.text.c_str(), stdout), std::fflush(stdout);
+  }
+  void flush() override { inner_->flush(); }
+  void set_pattern(const std::string& pattern) override { inner_->set_pattern(pattern); }
+  void set_formatter(std::unique_ptr<spdlog::formatter> f) override { inner_->set_formatter(std::move(f)); }
+
+ private:
+  std::shared_ptr<spdlog::sinks::sink> inner_;
+};
+
+}  // namespace
+
 void setup_logging(const fs::path& workdir, Verbosity v) {
   fs::create_directories(workdir);
   auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>((workdir / "campaign.log").string());
   file->set_level(spdlog::level::debug);
-  auto err = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+  auto err = std::make_shared<ProgressAwareSink>(std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
   err->set_level(v == Verbosity::verbose
                      ? spdlog::level::info
                      : (v == Verbosity::quiet ? spdlog::level::err : spdlog::level::warn));
@@ -157,7 +194,11 @@ std::function<void(const std::string&, bool)> progress_printer(Verbosity v) {
   bool tty = isatty(STDOUT_FILENO);
   return [tty](const std::string& line, bool final) {
     if (tty) {
+      ProgressLine& p = progress_line();
+      std::lock_guard<std::mutex> lock(p.mutex);
       std::printf("\r\033[K%s%s", line.c_str(), final ? "\n" : "");
+      p.text = line;
+      p.shown = !final;
     } else {
       std::printf("%s\n", line.c_str());
     }

@@ -57,6 +57,7 @@ void add_cancel(CLI::App& app);
 void add_launch(CLI::App& app);
 void add_executor(CLI::App& app);  // hidden: the local executor driven over ssh
 void add_results(CLI::App& app);   // collect, import, report
+void add_history(CLI::App& app);
 
 }  // namespace campaign::cli
 

@@ -8,6 +8,7 @@
 #include "catalog/catalog.hpp"
 #include "cli/backend.hpp"
 #include "cli/cli.hpp"
+#include "transport/local_shell.hpp"
 
 namespace fs = std::filesystem;
 
@@ -84,6 +85,7 @@ void add_results(CLI::App& app) {
     CampaignOptions campaign;
     std::string from;
     std::string label;
+    std::string commit = "HEAD";
   };
   auto io = std::make_shared<ImportOptions>();
   auto* imp = app.add_subcommand("import",
@@ -93,13 +95,19 @@ void add_results(CLI::App& app) {
   imp->add_option("--from", io->from,
                   "Directory holding the run directories (or timestamped folders of them)")
       ->required();
-  imp->add_option("--label", io->label, "Code version to record with the campaign");
+  imp->add_option("--label", io->label, "Name of the code version that made the runs, recorded with them");
+  imp->add_option("--commit", io->commit,
+                  "Git revision of the code that made the runs (resolved in code_dir's repository, else the "
+                  "campaign file's), recorded with its commit date")
+      ->capture_default_str();
   imp->callback([io] {
     Loaded l = load(io->campaign);
     setup_logging(l.workdir, Verbosity::normal);
     auto collectors = results::load_collectors(l.campaign);
     Catalog catalog = Catalog::open(l.workdir);
-    auto s = results::import_runs(catalog, l.plan, l.workdir, io->from, collectors, io->label);
+    transport::LocalShell shell;
+    auto code = results::detect_code_version(l.plan, io->label, shell, io->commit);
+    auto s = results::import_runs(catalog, l.plan, l.workdir, io->from, collectors, code);
     for (auto& e : s.errors) std::cerr << "campaign: collect failed: " << e << "\n";
     std::cout << "imported " << s.found - s.already << " of " << s.found + s.absent << " cases ("
               << s.collected << " collected, " << s.failed << " collect_failed, " << s.already
@@ -142,7 +150,7 @@ void add_results(CLI::App& app) {
       campaign = l.campaign;
     }
     if (!fs::exists(Catalog::db_path(workdir))) throw Error("no catalog in " + workdir.string());
-    Catalog catalog = Catalog::open(workdir, Access::read_only);
+    Catalog catalog = Catalog::open_for_reading(workdir);
     auto all = catalog.campaigns();
     if (all.empty()) throw Error("no campaign in " + workdir.string());
     const CampaignRecord& rec = campaign ? *catalog.find_campaign(campaign->name) : all.front();

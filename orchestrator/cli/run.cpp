@@ -9,6 +9,7 @@
 #include "cli/backend.hpp"
 #include "cli/cli.hpp"
 #include "engine/engine.hpp"
+#include "results/code_version.hpp"
 #include "results/results.hpp"
 #include "util/strings.hpp"
 
@@ -59,7 +60,17 @@ int run_campaign(const RunOptions& o, bool resume) {
   eo.wait = !o.no_wait;
   eo.retry_failed = resume && o.failed;
   eo.campaign_exe = backend.campaign_exe;
-  eo.code_version = o.label;
+  auto code = results::detect_code_version(l.plan, o.label, *backend.shell);
+  eo.code_version = code.display();
+  eo.code_commit = code.commit;
+  eo.code_date = code.date;
+  eo.code_dirty = code.dirty;
+  if (auto old = catalog.find_campaign(l.campaign.name);
+      old && !old->code_commit.empty() && old->code_commit != code.commit)
+    spdlog::warn(
+        "the code changed since this campaign started ({} -> {}): its cases ran different versions; "
+        "a fresh --workdir keeps one version per run",
+        old->code_version, code.display().empty() ? "unknown" : code.display());
   eo.progress = progress_printer(v);
   eo.hook = crash_hook();
   eo.workspace = backend.workspace.get();
@@ -113,7 +124,9 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
       "Submit what is ready and return; `campaign status --refresh` or `campaign run` picks up later");
   cmd->add_flag("-q,--quiet", o.quiet, "No progress line; errors only");
   cmd->add_flag("-v,--verbose", o.verbose, "Log every submission and state change on stderr too");
-  cmd->add_option("--label", o.label, "Code version to record with the campaign (default: none)");
+  cmd->add_option("--label", o.label,
+                  "Name of the code version under test, recorded with the run (default: the git commit of "
+                  "code_dir, else of the campaign file's repository; both are recorded when known)");
 }
 
 }  // namespace

@@ -69,7 +69,11 @@ nlohmann::json to_json(const CampaignRecord& c, const std::vector<AttemptRow>& r
     if (!a.node_list.empty()) j["node_list"] = a.node_list;
     cases.push_back(j);
   }
-  nlohmann::json out{{"campaign", c.name}, {"system", c.system}, {"workdir", c.workdir}, {"cases", cases}};
+  nlohmann::json code{{"version", c.code_version}, {"commit", c.code_commit}, {"dirty", c.code_dirty}};
+  code["date"] =
+      c.code_date ? nlohmann::json(c.code_date->time_since_epoch().count()) : nlohmann::json(nullptr);
+  nlohmann::json out{{"campaign", c.name}, {"system", c.system}, {"workdir", c.workdir}, {"code", code},
+                     {"cases", cases}};
   if (remote && remote->system == c.system)
     out["remote"] = {{"host", remote->host}, {"workdir", remote->workdir}};
   return out;
@@ -122,7 +126,7 @@ void add_status(CLI::App& app) {
     }
     if (!fs::exists(Catalog::db_path(workdir)))
       throw Error("no catalog in " + workdir.string() + ": nothing has run there yet (campaign run FILE)");
-    Catalog catalog = Catalog::open(workdir, Access::read_only);
+    Catalog catalog = Catalog::open_for_reading(workdir);
     auto remote = stage::read_remote_record(workdir);
     nlohmann::json all = nlohmann::json::array();
     for (auto& c : catalog.campaigns()) {

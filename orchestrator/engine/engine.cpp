@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdio>
 #include <set>
+#include <thread>
 
 #include "engine/marker_watch.hpp"
 #include "engine/markers.hpp"
@@ -103,6 +104,9 @@ void Engine::start() {
   row.system = plan_.system.name;
   row.workdir = workdir_.string();
   row.code_version = options_.code_version;
+  row.code_commit = options_.code_commit;
+  row.code_date = options_.code_date;
+  row.code_dirty = options_.code_dirty;
   campaign_id_ = catalog_.upsert_campaign(row);
   if (auto rec = catalog_.find_campaign(row.name))
     job_id_prefix_ =
@@ -129,6 +133,11 @@ void Engine::start() {
 
   auto latest = catalog_.latest_attempts(campaign_id_);
   reconcile(latest);  // throws SchedulerUnavailable: nothing may be submitted before this succeeds
+  // Jobs an earlier run saw complete (by their marker) without learning their times: asked again.
+  for (auto& a : latest)
+    if (a.in_spec && succeeded(a.state) && a.elapsed_s.value_or(0) <= 0 && !a.job_id.empty() &&
+        a.job_name != "import")
+      accounting_[a.id] = {a.job_id, 2};
   int ours = 0;
   for (auto& a : latest) ours += is_active(a.state) ? 1 : 0;
   others_in_queue_ = std::max(0, scheduler_.queued_jobs_of_user() - ours);
@@ -594,6 +603,22 @@ void Engine::report(bool final) {
   options_.progress(line, final);
 }
 
+void Engine::settle_accounting() {
+  // The last jobs their marker completed: their times, elapsed and nodes are asked now, not in polls
+  // that will never come (status and node-hours would keep what a poll saw while they ran).
+  for (int i = 0; i < 3 && !accounting_.empty(); ++i) {
+    if (i) std::this_thread::sleep_for(std::chrono::seconds(1));  // a job may still be completing
+    polls_since_accounting_ = 3;
+    latest_valid_ = false;
+    try {
+      poll(cached_latest());
+    } catch (const sched::SchedulerUnavailable& e) {
+      spdlog::info("accounting of the last jobs not read: {}", e.what());
+      return;
+    }
+  }
+}
+
 int Engine::run() {
   start();
   boost::asio::io_context io;
@@ -665,6 +690,7 @@ int Engine::run() {
   };
   boost::asio::post(io, [&] { on_tick({}); });
   io.run();
+  if (!signal_received) settle_accounting();
   report(true);
   if (signal_received) {
     spdlog::warn("interrupted by signal {}: jobs keep running; `campaign run` again picks them up",

@@ -40,7 +40,10 @@ struct EngineOptions {
   bool wait = true;                // false (--no-wait): submit what is ready, then return
   bool retry_failed = false;       // resume --failed: failed cases get a new attempt first
   std::string campaign_exe;        // for the local launcher line
-  std::string code_version;        // recorded with the campaign
+  std::string code_version;        // recorded with the campaign: label or short commit,
+  std::string code_commit;         // the git commit of the code under test,
+  std::optional<Time> code_date;   // its commit date
+  bool code_dirty = false;         // and whether the checkout was modified
   double marker_interval_s = 0.5;  // how often exit markers are read (at most poll_min)
   double submit_slice_s = 0.5;     // longest run of submissions before markers and polls get a turn
   int lost_after_polls = 3;  // polls a job may be unknown to the scheduler, without marker, before it is lost
@@ -109,6 +112,7 @@ class Engine {
   std::vector<AttemptRow>& cached_latest();  // the latest attempts, read again after a change
   Counts counts_of(const std::vector<AttemptRow>& latest);
   void report(bool final);
+  void settle_accounting();  // at the end of run(): accounting of the last jobs their marker completed
   long walltime_for(const AttemptRow& row, const matrix::Case& c);
 
   const matrix::Plan& plan_;

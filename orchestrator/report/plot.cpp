@@ -18,20 +18,6 @@ using analysis::Table;
 
 namespace {
 
-// A gnuplot double-quoted string: backslash, quote and line breaks escaped.
-std::string gp_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
 bool has_values(const Table& t, const std::string& column) {
   for (size_t r = 0; r < t.rows.size(); ++r) {
     if (t.number(r, column)) return true;
@@ -39,7 +25,7 @@ bool has_values(const Table& t, const std::string& column) {
   return false;
 }
 
-std::string column_ref(const std::string& name) { return gp_string(name); }
+std::string column_ref(const std::string& name) { return gnuplot_string(name); }
 
 std::string unit_suffix(const Table& t, const std::string& column) {
   auto it = t.units.find(column);
@@ -57,39 +43,9 @@ std::string series_title(const analysis::Series& s, const std::string& fallback)
   return s.label.empty() ? fallback : s.label;
 }
 
-// Output selection shared by every script: `fmt` picks SVG or PNG.
 void preamble(std::ostringstream& gp, const Table& t, int width, int height) {
-  const std::string stem = t.stem();
-  gp << "# " << t.analysis << (t.group.empty() ? "" : " - " + t.group_label()) << "\n"
-     << "# Data: " << stem << ".dat (one row per " << t.x << ", columns named in its first line).\n"
-     << "# Re-render after editing:  gnuplot -e \"fmt='svg'\" " << stem << ".gp   (or fmt='png')\n"
-     << "if (!exists(\"fmt\")) fmt = \"png\"\n"
-     << "if (fmt eq \"svg\") {\n"
-     << "  set terminal svg size " << width << "," << height
-     << " dynamic noenhanced font \"sans,13\" background rgb \"white\"\n"
-     << "  set output \"" << stem << ".svg\"\n"
-     << "} else {\n"
-     << "  if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-     << "    set terminal pngcairo size " << width << "," << height
-     << " noenhanced font \"sans,12\" background rgb \"white\"\n"
-     << "  } else {\n"
-     << "    set terminal png size " << width << "," << height << " noenhanced background rgb \"white\"\n"
-     << "  }\n"
-     << "  set output \"" << stem << ".png\"\n"
-     << "}\n"
-     << "set encoding utf8\n"
-     << "set datafile columnheaders\n"
-     << "set datafile missing \"NaN\"\n"
-     << "data = \"" << stem << ".dat\"\n"
-     << "set linetype 1 lc rgb \"#1f77b4\" lw 2 pt 7 ps 1.2\n"
-     << "set linetype 2 lc rgb \"#d62728\" lw 2 pt 5 ps 1.2\n"
-     << "set linetype 3 lc rgb \"#2ca02c\" lw 2 pt 9 ps 1.3\n"
-     << "set linetype 4 lc rgb \"#9467bd\" lw 2 pt 11 ps 1.3\n"
-     << "set linetype 5 lc rgb \"#ff7f0e\" lw 2 pt 13 ps 1.3\n"
-     << "set linetype 6 lc rgb \"#8c564b\" lw 2 pt 15 ps 1.3\n"
-     << "set linetype cycle 6\n"
-     << "set grid xtics ytics lc rgb \"#dddddd\" lw 1 dt 1\n"
-     << "set border lw 1.2\n";
+  gp << plot_preamble(t.stem(), t.analysis + (t.group.empty() ? "" : " - " + t.group_label()), t.x, width,
+                      height);
 }
 
 std::string scaling_script(const Table& t) {
@@ -118,14 +74,15 @@ std::string scaling_script(const Table& t) {
     gp << ")\n";
   }
   gp << "set lmargin 13\nset rmargin 4\n"
-     << "set multiplot title " << gp_string(title) << " font \",14\"\n"
+     << "set multiplot title " << gnuplot_string(title) << " font \",14\"\n"
      << "\n# Top panel: " << (thr ? "throughput" : "speedup")
      << ", dashed lines are ideal scaling from the smallest " << t.x << ".\n"
      << "set origin 0, 0.37\nset size 1, 0.58\nset bmargin 1\n"
      << "set logscale y 10\n"
      << "set format x \"\"\nunset xlabel\n";
   if (thr)
-    gp << "set ylabel " << gp_string("throughput" + unit_suffix(t, "throughputs") + ", log scale") << "\n";
+    gp << "set ylabel " << gnuplot_string("throughput" + unit_suffix(t, "throughputs") + ", log scale")
+       << "\n";
   else
     gp << "set ylabel \"speedup, log scale\"\n";
   gp << "set key top left Left reverse box opaque samplen 3\n";
@@ -142,14 +99,14 @@ std::string scaling_script(const Table& t) {
     if (thr && has_values(t, "throughputs_std" + sfx))
       top.push_back("data using " + column_ref(t.x) + ":" + column_ref(main) + ":" +
                     column_ref("throughputs_std" + sfx) + " with yerrorlines" + lts + " title " +
-                    gp_string(name));
+                    gnuplot_string(name));
     else
       top.push_back("data using " + column_ref(t.x) + ":" + column_ref(main) + " with linespoints" + lts +
-                    " title " + gp_string(name));
+                    " title " + gnuplot_string(name));
     std::string ideal_title = s.label.empty() ? "ideal" : "ideal (" + s.label + ")";
     if (thr && has_values(t, "ideal" + sfx)) {
       top.push_back("data using " + column_ref(t.x) + ":" + column_ref("ideal" + sfx) + " with lines" + lts +
-                    " dt 2 lw 1.5 title " + gp_string(ideal_title));
+                    " dt 2 lw 1.5 title " + gnuplot_string(ideal_title));
     } else if (!thr) {
       double x0 = hi;  // this series' r0
       for (size_t r = 0; r < t.rows.size(); ++r) {
@@ -157,11 +114,11 @@ std::string scaling_script(const Table& t) {
       }
       top.push_back("data using " + column_ref(t.x) + ":(column(" + column_ref(t.x) + ") / " +
                     analysis::format_exact(x0) + ") with lines" + lts + " dt 2 lw 1.5 title " +
-                    gp_string(ideal_title));
+                    gnuplot_string(ideal_title));
     }
     if (has_values(t, "eff" + sfx))
       bottom.push_back("data using " + column_ref(t.x) + ":" + column_ref("eff" + sfx) + " with linespoints" +
-                       lts + " title " + gp_string(series_title(s, "efficiency")));
+                       lts + " title " + gnuplot_string(series_title(s, "efficiency")));
   }
   if (top.empty()) return "";
   // A tight log range: gnuplot's default would round out to whole decades.
@@ -184,7 +141,7 @@ std::string scaling_script(const Table& t) {
      << "set origin 0, 0\nset size 1, 0.37\nset tmargin 0.5\nset bmargin 4\n"
      << "unset logscale y\n"
      << "set format x \"%g\"\n"
-     << "set xlabel " << gp_string(t.x + ", log2 scale") << "\n"
+     << "set xlabel " << gnuplot_string(t.x + ", log2 scale") << "\n"
      << "set ylabel \"efficiency\"\n"
      << "set yrange [0:" << analysis::format_exact(std::ceil(eff_max * 10.5) / 10) << "]\n"
      << "set ytics 0.2\n"
@@ -201,7 +158,7 @@ std::string bar_script(const analysis::AnalysisResult& a, const Table& t) {
   preamble(gp, t, 900, 520);
   std::string title = t.analysis + (t.group.empty() ? "" : " (" + t.group_label() + ")");
   for (const auto& n : t.notes) title += "\n" + n;  // e.g. the ratio, the headline of such a study
-  gp << "set title " << gp_string(title) << " font \",13\"\n"
+  gp << "set title " << gnuplot_string(title) << " font \",13\"\n"
      << "set style data histograms\n";
   bool any_std = false;
   for (const auto& s : t.series) any_std |= t.has("times_std" + s.suffix);
@@ -213,11 +170,11 @@ std::string bar_script(const analysis::AnalysisResult& a, const Table& t) {
      << "set boxwidth 0.9\n"
      << "set yrange [0:*]\n"
      << "set grid noxtics\n"
-     << "set xlabel " << gp_string(t.x) << "\n"
+     << "set xlabel " << gnuplot_string(t.x) << "\n"
      << "set ylabel "
-     << gp_string(a.spec.time.metric + unit_suffix(t, "times") +
-                  " (steps >= " + analysis::format_cell(Cell(a.spec.time.warmup)) + ")" +
-                  (any_std ? ", mean ± std of repetitions" : ""))
+     << gnuplot_string(a.spec.time.metric + unit_suffix(t, "times") +
+                       " (steps >= " + analysis::format_cell(Cell(a.spec.time.warmup)) + ")" +
+                       (any_std ? ", mean ± std of repetitions" : ""))
      << "\n"
      << (t.series.size() > 1 ? "set key top right box opaque width 2\n" : "unset key\n")
      << "# An empty std (single repetition) is drawn as no error bar.\n"
@@ -230,13 +187,63 @@ std::string bar_script(const analysis::AnalysisResult& a, const Table& t) {
     if (any_std)
       using_ += t.has("times_std" + s.suffix) ? ":(nz(" + column_ref("times_std" + s.suffix) + "))" : ":(0)";
     if (plots.empty()) using_ += ":xtic(1)";
-    plots.push_back(using_ + " lt " + std::to_string(lt) + " title " + gp_string(series_title(s, "time")));
+    plots.push_back(using_ + " lt " + std::to_string(lt) + " title " +
+                    gnuplot_string(series_title(s, "time")));
   }
   gp << "plot " << join(plots, ", \\\n     ") << "\n";
   return gp.str();
 }
 
 }  // namespace
+
+std::string gnuplot_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string plot_preamble(const std::string& stem, const std::string& title, const std::string& x, int width,
+                          int height) {
+  std::ostringstream gp;
+  gp << "# " << title << "\n"
+     << "# Data: " << stem << ".dat (one row per " << x << ", columns named in its first line).\n"
+     << "# Re-render after editing:  gnuplot -e \"fmt='svg'\" " << stem << ".gp   (or fmt='png')\n"
+     << "if (!exists(\"fmt\")) fmt = \"png\"\n"
+     << "if (fmt eq \"svg\") {\n"
+     << "  set terminal svg size " << width << "," << height
+     << " dynamic noenhanced font \"sans,13\" background rgb \"white\"\n"
+     << "  set output \"" << stem << ".svg\"\n"
+     << "} else {\n"
+     << "  if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+     << "    set terminal pngcairo size " << width << "," << height
+     << " noenhanced font \"sans,12\" background rgb \"white\"\n"
+     << "  } else {\n"
+     << "    set terminal png size " << width << "," << height << " noenhanced background rgb \"white\"\n"
+     << "  }\n"
+     << "  set output \"" << stem << ".png\"\n"
+     << "}\n"
+     << "set encoding utf8\n"
+     << "set datafile columnheaders\n"
+     << "set datafile missing \"NaN\"\n"
+     << "data = \"" << stem << ".dat\"\n"
+     << "set linetype 1 lc rgb \"#1f77b4\" lw 2 pt 7 ps 1.2\n"
+     << "set linetype 2 lc rgb \"#d62728\" lw 2 pt 5 ps 1.2\n"
+     << "set linetype 3 lc rgb \"#2ca02c\" lw 2 pt 9 ps 1.3\n"
+     << "set linetype 4 lc rgb \"#9467bd\" lw 2 pt 11 ps 1.3\n"
+     << "set linetype 5 lc rgb \"#ff7f0e\" lw 2 pt 13 ps 1.3\n"
+     << "set linetype 6 lc rgb \"#8c564b\" lw 2 pt 15 ps 1.3\n"
+     << "set linetype cycle 6\n"
+     << "set grid xtics ytics lc rgb \"#dddddd\" lw 1 dt 1\n"
+     << "set border lw 1.2\n";
+  return gp.str();
+}
 
 std::string plot_data(const Table& t) {
   std::ostringstream out;

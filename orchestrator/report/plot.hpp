@@ -25,6 +25,16 @@ std::string plot_data(const analysis::Table& table);
 // has nothing to draw.
 std::string plot_script(const analysis::AnalysisResult& analysis, const analysis::Table& table);
 
+// What every plot script starts with: "# TITLE", how to re-render, the output
+// (the variable fmt picks SVG or PNG, sizes in pixels), the shared line
+// styles, and `data = "<stem>.dat"` whose first line names the columns (one
+// row per `x`).
+std::string plot_preamble(const std::string& stem, const std::string& title, const std::string& x, int width,
+                          int height);
+
+// `s` as a gnuplot double-quoted string (backslash, quote, line breaks escaped).
+std::string gnuplot_string(const std::string& s);
+
 // Runs `gnuplot` in `dir` on "<stem>.gp" once for SVG and once for PNG.
 // Returns "" on success, else what went wrong (gnuplot's own message).
 std::string render_plot(const std::filesystem::path& gnuplot, const std::filesystem::path& dir,

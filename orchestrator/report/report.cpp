@@ -140,11 +140,6 @@ std::string base64(const std::string& bytes) {
   return out;
 }
 
-}  // namespace detail
-
-namespace {
-
-// Temporary name, then rename: readers see the old file or the new one.
 void write_file(const fs::path& path, const std::string& text, std::vector<fs::path>& written) {
   fs::path tmp = path;
   tmp += ".tmp";
@@ -159,6 +154,10 @@ void write_file(const fs::path& path, const std::string& text, std::vector<fs::p
   if (ec) throw Error("cannot write " + path.string() + ": " + ec.message());
   written.push_back(path);
 }
+
+}  // namespace detail
+
+namespace {
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -200,18 +199,18 @@ ReportResult write_report(const ReportInput& input, const std::vector<Format>& f
       if (ctx.files.count(stem)) throw Error("two tables would both be written as " + stem + ".*");
       detail::TableFiles& files = ctx.files[stem];
       if (has(formats, Format::csv)) {
-        write_file(out_dir / (stem + ".csv"), detail::table_csv(t), result.files);
+        detail::write_file(out_dir / (stem + ".csv"), detail::table_csv(t), result.files);
         files.csv = true;
       }
       if (has(formats, Format::json)) {
-        write_file(out_dir / (stem + ".json"), detail::table_json(a, t), result.files);
+        detail::write_file(out_dir / (stem + ".json"), detail::table_json(a, t), result.files);
         files.json = true;
       }
       if (!plots) continue;
       std::string gp = plot_script(a, t);
       if (gp.empty()) continue;
-      write_file(out_dir / (stem + ".dat"), plot_data(t), result.files);
-      write_file(out_dir / (stem + ".gp"), gp, result.files);
+      detail::write_file(out_dir / (stem + ".dat"), plot_data(t), result.files);
+      detail::write_file(out_dir / (stem + ".gp"), gp, result.files);
       files.script = true;
       scripts.push_back(stem);
     }
@@ -248,8 +247,10 @@ ReportResult write_report(const ReportInput& input, const std::vector<Format>& f
   ctx.warnings = result.warnings;
   if (!ctx.plot_status.empty()) ctx.warnings.clear();  // the notice already says it
 
-  if (has(formats, Format::md)) write_file(out_dir / "report.md", detail::markdown(ctx), result.files);
-  if (has(formats, Format::html)) write_file(out_dir / "report.html", detail::html(ctx), result.files);
+  if (has(formats, Format::md))
+    detail::write_file(out_dir / "report.md", detail::markdown(ctx), result.files);
+  if (has(formats, Format::html))
+    detail::write_file(out_dir / "report.html", detail::html(ctx), result.files);
   return result;
 }
 

@@ -1,10 +1,12 @@
 // Internal to report/: the pieces write_report() assembles, each a pure
 // function from the input (and what was plotted) to the text of one file.
 //
-// Invariant: writers never touch the file system; write_report() alone does,
-// so every writer is tested on strings.
+// Invariant: writers never touch the file system; write_report() (and
+// write_history()) alone do, through write_file, so every writer is tested on
+// strings.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -46,5 +48,10 @@ std::vector<LeftOut> left_out(const ReportInput& in);
 // A list shortened to its first `keep` items, then "... (N in all)".
 std::string abbreviate(const std::vector<std::string>& items, size_t keep);
 std::string base64(const std::string& bytes);
+
+// Writes `text` to a temporary name, then renames it to `path` (readers see
+// the old file or the new one) and appends `path` to `written`. Throws Error.
+void write_file(const std::filesystem::path& path, const std::string& text,
+                std::vector<std::filesystem::path>& written);
 
 }  // namespace campaign::report::detail

@@ -108,7 +108,7 @@ CollectOutcome collect_attempt(Catalog& catalog, const AttemptRow& attempt,
 }
 
 std::int64_t sync_campaign(Catalog& catalog, const matrix::Plan& plan, const fs::path& workdir,
-                           const std::string& code_version,
+                           const CodeVersion& code,
                            const std::function<std::string(const matrix::Case&)>& run_dir_of) {
   CampaignRow row;
   row.name = plan.campaign.name;
@@ -116,7 +116,7 @@ std::int64_t sync_campaign(Catalog& catalog, const matrix::Plan& plan, const fs:
   row.spec_hash = plan.campaign.sha256;
   row.system = plan.system.name;
   row.workdir = workdir.string();
-  row.code_version = code_version;
+  code.apply(row);
   std::int64_t id = catalog.upsert_campaign(row);
   std::vector<CaseRow> rows;
   rows.reserve(plan.cases.size());
@@ -136,8 +136,7 @@ std::int64_t sync_campaign(Catalog& catalog, const matrix::Plan& plan, const fs:
 }
 
 ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::path& workdir,
-                          const fs::path& from, const StepCollectors& collectors,
-                          const std::string& code_version) {
+                          const fs::path& from, const StepCollectors& collectors, const CodeVersion& code) {
   std::error_code ec;
   if (!fs::is_directory(from, ec)) throw Error("cannot import from " + from.string() + ": not a directory");
   // Run directories directly under `from`, or one level down (timestamped
@@ -159,7 +158,7 @@ ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::
     for (auto& sub : fs::directory_iterator(e.path(), ec))
       if (sub.is_directory(ec)) consider(sub.path());
   }
-  std::int64_t id = sync_campaign(catalog, plan, workdir, code_version, [&](const matrix::Case& c) {
+  std::int64_t id = sync_campaign(catalog, plan, workdir, code, [&](const matrix::Case& c) {
     auto it = found.find(c.name);
     return it != found.end() ? fs::absolute(it->second).string() : (workdir / c.name).string();
   });
@@ -304,7 +303,7 @@ report::ReportResult make_report(Catalog& catalog, const spec::Campaign& campaig
   input.provenance.campaign_hash = campaign.sha256;
   for (auto& c : catalog.campaigns())
     if (c.id == campaign_id)
-      input.provenance.system = c.system, input.provenance.code_version = c.code_version;
+      input.provenance.system = c.system, input.provenance.code_version = describe_code(c);
   report::add_runs(input.provenance, cases);
   // Failed cases outside any analysis are listed too.
   for (auto& c : cases)

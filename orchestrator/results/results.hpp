@@ -20,6 +20,7 @@
 #include "collect/collect.hpp"
 #include "matrix/plan.hpp"
 #include "report/report.hpp"
+#include "results/code_version.hpp"
 #include "spec/campaign.hpp"
 
 namespace campaign::results {
@@ -60,11 +61,11 @@ struct ImportSummary {
 // left alone.
 ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const std::filesystem::path& workdir,
                           const std::filesystem::path& from, const StepCollectors& collectors,
-                          const std::string& code_version = "");
+                          const CodeVersion& code = {});
 
 // Records the campaign and syncs its cases (as `run` does); returns its id.
 std::int64_t sync_campaign(Catalog& catalog, const matrix::Plan& plan, const std::filesystem::path& workdir,
-                           const std::string& code_version,
+                           const CodeVersion& code,
                            const std::function<std::string(const matrix::Case&)>& run_dir_of = {});
 
 // The latest attempt of every case with its parameters and metrics (only

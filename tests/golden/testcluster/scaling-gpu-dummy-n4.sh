@@ -20,6 +20,7 @@ rm -f .exit
 trap 'echo $? > .exit.tmp && mv -f .exit.tmp .exit' EXIT
 trap 'exit 143' TERM
 
+export MASTER_ADDR=127.0.0.1
 export OMP_NUM_THREADS=1
 
 srun /usr/bin/python3 @SRC@/campaigns/../workloads/minicosmo/train.py --distributed --rank-gpu @SRC@/campaigns/../workloads/minicosmo/configs/cosmo_dummy.yaml --data-dir @WORKDIR@/data --n-train 256 --n-valid 256 --n-epochs 3 --output-dir .

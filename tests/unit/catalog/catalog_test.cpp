@@ -79,12 +79,12 @@ TEST_CASE("open creates a WAL database at the current schema version", "[catalog
     Catalog cat = Catalog::open(workdir);
     CHECK(cat.path() == workdir / "campaign.db");
     CHECK(cat.access() == Access::read_write);
-    CHECK(cat.schema_version() == 4);
+    CHECK(cat.schema_version() == 5);
     CHECK(cat.check().empty());
   }
   SQLite::Database raw((workdir / "campaign.db").string(), SQLite::OPEN_READONLY);
   CHECK(raw.execAndGet("PRAGMA journal_mode").getString() == "wal");
-  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 4);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 5);
   CHECK(std::filesystem::exists(workdir / "campaign.lock"));
 }
 
@@ -107,6 +107,20 @@ TEST_CASE("upsert_campaign inserts once and logs what changed", "[catalog]") {
   CHECK(ev[1].message == "spec h1 -> h2; code version abc123 -> def456");
 
   CHECK_FALSE(f.cat.find_campaign("other"));
+
+  // The commit of the code under test, its date and whether the checkout was modified.
+  CampaignRow committed = changed;
+  committed.code_commit = "0123456789abcdef0123456789abcdef01234567";
+  committed.code_date = at(1'600'000'000);
+  committed.code_dirty = true;
+  f.cat.upsert_campaign(committed);
+  rec = f.cat.find_campaign("cosmoflow");
+  CHECK(rec->code_commit == committed.code_commit);
+  CHECK(rec->code_date == at(1'600'000'000));
+  CHECK(rec->code_dirty);
+  CHECK(f.cat.events(f.campaign, 100).back().message ==
+        "commit  -> 0123456789abcdef0123456789abcdef01234567 (modified)");
+
   CHECK(f.cat.upsert_campaign(CampaignRow{"other", "", "h", "local", "/w", ""}) != f.campaign);
   CHECK(f.cat.campaigns().size() == 2);
   CHECK_THROWS_AS(f.cat.upsert_campaign(CampaignRow{}), CatalogError);

@@ -81,7 +81,7 @@ TEST_CASE("a version 1 catalog is migrated to the current version with its data"
     CHECK(has_index(raw, "attempts_state"));
     SQLite::Statement q(raw, "SELECT message FROM events WHERE kind = 'catalog'");
     REQUIRE(q.executeStep());
-    CHECK(q.getColumn(0).getString() == "schema migrated from version 1 to 4");
+    CHECK(q.getColumn(0).getString() == "schema migrated from version 1 to 5");
   }
 }
 
@@ -92,20 +92,69 @@ TEST_CASE("an old catalog opened read-only asks to be migrated first", "[catalog
     migrate(db, catalog_migrations().first(1), "v1");
   }
   std::string msg = error_of([&] { Catalog::open(dir.path(), Access::read_only); });
-  CHECK(msg.find("has schema version 1, this campaign needs 4: open it once for writing") !=
+  CHECK(msg.find("has schema version 1, this campaign needs 5: open it once for writing") !=
         std::string::npos);
   SQLite::Database raw(db_file(dir), SQLite::OPEN_READONLY);
   CHECK(schema_version(raw) == 1);  // untouched
 }
 
-TEST_CASE("a catalog from a newer campaign is refused, read-write and read-only", "[catalog][schema]") {
+TEST_CASE("an old catalog read as a snapshot is migrated in memory, the file untouched",
+          "[catalog][schema]") {
+  TempDir dir;
+  {
+    SQLite::Database db(db_file(dir), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    migrate(db, catalog_migrations().first(3), "v3");
+    db.exec(R"sql(
+      INSERT INTO campaigns (id, name, spec_text, spec_hash, system, workdir, code_version, created, updated)
+        VALUES (1, 'cosmoflow', 'name: cosmoflow', 'h', 'daint', '/w', 'v1.0', 5, 6);
+    )sql");
+  }
+  Catalog snap = Catalog::open(dir.path(), Access::snapshot);
+  CHECK(snap.schema_version() == current_schema_version());
+  auto rec = snap.find_campaign("cosmoflow");
+  REQUIRE(rec);
+  CHECK(rec->code_version == "v1.0");
+  CHECK(rec->code_commit.empty());
+  CHECK_FALSE(rec->code_date);
+  CHECK_THROWS_AS(snap.add_event("note", "x"), CatalogError);  // not a writer
+  SQLite::Database raw(db_file(dir), SQLite::OPEN_READONLY);
+  CHECK(schema_version(raw) == 3);
+  CHECK(raw.execAndGet("SELECT count(*) FROM events").getInt() == 0);
+}
+
+TEST_CASE("open_for_reading: read-only when current, a snapshot when older", "[catalog][schema]") {
+  TempDir old_dir, new_dir;
+  {
+    SQLite::Database db(db_file(old_dir), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    migrate(db, catalog_migrations().first(2), "v2");
+  }
+  { Catalog::open(new_dir.path()); }
+  Catalog old_cat = Catalog::open_for_reading(old_dir.path());
+  CHECK(old_cat.access() == Access::snapshot);
+  CHECK(old_cat.campaigns().empty());
+  Catalog new_cat = Catalog::open_for_reading(new_dir.path());
+  CHECK(new_cat.access() == Access::read_only);
+  SQLite::Database raw(db_file(old_dir), SQLite::OPEN_READONLY);
+  CHECK(schema_version(raw) == 2);
+  TempDir none;
+  CHECK_THROWS_AS(Catalog::open_for_reading(none.path()), CatalogError);
+}
+
+TEST_CASE("a snapshot needs an existing catalog", "[catalog][schema]") {
+  TempDir dir;
+  CHECK_THROWS_AS(Catalog::open(dir.path(), Access::snapshot), CatalogError);
+  CHECK_FALSE(std::filesystem::exists(Catalog::db_path(dir.path())));
+}
+
+TEST_CASE("a catalog from a newer campaign is refused, read-write, read-only and as a snapshot",
+          "[catalog][schema]") {
   TempDir dir;
   { Catalog::open(dir.path()); }
   {
     SQLite::Database db(db_file(dir), SQLite::OPEN_READWRITE);
     db.exec("PRAGMA user_version = 99");
   }
-  for (Access access : {Access::read_write, Access::read_only}) {
+  for (Access access : {Access::read_write, Access::read_only, Access::snapshot}) {
     std::string msg;
     try {
       Catalog::open(dir.path(), access);
@@ -113,7 +162,7 @@ TEST_CASE("a catalog from a newer campaign is refused, read-write and read-only"
       msg = e.what();
     }
     INFO(msg);
-    CHECK(msg.find("campaign.db has schema version 99, newer than this campaign understands (4)") !=
+    CHECK(msg.find("campaign.db has schema version 99, newer than this campaign understands (5)") !=
           std::string::npos);
   }
   SQLite::Database raw(db_file(dir), SQLite::OPEN_READONLY);

@@ -1,0 +1,212 @@
+// `campaign history METRIC [PATH...]`: a metric across the runs of a campaign
+// (one per work directory), in commit order, relative to a baseline; exit
+// status 3 when the latest run regressed beyond the threshold.
+#include "report/history.hpp"
+
+#include <cctype>
+#include <iostream>
+#include <set>
+
+#include "analysis/history.hpp"
+#include "cli/cli.hpp"
+#include "results/history.hpp"
+#include "util/strings.hpp"
+
+namespace fs = std::filesystem;
+
+namespace campaign::cli {
+
+namespace {
+
+struct HistoryOptions {
+  std::string metric;
+  std::vector<std::string> paths;
+  std::string campaign;
+  std::string baseline;
+  double threshold = 10;
+  std::string better;
+  std::string fail_on = "latest";
+  std::string out;
+  std::string system;
+};
+
+const char* kFooter = R"(METRIC (what to follow):
+  [ANALYSIS.]COLUMN[@COND,...]   a column of the campaign's analysis tables:
+      throughputs@ranks=4        throughput at 4 ranks, one series per table (e.g. partition=gpu, =cpu)
+      eff@max                    efficiency at the largest rank count (max/min: the table's x)
+      times@ranks=2,partition=cpu,data=dummy
+                                 a group_by value picks the table, the compare axis the series
+                                 (data=dummy reads times_dummy); no condition on x: every row is a series
+      weak_scaling.eff@max       ANALYSIS. when two analyses have the column
+  [REDUCER(]NAME[)][@COND,...]   a collected metric, one series per matching case:
+      epoch_time@ranks=4,data=real       mean over the epochs after warm-up (epoch >= 1)
+      median(epoch_time)@ranks=max       REDUCER: mean, median (after warm-up), min, max, last, sum
+      staging_time@ranks=4,data=real     any name the collectors record, e.g. per-phase timers
+                                         (run_time, staging_time from mlperf.log; tau_exclusive:ROUTINE)
+  A name that is a column is read as the column; REDUCER(NAME) forces the collected metric.
+
+Runs: every work directory (a directory with campaign.db) at or up to 4 levels under each PATH;
+a campaign file as PATH means the directory holding its default work directory (runs/ beside it).
+Default PATH: the current directory. Runs are ordered by the commit date of the code they ran
+(recorded by `run`: --label, git commit and date of code_dir or of the campaign file's repository),
+else by when they were made. A nightly job gives each night its own --workdir.
+
+Direction: throughputs, eff, speedup are better higher; times, stall and *_std lower; a collected
+metric by its unit (s, ms: lower; .../s: higher), else its name (time, loss, error: lower;
+throughput, bandwidth, accuracy: higher); else pass --better.
+
+Exit status: 0 no regression, 3 a regression (the latest run of a series worse than the baseline
+by more than the threshold; --fail-on any: any run), 2 bad METRIC or options, 1 no runs.)";
+
+// The directory holding the campaign's default work directory, and its name.
+std::pair<fs::path, std::string> runs_of_campaign_file(const std::string& file, const std::string& system) {
+  spec::Campaign base = spec::load_campaign(file);
+  auto resolved = spec::resolve_system(system, base);
+  spec::Campaign c = spec::for_system(base, resolved.system.name);
+  fs::path workdir = resolve_workdir(c, resolved.system, "");
+  return {workdir.parent_path(), c.name};
+}
+
+int run_history(const HistoryOptions& o) {
+  analysis::MetricQuery query = analysis::parse_metric(o.metric);
+  if (!(o.threshold > 0))
+    throw InputError({"campaign history"}, "--threshold", "must be a positive percentage");
+  std::optional<analysis::Better> better;
+  if (o.better == "higher") better = analysis::Better::higher;
+  if (o.better == "lower") better = analysis::Better::lower;
+
+  std::vector<fs::path> roots;
+  std::string name = o.campaign;
+  for (const std::string& p : o.paths) {
+    if (fs::is_directory(p)) {
+      roots.emplace_back(p);
+      continue;
+    }
+    if (!fs::exists(p)) throw InputError({"campaign history"}, "PATH", "'" + p + "' does not exist");
+    auto [dir, campaign_name] = runs_of_campaign_file(p, o.system);
+    roots.push_back(dir);
+    if (name.empty()) name = campaign_name;
+  }
+  if (roots.empty()) roots.emplace_back(".");
+
+  results::RunSearch found = results::find_runs(roots, name);
+  for (const auto& w : found.warnings) std::cerr << "campaign: warning: skipped " << w << "\n";
+  std::vector<std::string> where;
+  for (const auto& r : roots) where.push_back(r.string());
+  if (name.empty()) {
+    if (found.campaigns.size() > 1)
+      throw InputError({"campaign history"}, "--campaign",
+                       "runs of several campaigns under " + join(where, ", ") + ": pick one (" +
+                           join(found.campaigns, ", ") + ")");
+    if (!found.campaigns.empty()) name = found.campaigns.front();
+  }
+  if (found.runs.empty())
+    throw Error("no runs" + (name.empty() ? std::string() : " of campaign " + name) + " under " +
+                join(where, ", ") + " (a run is a work directory with a campaign.db" +
+                (found.campaigns.empty() ? "" : "; campaigns found: " + join(found.campaigns, ", ")) + ")");
+  const auto& runs = found.runs;
+
+  // The metric in every run.
+  report::HistoryDocument doc;
+  doc.campaign = name;
+  doc.metric = query.text;
+  doc.fail_on_any = o.fail_on == "any";
+  std::vector<analysis::RunValues> values;
+  std::string first_problem;
+  std::set<std::string> names;
+  for (const auto& run : runs) {
+    analysis::Extraction e = results::measure(run, query);
+    analysis::RunValues v;
+    v.run = run.name;
+    v.version = run.campaign.code_version;
+    v.date = run.date();
+    v.values = e.values;
+    values.push_back(std::move(v));
+    if (e.values.empty()) {
+      doc.notes.push_back(run.name + ": no value (" + e.problem + ")");
+      if (first_problem.empty()) first_problem = e.problem;
+      names.insert(e.names.begin(), e.names.end());
+      continue;
+    }
+    if (doc.kind.empty()) doc.kind = e.kind, doc.unit = e.unit;
+    if (!better && e.better) better = e.better;
+  }
+  if (doc.kind.empty()) {
+    std::vector<std::string> known(names.begin(), names.end());
+    throw InputError({"campaign history"}, "METRIC '" + query.text + "'",
+                     "not found in any of the " + std::to_string(runs.size()) + " run(s): " + first_problem +
+                         (names.count(query.head) ? "" : did_you_mean(query.head, known)));
+  }
+  if (!better)
+    throw InputError({"campaign history"}, "METRIC '" + query.text + "'",
+                     "cannot tell whether higher or lower is better for " + doc.kind +
+                         (doc.unit.empty() ? "" : " [" + doc.unit + "]") + ": pass --better higher|lower");
+
+  // The baseline: the runs of the code named by --baseline (averaged), else the oldest run.
+  std::vector<size_t> base;
+  if (!o.baseline.empty()) {
+    base = results::match_runs(runs, o.baseline);
+    if (base.empty()) {
+      std::vector<std::string> known;
+      for (const auto& r : runs)
+        known.push_back(r.campaign.code_version.empty() ? r.name : r.campaign.code_version);
+      throw InputError({"campaign history"}, "--baseline",
+                       "no run of code '" + o.baseline + "' (versions: " + join(known, ", ") + ")" +
+                           did_you_mean(o.baseline, known));
+    }
+  } else {
+    base.push_back(0);  // the oldest run alone: later runs of the same code are judged too
+  }
+  const auto& first = runs[base.front()];
+  doc.baseline = (first.campaign.code_version.empty() ? first.name : first.campaign.code_version) +
+                 (base.size() > 1 ? " (" + std::to_string(base.size()) + " runs)" : "");
+  doc.runs = values;
+  doc.history = analysis::judge(values, base, *better, o.threshold / 100);
+
+  report::print_history(std::cout, doc);
+  fs::path out = o.out.empty() ? fs::absolute(roots.front()) / "history" : fs::absolute(o.out);
+  std::string stem = name + "-";
+  for (char c : query.text)
+    stem += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '=' || c == '.' ? c : '_';
+  auto written = report::write_history(doc, out, stem);
+  for (const auto& w : written.warnings) std::cerr << "campaign: warning: " << w << "\n";
+  std::cout << (written.plotted ? "plot: " + (out / (stem + ".svg")).string()
+                                : "table: " + (out / (stem + ".csv")).string())
+            << "\n";
+  return report::failing(doc).empty() ? 0 : 3;
+}
+
+}  // namespace
+
+void add_history(CLI::App& app) {
+  auto o = std::make_shared<HistoryOptions>();
+  auto* cmd = app.add_subcommand(
+      "history",
+      "Follow a metric across the runs of a campaign (one per work directory) in commit order, relative to a "
+      "baseline; flag regressions beyond a threshold (exit status 3)");
+  cmd->add_option("METRIC", o->metric,
+                  "What to follow, e.g. throughputs@ranks=4, eff@max, epoch_time@ranks=4 (below)")
+      ->required();
+  cmd->add_option("PATH", o->paths,
+                  "Campaign files (their runs/ directory) or directories to search for work directories "
+                  "(default: .)");
+  cmd->add_option("-c,--campaign", o->campaign,
+                  "Campaign name (default: the campaign file's, or the only one found)");
+  cmd->add_option("-b,--baseline", o->baseline,
+                  "Code version all runs are compared with: a label, a commit (prefix), or a run directory; "
+                  "the runs matching it are averaged (default: the oldest run)");
+  cmd->add_option("-t,--threshold", o->threshold, "Regression threshold in percent of the baseline")
+      ->capture_default_str();
+  cmd->add_option("--better", o->better, "higher or lower (default: from the metric's kind, unit or name)")
+      ->check(CLI::IsMember({"higher", "lower"}));
+  cmd->add_option("--fail-on", o->fail_on,
+                  "Which runs fail the check: latest (the newest run of each series) or any")
+      ->check(CLI::IsMember({"latest", "any"}))
+      ->capture_default_str();
+  cmd->add_option("-o,--out", o->out, "Directory for the CSV, JSON and plot (default: FIRST_PATH/history)");
+  cmd->add_option("-s,--system", o->system, "System profile, to find a campaign file's work directories");
+  cmd->footer(kFooter);
+  cmd->callback([o] { g_exit_status = run_history(*o); });
+}
+
+}  // namespace campaign::cli

@@ -1,0 +1,51 @@
+// Output of `campaign history`: the metric across runs (oldest first) per
+// series, relative to the baseline, with verdicts - as aligned text for the
+// terminal, CSV and JSON for other tools, and a gnuplot plot of the relative
+// values with the threshold and the regressions marked.
+//
+// Files in `out_dir`, `<stem>` chosen by the caller:
+//   <stem>.csv    one line per series and run (series,run,version,date,value,relative,verdict,where)
+//   <stem>.json   the same, structured, with the baseline and the regressions
+//   <stem>.dat, <stem>.gp, <stem>.svg, <stem>.png   the plot (when gnuplot is there)
+//
+// Invariant: as for reports, every file is written to a temporary name and
+// renamed; the plot draws exactly the relative values of the CSV.
+#pragma once
+
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "analysis/history.hpp"
+#include "report/report.hpp"
+
+namespace campaign::report {
+
+struct HistoryDocument {
+  std::string campaign;
+  std::string metric;  // as written
+  std::string kind;    // what the metric was read as, e.g. "column throughputs of analysis weak_scaling"
+  std::string unit;
+  std::vector<analysis::RunValues> runs;  // oldest first
+  analysis::History history;
+  std::string baseline;            // the baseline for people, e.g. "v1.0 (2 runs)"
+  bool fail_on_any = false;        // which regressions fail the check: any point, or the latest
+  std::vector<std::string> notes;  // e.g. runs without a value and why
+};
+
+// Regressions that fail the check (History::regressed(fail_on_any)).
+std::vector<std::string> failing(const HistoryDocument& d);
+
+void print_history(std::ostream& os, const HistoryDocument& d);
+std::string history_csv(const HistoryDocument& d);
+std::string history_json(const HistoryDocument& d);
+// The plot's data (one row per run) and its gnuplot script ("" when nothing has a relative value).
+std::string history_plot_data(const HistoryDocument& d);
+std::string history_plot_script(const HistoryDocument& d, const std::string& stem);
+
+// Writes the files above; plot problems (no gnuplot) are warnings.
+ReportResult write_history(const HistoryDocument& d, const std::filesystem::path& out_dir,
+                           const std::string& stem, const ReportOptions& options = {});
+
+}  // namespace campaign::report

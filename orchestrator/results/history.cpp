@@ -1,0 +1,119 @@
+// Implements results/history.hpp.
+#include "results/history.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <tuple>
+
+#include "analysis/scaling.hpp"
+#include "analysis/spec.hpp"
+#include "results/code_version.hpp"
+#include "results/results.hpp"
+#include "spec/campaign.hpp"
+
+namespace fs = std::filesystem;
+
+namespace campaign::results {
+
+namespace {
+
+void search(const fs::path& dir, const fs::path& root, int depth,
+            std::vector<std::pair<fs::path, fs::path>>& out) {
+  std::error_code ec;
+  if (fs::exists(Catalog::db_path(dir), ec)) {
+    out.emplace_back(dir, root);
+    return;  // a work directory holds run directories, not other work directories
+  }
+  if (depth <= 0) return;
+  std::vector<fs::path> subdirs;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name[0] == '.') continue;
+    if (it->is_directory(ec) && !it->is_symlink(ec)) subdirs.push_back(it->path());
+  }
+  std::sort(subdirs.begin(), subdirs.end());
+  for (const auto& d : subdirs) search(d, root, depth - 1, out);
+}
+
+}  // namespace
+
+std::string Run::date() const { return format_utc(order); }
+
+RunSearch find_runs(const std::vector<fs::path>& roots, const std::string& name, int depth) {
+  RunSearch result;
+  std::vector<std::pair<fs::path, fs::path>> dirs;  // (work directory, root it was found under)
+  for (const auto& root : roots)
+    search(fs::absolute(root).lexically_normal(), fs::absolute(root).lexically_normal(), depth, dirs);
+  std::set<std::string> names;
+  std::set<fs::path> seen;
+  for (const auto& [dir, root] : dirs) {
+    if (!seen.insert(dir).second) continue;
+    try {
+      Catalog catalog = Catalog::open_for_reading(dir);
+      for (auto& c : catalog.campaigns()) {
+        names.insert(c.name);
+        if (!name.empty() && c.name != name) continue;
+        Run r;
+        r.workdir = dir;
+        fs::path rel = dir.lexically_relative(root);
+        r.name = rel.empty() || rel == "." ? dir.filename().string() : rel.string();
+        r.order = c.code_date.value_or(c.created);
+        r.campaign = std::move(c);
+        result.runs.push_back(std::move(r));
+      }
+    } catch (const Error& e) {
+      result.warnings.push_back(dir.string() + ": " + e.what());
+    }
+  }
+  std::stable_sort(result.runs.begin(), result.runs.end(), [](const Run& a, const Run& b) {
+    return std::tie(a.order, a.campaign.created, a.name) < std::tie(b.order, b.campaign.created, b.name);
+  });
+  result.campaigns.assign(names.begin(), names.end());
+  return result;
+}
+
+std::vector<size_t> match_runs(const std::vector<Run>& runs, const std::string& ref) {
+  std::vector<size_t> out;
+  const bool hex = ref.size() >= 4 && std::all_of(ref.begin(), ref.end(), [](char c) {
+                     return std::isxdigit(static_cast<unsigned char>(c));
+                   });
+  std::string lower = ref;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Run& r = runs[i];
+    bool match = r.campaign.code_version == ref || r.name == ref || r.workdir.filename().string() == ref ||
+                 (hex && r.campaign.code_commit.rfind(lower, 0) == 0);
+    if (match) out.push_back(i);
+  }
+  return out;
+}
+
+analysis::Extraction measure(const Run& run, const analysis::MetricQuery& query) {
+  Catalog catalog = Catalog::open_for_reading(run.workdir);
+  std::vector<analysis::AnalysisSpec> specs;
+  try {
+    spec::Campaign c =
+        spec::parse_campaign(run.campaign.spec_text, (run.workdir / (run.campaign.name + ".yaml")).string());
+    c = spec::for_system(c, run.campaign.system);
+    if (c.analyses.IsDefined() && !c.analyses.IsNull()) specs = analysis::parse_analyses(c.analyses, c.file);
+  } catch (const Error& e) {
+    spdlog::warn("{}: the campaign stored with this run does not parse ({}); only collected metrics are read",
+                 run.name, e.what());
+  }
+  std::set<std::string> wanted = metrics_used(specs);
+  wanted.insert(query.head);
+  auto cases = case_results(catalog, run.campaign.id, wanted);
+  auto analyses = analysis::analyze_all(specs, cases);
+  analysis::Extraction e = analysis::extract(query, analyses, cases);
+  if (e.values.empty()) {
+    // Say what there is: every metric's name, for "did you mean".
+    auto all = case_results(catalog, run.campaign.id);
+    e.names = analysis::extract(query, analyses, all).names;
+  }
+  return e;
+}
+
+}  // namespace campaign::results

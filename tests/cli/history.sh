@@ -1,0 +1,156 @@
+#!/bin/bash
+# `campaign history` on three runs of the weak-scaling campaign (local sizes),
+# each a work directory made by `campaign import` of a hand-written results
+# tree, recorded at three commits of a git repository holding the campaign
+# file. The third commit's epochs are 20 % slower: history flags it and exits
+# 3; noise of 3 % (the second) is not flagged. Runs are imported out of
+# order, so only ordering by commit date puts the slow one last. Also: the
+# direction of time and throughput metrics, --baseline, --threshold,
+# --fail-on, labels without git, the files written, and bad METRICs (exit 2).
+set -u
+exe=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+check() {
+  local what=$1
+  shift
+  if "$@"; then pass=$((pass + 1)); else echo "FAIL: $what"; fail=$((fail + 1)); fi
+}
+check_eq() {
+  if [ "$2" = "$3" ]; then pass=$((pass + 1)); else echo "FAIL: $1: expected '$2', got '$3'"; fail=$((fail + 1)); fi
+}
+export HOME=$tmp # code_dir is $HOME/cosmoflow-benchmark in the campaign's base: not there
+if ! command -v git >/dev/null; then
+  echo "FAIL: git is not installed (tools/setup.sh installs it)"
+  exit 1
+fi
+
+# The campaign file in its own repository, three commits a day apart.
+repo=$tmp/repo
+mkdir -p "$repo"
+cp "$src/campaigns/weak_scaling.yaml" "$repo/"
+g() { git -C "$repo" -c user.name=t -c user.email=t@example.org "$@"; }
+g init -q
+g add weak_scaling.yaml
+for day in 1 2 3; do
+  echo "# change $day" >>"$repo/weak_scaling.yaml"
+  g add weak_scaling.yaml
+  GIT_AUTHOR_DATE="2026-01-0${day}T02:00:00Z" GIT_COMMITTER_DATE="2026-01-0${day}T02:00:00Z" g commit -q -m "day $day"
+  commit[$day]=$(g rev-parse HEAD)
+done
+
+# history.csv of every train case: epoch time = base(partition, ranks) * factor; epoch 0 is warm-up.
+write_tree() { # dir factor
+  local p d r t base
+  for p in gpu cpu; do
+    for d in "" -dummy; do
+      for r in 1 2 4; do
+        mkdir -p "$1/scaling-$p$d-n$r"
+        base=$(awk -v p=$p -v r=$r -v d="$d" 'BEGIN { t = (p == "gpu" ? 1.0 : 0.5) * (1 + 0.1 * log(r) / log(2)); if (d != "") t *= 0.9; print t }')
+        t=$(awk -v b="$base" -v f="$2" 'BEGIN { print b * f }')
+        {
+          echo "epoch,loss,lr,mae,time,val_loss,val_mae"
+          echo "0,0.5,0.01,0.3,$(awk -v t="$t" 'BEGIN { print 3 * t }'),0.5,0.3"
+          for e in 1 2 3; do echo "$e,0.4,0.01,0.2,$t,0.4,0.2"; done
+        } >"$1/scaling-$p$d-n$r/history.csv"
+      done
+    done
+  done
+}
+write_tree "$tmp/tree1" 1.0
+write_tree "$tmp/tree2" 1.03
+write_tree "$tmp/tree3" 1.2
+runs=$tmp/runs
+import() { # day workdir
+  "$exe" import "$repo/weak_scaling.yaml" --system local --from "$tmp/tree$1" --workdir "$runs/$2" \
+    --commit "${commit[$1]}" >/dev/null 2>"$tmp/import.err" || { echo "import of day $1 failed:"; cat "$tmp/import.err"; }
+}
+# Made out of commit order: the slow one first, so creation order would put it first.
+import 3 night-a
+import 1 night-b
+import 2 night-c
+
+json=$("$exe" status "$runs/night-a" --json)
+check "the run records the commit it measured" grep -q "\"commit\": \"${commit[3]}\"" <<<"$json"
+check "and its commit date (2026-01-03T02:00Z)" grep -q '"date": 1767405600' <<<"$json"
+check "version = short commit" grep -q "\"version\": \"${commit[3]:0:10}\"" <<<"$json"
+
+out=$("$exe" history 'throughputs@ranks=4' "$runs" 2>"$tmp/err")
+rc=$?
+echo "$out"
+check_eq "history exits 3 on the 20 % slowdown" 3 $rc
+check "throughput: higher is better" grep -q "higher is better" <<<"$out"
+order=$(awk '$1 ~ /^night-/ { print $1 }' <<<"$out" | head -3 | paste -sd' ')
+check_eq "runs in commit order" "night-b night-c night-a" "$order"
+check "the noisy run is within the threshold" grep -Eq "night-c .* 0\.971 ok" <<<"$out"
+check "the slow run is flagged in both partitions" \
+  test "$(grep -Ec "night-a .* 0\.833 REGRESSION \(-16\.7%\)" <<<"$out")" = 2
+check "the summary names the commit" grep -q "^REGRESSION beyond -10% vs baseline ${commit[1]:0:10}: partition=cpu at ${commit[3]:0:10}" <<<"$out"
+csv=$runs/history/cosmoflow-weak-scaling-throughputs_ranks=4.csv
+check "CSV written" test -f "$csv"
+check_eq "CSV: 2 series x 3 runs, 2 regressions" "6 2" "$(($(wc -l <"$csv") - 1)) $(grep -c ',REGRESSION,' "$csv")"
+if command -v gnuplot >/dev/null; then
+  check "plot drawn" test -s "$runs/history/cosmoflow-weak-scaling-throughputs_ranks=4.svg"
+  check "no warnings" test ! -s "$tmp/err"
+fi
+
+out=$("$exe" history 'epoch_time@ranks=4,data=real' "$runs")
+check_eq "a time metric regresses upwards: exit 3" 3 $?
+check "epoch time: lower is better, +20 %" grep -Eq "night-a .* 1\.200 REGRESSION \(\+20\.0%\)" <<<"$out"
+"$exe" history 'epoch_time@ranks=4,data=real' "$runs" --threshold 25 >/dev/null
+check_eq "--threshold 25: no regression" 0 $?
+"$exe" history 'eff@max' "$runs" >/dev/null
+check_eq "efficiency does not change with a uniform slowdown" 0 $?
+"$exe" history 'throughputs@ranks=4' "$runs" --baseline "${commit[3]:0:8}" >/dev/null
+check_eq "--baseline the slow commit: nothing is worse" 0 $?
+"$exe" history 'throughputs@ranks=4' "$runs" --baseline "${commit[2]}" >/dev/null
+check_eq "--baseline the noisy commit: still a regression" 3 $?
+out=$("$exe" history 'throughputs@ranks=4' "$repo/weak_scaling.yaml" --system local --out "$tmp/h" 2>&1)
+check "a campaign file as PATH: its runs/ directory (none here)" grep -q "no runs of campaign cosmoflow-weak-scaling under $repo/runs" <<<"$out"
+
+# A fourth run, fixed again (label, same commit date as the third, made later): the latest is fine.
+import 1 night-d-fixed
+"$exe" import "$repo/weak_scaling.yaml" --system local --from "$tmp/tree1" --workdir "$runs/night-e" \
+  --commit "${commit[3]}" --label fixed >/dev/null 2>&1
+"$exe" history 'throughputs@ranks=4' "$runs" >/dev/null
+check_eq "the latest run is fine: exit 0 (the older regression is shown, not failed)" 0 $?
+"$exe" history 'throughputs@ranks=4' "$runs" --fail-on any >/dev/null
+check_eq "--fail-on any: exit 3" 3 $?
+
+# Without git: labels, ordered by when the runs were made.
+nogit=$tmp/nogit
+mkdir -p "$nogit"
+cp "$src/campaigns/weak_scaling.yaml" "$nogit/"
+for l in 1 2 3; do
+  "$exe" import "$nogit/weak_scaling.yaml" --system local --from "$tmp/tree$l" --workdir "$nogit/runs/r$l" \
+    --label "v$l" >/dev/null 2>&1
+  sleep 1
+done
+out=$("$exe" history 'median(epoch_time)@ranks=max,partition=gpu,data=dummy' "$nogit/weak_scaling.yaml" --system local)
+rc=$?
+check_eq "labels without git: exit 3" 3 $rc
+check_eq "labels in the order the runs were made" "v1 v2 v3" "$(awk '$1 ~ /^r[0-9]/ { print $2 }' <<<"$out" | paste -sd' ')"
+check "max picks ranks 4" grep -q "scaling-gpu-dummy-n4" <<<"$out"
+check "written beside the runs" test -f "$nogit/runs/history/cosmoflow-weak-scaling-median_epoch_time__ranks=max_partition=gpu_data=dummy.json"
+
+# Bad input: exit 2, one line that helps.
+err=$("$exe" history 'throughput@ranks=4' "$runs" 2>&1 >/dev/null)
+check_eq "unknown metric: exit 2" 2 $?
+check "did you mean throughputs: $err" grep -q "did you mean 'throughputs'" <<<"$err"
+err=$("$exe" history 'eff@rank=4' "$runs" 2>&1 >/dev/null)
+check_eq "unknown key: exit 2" 2 $?
+check "did you mean ranks: $err" grep -q "did you mean 'ranks'" <<<"$err"
+err=$("$exe" history 'sum(val_mae)@ranks=1' "$runs" --baseline nope 2>&1 >/dev/null)
+check_eq "unknown baseline: exit 2" 2 $?
+err=$("$exe" history 'max(lr)@ranks=1' "$runs" 2>&1 >/dev/null)
+check_eq "direction unknown: exit 2" 2 $?
+check "asks for --better: $err" grep -q "pass --better higher|lower" <<<"$err"
+"$exe" history 'max(lr)@ranks=1' "$runs" --better lower >/dev/null
+check_eq "--better given: exit 0" 0 $?
+"$exe" history 'eff@max' "$tmp/empty-nothing-here" >/dev/null 2>&1
+check_eq "a missing PATH: exit 2" 2 $?
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The main job end to end on the virtual Slurm cluster: campaigns/weak_scaling.yaml with its
+# testcluster override (the bundled minicosmo trainer; a data-staging step, then ranks 1..16 on the
+# `mc` nodes and 1..8 on the `gpu` nodes, real and dummy data; 19 jobs). Every case completes at
+# its first attempt with one job in accounting; multi-node cases really ran all their ranks (gloo
+# over loopback); the report's tables have the expected rows; dummy-data epochs are not slower than
+# real-data ones beyond noise; the HTML report and the plots exist.
+#
+#   bash weak_scaling_slurm.sh CAMPAIGN_BINARY SOURCE_DIR        (labels e2e, slurm; ~2.5 min on 2 cores)
+source "$(dirname "$0")/lib.sh"
+
+ensure_cluster
+py=/usr/bin/python3
+wd=$WORK/w
+say "campaign run weak_scaling --system testcluster"
+"$CAMPAIGN" run "$SRC/campaigns/weak_scaling.yaml" --system testcluster --workdir "$wd" >"$WORK/run.out" 2>"$WORK/run.err"
+check_eq "campaign run exits 0" 0 $?
+tail -2 "$WORK/run.out"
+check "final summary" grep -q "^done: 1 completed, 18 collected; work directory $wd" "$WORK/run.out"
+check "report path printed" grep -q "^report: $wd/report/report.html" "$WORK/run.out"
+[[ -s $WORK/run.err ]] && { say "stderr:"; head -5 "$WORK/run.err"; }
+
+"$CAMPAIGN" status "$wd" --json >"$WORK/status.json"
+$py - "$WORK/status.json" >"$WORK/cases.txt" <<'EOF'
+import json, sys
+for c in json.load(open(sys.argv[1])):
+    for k in c["cases"]:
+        print(k["case"], k["state"], k["attempt"], k.get("nodes", ""), k.get("node_list", ""), k.get("elapsed_s", 0))
+EOF
+check_eq "19 cases at attempt 1" 19 "$(awk '$3 == 1' "$WORK/cases.txt" | wc -l)"
+check_eq "cpu cases ran on mc nodes only" "" "$(awk '$1 ~ /^scaling-cpu/ && $5 !~ /^cn/' "$WORK/cases.txt")"
+check_eq "gpu cases ran on gpu nodes only" "" "$(awk '$1 ~ /^scaling-gpu/ && $5 !~ /^gn/' "$WORK/cases.txt")"
+check_eq "16 ranks on 4 mc nodes" "4 cn[1-4]" "$(awk '$1 == "scaling-cpu-n16" { print $4, $5 }' "$WORK/cases.txt")"
+check_eq "8 ranks on both gpu nodes" "2 gn[1-2]" "$(awk '$1 == "scaling-gpu-n8" { print $4, $5 }' "$WORK/cases.txt")"
+check_eq "every case has its elapsed time" "" "$(awk '$6 <= 0 { print $1 }' "$WORK/cases.txt")"
+check "the 16-rank job had a world of 16" grep -q "world_size: 16" "$wd/scaling-cpu-n16/config.yaml"
+check "every rank of it was counted (mlperf.log)" grep -q '"key": "number_of_ranks", "value": 16' "$wd/scaling-cpu-n16/mlperf.log"
+prefix=$(prefix_of "$wd")
+wait_sacct_jobs "$prefix" 19
+check_eq "one job per case in accounting" 19 "$(sacct_jobs "$prefix" | wc -l)"
+
+rep=$wd/report
+expect() { # partition rows
+  local csv=$rep/weak_scaling-$1.csv
+  check_eq "$1: rows with real and dummy times" "$2" "$(awk -F, 'NR > 1 && $3 > 0 && $7 > 0 { print $1 }' "$csv" | paste -sd' ')"
+  for f in svg png; do check "plot $1.$f" test -s "$rep/weak_scaling-$1.$f"; done
+}
+expect cpu "1 2 4 8 16"
+expect gpu "1 2 4 8"
+check_eq "report.html embeds both plots" 2 "$(grep -o "<img alt=\"weak_scaling, partition=[a-z]*\" src=\"data:image/svg+xml;base64," "$rep/report.html" | wc -l)"
+# Jobs share two cores here, so single points are noisy; over the 9 (partition, ranks) points dummy
+# epochs are not slower than real ones (geometric mean of dummy/real at most 1.20).
+ratios=$(awk -F, 'FNR > 1 { printf "%s ", $7 / $3 }' "$rep/weak_scaling-gpu.csv" "$rep/weak_scaling-cpu.csv")
+gmean=$(awk -v r="$ratios" 'BEGIN { n = split(r, a, " "); s = 0; for (i = 1; i <= n; i++) s += log(a[i]); printf "%.3f", exp(s / n) }')
+say "dummy/real epoch time: $ratios(geometric mean $gmean)"
+check "dummy epochs not slower than real ones beyond noise ($gmean <= 1.20)" awk -v g="$gmean" 'BEGIN { exit !(g <= 1.20) }'
+"$CAMPAIGN" history 'eff@max' "$WORK" >"$WORK/history.out" 2>&1
+check_eq "history of the run: exit 0" 0 $?
+check "history reads both partitions' efficiency at their largest rank count" \
+  test "$(grep -Ec 'ranks=(8|16) +1\.000 baseline$' "$WORK/history.out")" = 2

@@ -1,0 +1,106 @@
+// The code version recorded with a run: git commit, commit date and dirty
+// flag of a real work tree (made here with a fixed date), and how they read.
+#include "results/code_version.hpp"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "transport/local_shell.hpp"
+
+using namespace campaign;
+using namespace campaign::results;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct GitRepo {
+  fs::path dir = fs::temp_directory_path() / ("campaign-git-test-" + std::to_string(::getpid()));
+  transport::LocalShell shell;
+
+  GitRepo() {
+    fs::remove_all(dir);
+    fs::create_directories(dir / "src");
+    std::ofstream(dir / "src" / "train.py") << "print('v1')\n";
+    git({"init", "-q"});
+    git({"add", "."});
+    commit("v1", "2021-03-04T05:06:07Z");
+  }
+  ~GitRepo() { fs::remove_all(dir); }
+  transport::CommandResult git(std::vector<std::string> args, const std::string& date = "") {
+    std::vector<std::string> argv = {"env"};
+    if (!date.empty()) argv.insert(argv.end(), {"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date});
+    argv.insert(argv.end(),
+                {"git", "-C", dir.string(), "-c", "user.name=t", "-c", "user.email=t@example.org"});
+    argv.insert(argv.end(), args.begin(), args.end());
+    return shell.run(argv);
+  }
+  void commit(const std::string& msg, const std::string& date) {
+    REQUIRE(git({"commit", "-q", "-m", msg}, date).ok());
+  }
+};
+
+bool have_git() {
+  transport::LocalShell shell;
+  try {
+    return shell.run({"git", "--version"}).ok();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("git_version reads HEAD's commit, committer date and local changes", "[results][code]") {
+  if (!have_git()) {
+    WARN("git is not installed: skipped");
+    return;
+  }
+  GitRepo repo;
+  auto v = git_version(repo.shell, repo.dir / "src");  // a folder inside the work tree
+  REQUIRE(v);
+  CHECK(v->commit.size() == 40);
+  REQUIRE(v->date);
+  CHECK(v->date->time_since_epoch().count() == 1614834367);  // 2021-03-04T05:06:07Z
+  CHECK_FALSE(v->dirty);
+  CHECK(v->display() == v->commit.substr(0, 10));
+
+  std::ofstream(repo.dir / "src" / "train.py") << "print('v2')\n";
+  auto dirty = git_version(repo.shell, repo.dir);
+  REQUIRE(dirty);
+  CHECK(dirty->dirty);
+  CHECK(dirty->display() == v->commit.substr(0, 10) + "-dirty");
+
+  repo.git({"add", "."});
+  repo.commit("v2", "2022-01-01T00:00:00Z");
+  auto head = git_version(repo.shell, repo.dir);
+  auto first = git_version(repo.shell, repo.dir, "HEAD~1");
+  REQUIRE(head);
+  REQUIRE(first);
+  CHECK(head->commit != v->commit);
+  CHECK(first->commit == v->commit);
+  CHECK_FALSE(git_version(repo.shell, repo.dir, "no-such-rev"));
+  CHECK_FALSE(git_version(repo.shell, fs::temp_directory_path() / "campaign-no-such-dir"));
+}
+
+TEST_CASE("describe_code names the label, the commit, its date and local changes", "[results][code]") {
+  CampaignRow row;
+  CHECK(describe_code(row).empty());
+  row.code_version = "v1.2";
+  CHECK(describe_code(row) == "v1.2");
+  row.code_commit = "0123456789abcdef0123456789abcdef01234567";
+  row.code_date = Time(std::chrono::seconds(1614834367));
+  CHECK(describe_code(row) == "v1.2, commit 0123456789 of 2021-03-04 05:06 UTC");
+  row.code_version = "0123456789-dirty";  // no label: the version is the short commit
+  row.code_dirty = true;
+  CHECK(describe_code(row) == "commit 0123456789 of 2021-03-04 05:06 UTC (modified)");
+
+  CodeVersion v;
+  v.label = "nightly-42";
+  v.commit = row.code_commit;
+  CampaignRow applied;
+  v.apply(applied);
+  CHECK(applied.code_version == "nightly-42");
+  CHECK(applied.code_commit == row.code_commit);
+}
