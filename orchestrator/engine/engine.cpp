@@ -626,10 +626,10 @@ int Engine::run() {
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   int signal_received = 0;
   // Markers written through this machine's kernel wake the loop at once (a cancelled wait runs the
-  // tick now); others are read on the timer. Only run directories of the local work directory are
-  // watched: a remote workspace's are on another machine.
+  // tick now); others are read on the timer. A remote workspace's run directories are on another
+  // machine: not watched.
   std::optional<MarkerWatch> watch;
-  if (!options_.workspace) watch.emplace(io, render::kExitMarker, [&] { timer.cancel(); });
+  if (workspace_.watchable()) watch.emplace(io, render::kExitMarker, [&] { timer.cancel(); });
   auto stop = [&] {
     signals.cancel();
     watch.reset();  // its pending read would keep io.run() going

@@ -35,6 +35,9 @@ class Workspace {
   // The exit status in each run directory's marker (run directories as the catalog records them),
   // nullopt where there is none yet or it cannot be read now. One entry per directory, in order.
   virtual std::vector<std::optional<int>> read_markers(const std::vector<std::string>& run_dirs) = 0;
+  // The run directories are on this machine's file system: the engine may watch them for markers
+  // (engine/marker_watch.hpp) instead of waiting for the next read.
+  virtual bool watchable() const { return false; }
 };
 
 // Scripts run where the orchestrator keeps its work directory (the same machine, or a login node
@@ -46,6 +49,7 @@ class LocalWorkspace final : public Workspace {
   std::filesystem::path script_root() const override { return workdir_; }
   void prepare(const render::Script& script) override;
   std::vector<std::optional<int>> read_markers(const std::vector<std::string>& run_dirs) override;
+  bool watchable() const override { return true; }
 
  private:
   transport::Shell& shell_;

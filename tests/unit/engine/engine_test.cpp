@@ -6,10 +6,13 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <thread>
 
 #include "spec/library.hpp"
 #include "transport/local_shell.hpp"
@@ -46,6 +49,13 @@ class FakeScheduler final : public sched::Scheduler {
   int others = 0;
   bool down = false;  // every call throws SchedulerUnavailable
   int queries = 0;
+  // When set, each submitted job writes its exit marker (0) this long after its submission, from
+  // another thread, the way job scripts do (.exit.tmp renamed to .exit).
+  std::optional<std::chrono::milliseconds> marker_after;
+  std::vector<std::thread> writers;
+  ~FakeScheduler() {
+    for (auto& t : writers) t.join();
+  }
 
   std::string name() const override { return "fake"; }
   std::string submit(const sched::SubmitRequest& r) override {
@@ -57,6 +67,12 @@ class FakeScheduler final : public sched::Scheduler {
     j.info.state = State::queued;
     jobs[id] = j;
     order.push_back(id);
+    if (marker_after)
+      writers.emplace_back([dir = fs::path(r.workdir), after = *marker_after] {
+        std::this_thread::sleep_for(after);
+        std::ofstream(dir / ".exit.tmp") << "0\n";
+        fs::rename(dir / ".exit.tmp", dir / render::kExitMarker);
+      });
     return id;
   }
   std::vector<sched::JobInfo> query(const std::vector<std::string>& ids) override {
@@ -279,4 +295,32 @@ TEST_CASE("a job the scheduler forgot without a marker is lost after a few polls
   auto a = s.attempt_of("c1");
   CHECK(a.number == 2);  // lost after 3 polls, and the policy retries lost attempts
   CHECK(a.state == State::queued);
+}
+
+TEST_CASE("run() notices an exit marker the moment it appears, not at the next read") {
+  // Markers are read once an hour and the scheduler asked once an hour: only the watch on the run
+  // directories can end this run. Were it missing, the watchdog's SIGTERM would (exit 130).
+  TempDir dir;
+  auto c = spec::parse_campaign(std::string(kSix), (dir.path / "c.yaml").string());
+  auto sys =
+      spec::load_system_file(*spec::find_data_file(CAMPAIGN_SOURCE_DIR, "systems", "testcluster", ".yaml"));
+  sys.limits.poll_min_s = sys.limits.poll_max_s = 3600;
+  auto plan = matrix::expand(spec::for_system(c, sys.name), sys, dir.path.string());
+  Catalog catalog = Catalog::open(dir.path);
+  FakeScheduler sched;
+  sched.marker_after = std::chrono::milliseconds(100);
+  transport::LocalShell shell;
+  engine::EngineOptions o;
+  o.marker_interval_s = 3600;
+  engine::Engine engine(plan, dir.path, catalog, sched, shell, o);
+  std::atomic<bool> done{false};
+  std::thread watchdog([&] {
+    for (int i = 0; i < 300 && !done; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!done) ::kill(::getpid(), SIGTERM);
+  });
+  int rc = engine.run();
+  done = true;
+  watchdog.join();
+  CHECK(rc == 0);
+  CHECK(engine.counts().by_state[State::completed] == 6);
 }
