@@ -159,9 +159,10 @@ std::string ShellExecutor::submit(const sched::SubmitRequest& request) {
   return answer["id"].get<std::string>();
 }
 
-std::vector<JobInfo> ShellExecutor::query(const std::vector<std::string>& ids) {
-  if (ids.empty()) return {};
-  json answer = call(json{{"version", kVersion}, {"op", "query"}, {"ids", ids}}.dump(), false);
+std::vector<JobInfo> ShellExecutor::jobs(const std::string& op, const char* key,
+                                         const std::vector<std::string>& values) {
+  if (values.empty()) return {};
+  json answer = call(json{{"version", kVersion}, {"op", op}, {key, values}}.dump(), false);
   std::vector<JobInfo> out;
   try {
     for (auto& j : answer.at("jobs")) out.push_back(job_from_json(j));
@@ -171,16 +172,12 @@ std::vector<JobInfo> ShellExecutor::query(const std::vector<std::string>& ids) {
   return out;
 }
 
+std::vector<JobInfo> ShellExecutor::query(const std::vector<std::string>& ids) {
+  return jobs("query", "ids", ids);
+}
+
 std::vector<JobInfo> ShellExecutor::find_by_name(const std::vector<std::string>& names) {
-  if (names.empty()) return {};
-  json answer = call(json{{"version", kVersion}, {"op", "find"}, {"names", names}}.dump(), false);
-  std::vector<JobInfo> out;
-  try {
-    for (auto& j : answer.at("jobs")) out.push_back(job_from_json(j));
-  } catch (const json::exception& e) {
-    throw sched::UnexpectedOutput(std::string("executor answer: ") + e.what());
-  }
-  return out;
+  return jobs("find", "names", names);
 }
 
 int ShellExecutor::queued_jobs_of_user() {

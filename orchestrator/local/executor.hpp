@@ -45,6 +45,9 @@ class ShellExecutor final : public sched::Scheduler {
   // The parsed answer to `request`; throws SchedulerUnavailable (SubmitError when `submit`) for a
   // failed call or an answer with ok=false.
   nlohmann::json call(const std::string& request, bool submit);
+  // The jobs the executor lists for operation `op` ("query", "find") over `values` (ids, names).
+  std::vector<sched::JobInfo> jobs(const std::string& op, const char* key,
+                                   const std::vector<std::string>& values);
 
   transport::Shell& shell_;
   std::string campaign_, spool_;

@@ -9,9 +9,6 @@ namespace campaign::report::detail {
 
 using analysis::Table;
 
-namespace {
-
-// RFC 4180: quote fields holding a separator, quote or line break.
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string out = "\"";
@@ -21,6 +18,8 @@ std::string csv_field(const std::string& s) {
   }
   return out + "\"";
 }
+
+namespace {
 
 // Counts and rank numbers stay integers in JSON (512, not 512.0).
 nlohmann::ordered_json json_number(double d) {

@@ -15,6 +15,7 @@ namespace campaign::report {
 
 namespace fs = std::filesystem;
 using analysis::Verdict;
+using detail::csv_field;
 
 namespace {
 
@@ -28,16 +29,6 @@ std::string fixed(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
 }
 
 std::string verdict_text(const analysis::HistoryPoint& p) {

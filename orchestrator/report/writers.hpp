@@ -32,6 +32,9 @@ struct Context {
   std::string generated;  // timestamp shown in the report
 };
 
+// RFC 4180: the field, quoted when it holds a separator, quote or line break.
+std::string csv_field(const std::string& s);
+
 std::string table_csv(const analysis::Table& t);
 std::string table_json(const analysis::AnalysisResult& a, const analysis::Table& t);
 std::string markdown(const Context& ctx);
