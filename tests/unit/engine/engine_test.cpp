@@ -170,6 +170,17 @@ case_name: c{{n}}
 job: {partition: mc, nodes: 1, walltime: "01:00:00", command: "true"}
 )";
 
+// A staging step the two training cases depend on.
+const char* kDeps = R"(name: deps
+matrix:
+  n: [1, 2]
+case_name: train-{{n}}
+job: {partition: mc, nodes: 1, walltime: "00:10:00", command: "true"}
+steps:
+  prepare: {matrix: {}, case_name: prepare, job: {command: "true"}}
+  train: {after: [prepare]}
+)";
+
 }  // namespace
 
 TEST_CASE("the queue limit counts the user's jobs outside the campaign") {
@@ -207,16 +218,7 @@ TEST_CASE("the budget stops new submissions once consumed plus in flight would p
 }
 
 TEST_CASE("a dependent step is submitted with afterok on its dependency's job") {
-  Setup s(R"(name: deps
-matrix:
-  n: [1, 2]
-case_name: train-{{n}}
-job: {partition: mc, nodes: 1, walltime: "00:10:00", command: "true"}
-steps:
-  prepare: {matrix: {}, case_name: prepare, job: {command: "true"}}
-  train: {after: [prepare]}
-)",
-          100);
+  Setup s(kDeps, 100);
   s.engine.tick(true);
   REQUIRE(s.sched.jobs.size() == 3);
   const std::string prep = s.sched.id_of("prepare");
@@ -229,15 +231,7 @@ steps:
 }
 
 TEST_CASE("a failed dependency cancels the waiting cases; they are not submitted") {
-  Setup s(R"(name: depfail
-matrix:
-  n: [1, 2]
-case_name: train-{{n}}
-job: {partition: mc, nodes: 1, walltime: "00:10:00", command: "true"}
-steps:
-  prepare: {matrix: {}, case_name: prepare, job: {command: "true"}}
-  train: {after: [prepare]}
-)",
+  Setup s(kDeps,
           1);  // one job at a time: the training cases wait unsubmitted behind prepare
   s.engine.tick(true);
   REQUIRE(s.sched.jobs.size() == 1);
