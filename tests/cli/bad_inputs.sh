@@ -4,12 +4,8 @@
 # never a partial output directory. Each file ends with `# expect: TEXT` and
 # optionally `# args: EXTRA ARGS`.
 set -u
-exe=$1
+source "$(dirname "$0")/lib.sh"
 dir=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
 for f in "$dir"/*.yaml; do
   expect=$(sed -n 's/^# expect: //p' "$f")
   args=$(sed -n 's/^# args: //p' "$f")
@@ -34,5 +30,4 @@ for f in "$dir"/*.yaml; do
     pass=$((pass + 1))
   fi
 done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ "$pass" -ge 30 ]
+finish 30

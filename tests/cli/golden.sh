@@ -4,13 +4,9 @@
 # (work directory, binary, source tree, job-name id) are replaced by
 # placeholders. UPDATE_GOLDEN=1 rewrites the golden files.
 set -u
-exe=$1
+source "$(dirname "$0")/lib.sh"
 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 golden=$src/tests/golden
-pass=0
-fail=0
 # One GPU and one CPU case of each kind, and the staging step where it exists.
 cases="scaling-gpu-n2 scaling-cpu-dummy-n1 scaling-gpu-dummy-n4 prepare-data"
 for sys in local testcluster daint cori summit perlmutter frontier; do
@@ -39,5 +35,4 @@ for sys in local testcluster daint cori summit perlmutter frontier; do
     fi
   done
 done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ "$pass" -ge 14 ]
+finish 14

@@ -8,20 +8,8 @@
 # direction of time and throughput metrics, --baseline, --threshold,
 # --fail-on, labels without git, the files written, and bad METRICs (exit 2).
 set -u
-exe=$1
+source "$(dirname "$0")/lib.sh"
 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-check() {
-  local what=$1
-  shift
-  if "$@"; then pass=$((pass + 1)); else echo "FAIL: $what"; fail=$((fail + 1)); fi
-}
-check_eq() {
-  if [ "$2" = "$3" ]; then pass=$((pass + 1)); else echo "FAIL: $1: expected '$2', got '$3'"; fail=$((fail + 1)); fi
-}
 export HOME=$tmp # code_dir is $HOME/cosmoflow-benchmark in the campaign's base: not there
 if ! command -v git >/dev/null; then
   echo "FAIL: git is not installed (tools/setup.sh installs it)"
@@ -152,5 +140,4 @@ check "asks for --better: $err" grep -q "pass --better higher|lower" <<<"$err"
 check_eq "--better given: exit 0" 0 $?
 "$exe" history 'eff@max' "$tmp/empty-nothing-here" >/dev/null 2>&1
 check_eq "a missing PATH: exit 2" 2 $?
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -5,17 +5,8 @@
 # throughputs and efficiencies to 6 decimals; absent runs stay planned;
 # importing again changes nothing.
 set -u
-exe=$1
+source "$(dirname "$0")/lib.sh"
 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-check() {
-  local what=$1
-  shift
-  if "$@"; then pass=$((pass + 1)); else echo "FAIL: $what"; fail=$((fail + 1)); fi
-}
 tree=$tmp/results/weak_scaling/20201023_1200
 # Mean epoch time (epochs > 0) per rank count, as published (64: the time the
 # published throughput implies, 29.642493338, which rounds to 29.642493).
@@ -64,5 +55,4 @@ if command -v gnuplot >/dev/null; then
 fi
 term=$("$exe" report "$tmp/w" --terminal)
 check "report --terminal prints the table" grep -q "1105.440073" <<<"$term"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -3,17 +3,8 @@
 # user reads them: script counts, Slurm constraints, -N equal to the rank
 # count, LSF directives and jsrun lines, the node-hours line, auto detection.
 set -u
-exe=$1
+source "$(dirname "$0")/lib.sh"
 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-check() {  # check DESCRIPTION COMMAND...
-  local what=$1
-  shift
-  if "$@"; then pass=$((pass + 1)); else echo "FAIL: $what"; fail=$((fail + 1)); fi
-}
 ws=$src/campaigns/weak_scaling.yaml
 
 # Daint: 28 Slurm scripts; gpu ones -C gpu, cpu ones -C mc; -N equals the rank count.
@@ -66,5 +57,4 @@ done
 "$exe" plan "$ws" --system daint --out "$tmp/daint" -q >/dev/null
 check "re-plan keeps 28 scripts" test "$(find "$tmp/daint" -name job.sh | wc -l)" -eq 28
 check "--help lists plan and validate" bash -c "'$exe' --help | grep -q plan && '$exe' --help | grep -q validate"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
