@@ -14,6 +14,7 @@
 #include <map>
 #include <thread>
 
+#include "../temp_dir.hpp"
 #include "spec/library.hpp"
 #include "transport/local_shell.hpp"
 
@@ -22,18 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path = fs::temp_directory_path() /
-                  ("campaign-engine-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  static int& counter() {
-    static int n = 0;
-    return n;
-  }
+struct TempDir : campaign_test::TempDir {
+  TempDir() : campaign_test::TempDir("engine") {}
 };
 
 // Jobs stay where the test puts them. `others` are the user's jobs outside the campaign.

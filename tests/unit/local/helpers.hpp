@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "../temp_dir.hpp"
 #include "local/local_scheduler.hpp"
 
 namespace local_test {
@@ -23,17 +24,8 @@ namespace local_test {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& tag) {
-    path = fs::temp_directory_path() / ("campaign-local-" + tag + "-" + std::to_string(::getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
+struct TempDir : campaign_test::TempDir {
+  explicit TempDir(const std::string& tag) : campaign_test::TempDir("local-" + tag) {}
 };
 
 inline std::string read(const fs::path& p) {

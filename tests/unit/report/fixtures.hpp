@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../temp_dir.hpp"
 #include "analysis/scaling.hpp"
 #include "report/report.hpp"
 
@@ -21,17 +22,8 @@ namespace fs = std::filesystem;
 using namespace campaign::analysis;
 
 // A fresh directory under the system temp dir, removed with the object.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "campaign-report-XXXXXX").string();
-    if (!::mkdtemp(templ.data())) throw std::runtime_error("mkdtemp failed");
-    path = templ;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
+struct TempDir : campaign_test::TempDir {
+  TempDir() : campaign_test::TempDir("report") {}
 };
 
 inline std::string slurp(const fs::path& p) {

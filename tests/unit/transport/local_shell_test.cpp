@@ -10,6 +10,8 @@
 #include <fstream>
 #include <thread>
 
+#include "../temp_dir.hpp"
+
 using campaign::transport::CommandResult;
 using campaign::transport::LocalShell;
 using campaign::transport::TransportError;
@@ -18,15 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("campaign-shell-test-" + std::to_string(::getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+using campaign_test::TempDir;
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
