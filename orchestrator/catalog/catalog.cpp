@@ -121,20 +121,15 @@ std::int64_t Catalog::upsert_campaign(const CampaignRow& row) {
     std::int64_t id;
     if (!old) {
       auto q = c.query(
-          "INSERT INTO campaigns (name, spec_text, spec_hash, system, workdir, code_version, created, "
-          "updated, code_commit, code_date, code_dirty) "
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+          "INSERT INTO campaigns (name, spec_text, spec_hash, system, workdir, created, updated) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?)");
       q->bind(1, row.name);
       q->bind(2, row.spec_text);
       q->bind(3, row.spec_hash);
       q->bind(4, row.system);
       q->bind(5, row.workdir);
-      q->bind(6, row.code_version);
+      q->bind(6, c.now());
       q->bind(7, c.now());
-      q->bind(8, c.now());
-      q->bind(9, row.code_commit);
-      bind_opt(*q, 10, row.code_date);
-      q->bind(11, row.code_dirty ? 1 : 0);
       q->exec();
       id = c.db.getLastInsertRowid();
       c.insert_event({id, {}, {}}, "campaign", std::nullopt, std::nullopt,
@@ -150,29 +145,59 @@ std::int64_t Catalog::upsert_campaign(const CampaignRow& row) {
       note("spec", old->spec_hash, row.spec_hash);
       note("system", old->system, row.system);
       note("workdir", old->workdir, row.workdir);
-      note("code version", old->code_version, row.code_version);
-      note("commit", old->code_commit + (old->code_dirty ? " (modified)" : ""),
-           row.code_commit + (row.code_dirty ? " (modified)" : ""));
       if (changes.empty() && old->spec_text == row.spec_text) return id;
       auto q = c.query(
-          "UPDATE campaigns SET spec_text = ?, spec_hash = ?, system = ?, workdir = ?, code_version = ?, "
-          "updated = ?, code_commit = ?, code_date = ?, code_dirty = ? WHERE id = ?");
+          "UPDATE campaigns SET spec_text = ?, spec_hash = ?, system = ?, workdir = ?, updated = ? WHERE id "
+          "= ?");
       q->bind(1, row.spec_text);
       q->bind(2, row.spec_hash);
       q->bind(3, row.system);
       q->bind(4, row.workdir);
-      q->bind(5, row.code_version);
-      q->bind(6, c.now());
-      q->bind(7, row.code_commit);
-      bind_opt(*q, 8, row.code_date);
-      q->bind(9, row.code_dirty ? 1 : 0);
-      q->bind(10, id);
+      q->bind(5, c.now());
+      q->bind(6, id);
       q->exec();
       c.insert_event({id, {}, {}}, "campaign", std::nullopt, std::nullopt,
                      changes.empty() ? "spec text changed" : changes);
     }
     tx.commit();
     return id;
+  });
+}
+
+void Catalog::record_code_version(std::int64_t campaign_id, const CodeRecord& code) {
+  Impl& c = *impl_;
+  c.require_writer("record_code_version");
+  c.guard("record_code_version", [&] {
+    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    auto old = c.query(std::string(kCampaignSelect) + "WHERE id = ?");
+    old->bind(1, campaign_id);
+    if (!old->executeStep())
+      throw CatalogError(c.where() + ": no campaign with id " + std::to_string(campaign_id));
+    const CodeRecord was = read_campaign(*old).code;
+    old->reset();
+    std::string changes;
+    auto note = [&](const char* what, const std::string& from, const std::string& to) {
+      if (from == to) return;
+      if (!changes.empty()) changes += "; ";
+      changes += std::string(what) + " " + from + " -> " + to;
+    };
+    note("code version", was.version, code.version);
+    note("commit", was.commit + (was.dirty ? " (modified)" : ""),
+         code.commit + (code.dirty ? " (modified)" : ""));
+    if (changes.empty() && was.date == code.date) return;
+    auto q = c.query(
+        "UPDATE campaigns SET code_version = ?, code_commit = ?, code_date = ?, code_dirty = ?, updated = ? "
+        "WHERE id = ?");
+    q->bind(1, code.version);
+    q->bind(2, code.commit);
+    bind_opt(*q, 3, code.date);
+    q->bind(4, code.dirty ? 1 : 0);
+    q->bind(5, c.now());
+    q->bind(6, campaign_id);
+    q->exec();
+    if (!changes.empty())
+      c.insert_event({campaign_id, {}, {}}, "campaign", std::nullopt, std::nullopt, changes);
+    tx.commit();
   });
 }
 

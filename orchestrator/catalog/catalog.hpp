@@ -55,15 +55,22 @@ struct CampaignRow {
   std::string spec_hash{};
   std::string system{};
   std::string workdir{};
-  std::string code_version{};  // what people read: the label, else the short commit
-  // The git commit of the code under test and its commit date, when known
-  // (results/code_version.hpp); `campaign history` orders runs by the date.
-  std::string code_commit{};
-  std::optional<Time> code_date{};
-  bool code_dirty = false;  // the checkout had uncommitted changes
+};
+
+// The code under test a campaign measured (results/code_version.hpp). Only
+// `run`, `resume` and `import` know it and record it; commands that merely
+// look at or cancel jobs must not touch it.
+struct CodeRecord {
+  std::string version{};  // what people read: the label, else the short commit
+  // The git commit and its commit date, when known; `campaign history` orders
+  // runs by the date.
+  std::string commit{};
+  std::optional<Time> date{};
+  bool dirty = false;  // the checkout had uncommitted changes
 };
 
 struct CampaignRecord : CampaignRow {
+  CodeRecord code;
   std::int64_t id = 0;
   Time created{};
   Time updated{};
@@ -101,6 +108,9 @@ struct JobUpdate {
   std::optional<Time> ended{};
   std::optional<std::int64_t> elapsed_s{};
   std::optional<std::string> node_list{};
+  // completed only: false while the job's exit marker alone says so, true
+  // once the scheduler's accounting agrees (or cannot be had).
+  std::optional<bool> confirmed{};
 };
 
 // One attempt with the case it belongs to: a line of `campaign status`.
@@ -127,6 +137,9 @@ struct AttemptRow {
   std::optional<int> exit_code;
   std::string reason;
   std::string node_list;
+  // false: completed on the job's exit marker, the scheduler's accounting not
+  // read yet; not collected and not done until it is (JobUpdate::confirmed).
+  bool confirmed = true;
 };
 
 struct Metric {
@@ -188,8 +201,11 @@ class Catalog {
 
   // --- campaigns -----------------------------------------------------------
   // Inserts the campaign, or updates the stored one of the same name (spec,
-  // system, code version, commit), logging what changed. Returns its id.
+  // system, work directory), logging what changed. Returns its id. Leaves
+  // the code version as it is.
   std::int64_t upsert_campaign(const CampaignRow& row);
+  // Records the code under test of the campaign, logging a change.
+  void record_code_version(std::int64_t campaign_id, const CodeRecord& code);
   std::optional<CampaignRecord> find_campaign(std::string_view name);
   std::vector<CampaignRecord> campaigns();
 

@@ -60,7 +60,7 @@ std::string state_name(State s) { return std::string(to_string(s)); }
 const std::string kAttemptSelect =
     "SELECT a.id, a.case_id, c.campaign_id, a.number, a.state, c.key, c.name, c.step, c.run_dir, "
     "c.script, c.in_spec, a.job_id, a.job_name, a.nodes, a.walltime_s, a.submitted, a.started, "
-    "a.ended, a.elapsed_s, a.exit_code, a.reason, a.node_list "
+    "a.ended, a.elapsed_s, a.exit_code, a.reason, a.node_list, a.confirmed "
     "FROM attempts a JOIN cases c ON c.id = a.case_id ";
 
 AttemptRow read_attempt(const SQLite::Statement& s) {
@@ -87,6 +87,7 @@ AttemptRow read_attempt(const SQLite::Statement& s) {
   r.exit_code = opt_int(s.getColumn(19));
   r.reason = s.getColumn(20).getString();
   r.node_list = s.getColumn(21).getString();
+  r.confirmed = s.getColumn(22).getInt() != 0;
   return r;
 }
 
@@ -102,12 +103,12 @@ CampaignRecord read_campaign(const SQLite::Statement& s) {
   r.spec_hash = s.getColumn(3).getString();
   r.system = s.getColumn(4).getString();
   r.workdir = s.getColumn(5).getString();
-  r.code_version = s.getColumn(6).getString();
+  r.code.version = s.getColumn(6).getString();
   r.created = from_secs(s.getColumn(7).getInt64());
   r.updated = from_secs(s.getColumn(8).getInt64());
-  r.code_commit = s.getColumn(9).getString();
-  r.code_date = opt_time(s.getColumn(10));
-  r.code_dirty = s.getColumn(11).getInt() != 0;
+  r.code.commit = s.getColumn(9).getString();
+  r.code.date = opt_time(s.getColumn(10));
+  r.code.dirty = s.getColumn(11).getInt() != 0;
   return r;
 }
 
@@ -171,7 +172,7 @@ void Catalog::Impl::require_writer(const char* op) const {
 
 Current Catalog::Impl::current(std::int64_t attempt_id) {
   auto q = query(
-      "SELECT a.id, a.case_id, c.campaign_id, a.number, a.state, a.job_id, c.key "
+      "SELECT a.id, a.case_id, c.campaign_id, a.number, a.state, a.job_id, c.key, a.confirmed "
       "FROM attempts a JOIN cases c ON c.id = a.case_id WHERE a.id = ?");
   q->bind(1, attempt_id);
   if (!q->executeStep()) throw CatalogError(where() + ": no attempt with id " + std::to_string(attempt_id));
@@ -183,6 +184,7 @@ Current Catalog::Impl::current(std::int64_t attempt_id) {
   c.state = parse_state(q->getColumn(4).getString());
   c.job_id = q->getColumn(5).getString();
   c.case_key = q->getColumn(6).getString();
+  c.confirmed = q->getColumn(7).getInt() != 0;
   return c;
 }
 
@@ -208,6 +210,15 @@ void Catalog::Impl::set_state(Current& cur, State to, std::string_view message) 
   if (!allowed(cur.state, to))
     throw TransitionError(where() + ": " + cur.describe() + " cannot go from " + state_name(cur.state) +
                           " to " + state_name(to));
+  // A completion its marker alone reported is collected only once the scheduler confirmed it, and
+  // corrected to another end only until then.
+  if (cur.state == State::completed && (to == State::collected || to == State::collect_failed) &&
+      !cur.confirmed)
+    throw TransitionError(where() + ": " + cur.describe() + " is completed on its exit marker alone: the " +
+                          "scheduler's accounting must confirm it before it is collected");
+  if (cur.state == State::completed && to != State::collected && to != State::collect_failed && cur.confirmed)
+    throw TransitionError(where() + ": " + cur.describe() + " is a confirmed completion: it cannot become " +
+                          state_name(to));
   auto q = query("UPDATE attempts SET state = ?, updated = ? WHERE id = ?");
   q->bind(1, state_name(to));
   q->bind(2, now());
@@ -234,7 +245,8 @@ void Catalog::Impl::store_info(std::int64_t attempt_id, const JobUpdate& info, b
       "UPDATE attempts SET reason = CASE WHEN ?1 THEN coalesce(?2, '') ELSE coalesce(?2, reason) END, "
       "exit_code = coalesce(?3, exit_code), started = coalesce(?4, started), "
       "ended = coalesce(?5, ended), elapsed_s = coalesce(?6, elapsed_s), "
-      "node_list = coalesce(?7, node_list), updated = ?8 WHERE id = ?9");
+      "node_list = coalesce(?7, node_list), confirmed = coalesce(?10, confirmed), updated = ?8 WHERE id = "
+      "?9");
   q->bind(1, state_changed ? 1 : 0);
   bind_opt(*q, 2, info.reason);
   bind_opt(*q, 3, info.exit_code);
@@ -244,6 +256,7 @@ void Catalog::Impl::store_info(std::int64_t attempt_id, const JobUpdate& info, b
   bind_opt(*q, 7, info.node_list);
   q->bind(8, now());
   q->bind(9, attempt_id);
+  bind_opt(*q, 10, info.confirmed ? std::optional<int>(*info.confirmed ? 1 : 0) : std::nullopt);
   q->exec();
 }
 

@@ -72,6 +72,7 @@ struct Current {
   State state = State::planned;
   std::string job_id;
   std::string case_key;
+  bool confirmed = true;  // see AttemptRow::confirmed
 
   std::string describe() const;
 };

@@ -124,12 +124,22 @@ ALTER TABLE campaigns ADD COLUMN code_dirty INTEGER NOT NULL DEFAULT 0; -- 1: th
 constexpr const char* kV5 =
     "-- metric_series.steps: BLOB of int64, NULL, or INTEGER (first of consecutive steps)";
 
-constexpr std::array<Migration, 5> kMigrations = {{
+// An attempt its exit marker completed before the scheduler's accounting
+// said how the job ended: confirmed = 0 until then. Only a confirmed
+// attempt is collected and counts as done; an unconfirmed one may still turn
+// out to have ended node_fail, timeout, ... (srun exits 0 after a node
+// failure, and so does the job script's marker).
+constexpr const char* kV6 = R"sql(
+ALTER TABLE attempts ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 1;  -- 0: completed on its marker alone, so far
+)sql";
+
+constexpr std::array<Migration, 6> kMigrations = {{
     {1, "tables", kV1},
     {2, "indexes for polling, metrics and events", kV2},
     {3, "metric series", kV3},
     {4, "code commit and date of a campaign", kV4},
     {5, "consecutive metric steps stored as their first", kV5},
+    {6, "completions confirmed by the scheduler's accounting", kV6},
 }};
 
 int pragma_int(SQLite::Database& db, const char* pragma) {

@@ -41,7 +41,7 @@ bool allowed(State from, State to) {
     case State::lost:
       return to == State::completed || to == State::failed;
     case State::completed:
-      return to == State::collected || to == State::collect_failed;
+      return to == State::collected || to == State::collect_failed || (is_job_end(to) && to != State::lost);
     case State::collected:
       return to == State::collect_failed;
     case State::collect_failed:

@@ -9,7 +9,10 @@
 //   queued     -> running | any end state
 //   running    -> queued (requeued by the scheduler, same job id) | any end state
 //   lost       -> completed | failed (a late exit marker settles it)
-//   completed  -> collected | collect_failed
+//   completed  -> collected | collect_failed, once confirmed; any end state
+//                 but lost while unconfirmed (the job's exit marker said 0, the
+//                 scheduler's accounting then said NODE_FAIL, TIMEOUT...). The
+//                 catalog checks the confirmed flag (catalog.hpp), this the edges.
 //   collected <-> collect_failed (re-collection)
 // End states (failed, timeout, cancelled, node_fail, preempted, oom) have no
 // way out: a retry is a new attempt, nothing is overwritten. No state goes to

@@ -118,7 +118,7 @@ int run_history(const HistoryOptions& o) {
     analysis::Extraction e = results::measure(run, query);
     analysis::RunValues v;
     v.run = run.name;
-    v.version = run.campaign.code_version;
+    v.version = run.campaign.code.version;
     v.date = run.date();
     v.values = e.values;
     values.push_back(std::move(v));
@@ -149,7 +149,7 @@ int run_history(const HistoryOptions& o) {
     if (base.empty()) {
       std::vector<std::string> known;
       for (const auto& r : runs)
-        known.push_back(r.campaign.code_version.empty() ? r.name : r.campaign.code_version);
+        known.push_back(r.campaign.code.version.empty() ? r.name : r.campaign.code.version);
       throw InputError({"campaign history"}, "--baseline",
                        "no run of code '" + o.baseline + "' (versions: " + join(known, ", ") + ")" +
                            did_you_mean(o.baseline, known));
@@ -158,7 +158,7 @@ int run_history(const HistoryOptions& o) {
     base.push_back(0);  // the oldest run alone: later runs of the same code are judged too
   }
   const auto& first = runs[base.front()];
-  doc.baseline = (first.campaign.code_version.empty() ? first.name : first.campaign.code_version) +
+  doc.baseline = (first.campaign.code.version.empty() ? first.name : first.campaign.code.version) +
                  (base.size() > 1 ? " (" + std::to_string(base.size()) + " runs)" : "");
   doc.runs = values;
   doc.history = analysis::judge(values, base, *better, o.threshold / 100);

@@ -16,7 +16,12 @@ namespace campaign::cli {
 
 namespace {
 
-const std::vector<State> kCollectable = {State::completed, State::collected, State::collect_failed};
+// A completion is collected once the scheduler's accounting confirmed it; `again` also takes the
+// attempts collected before.
+bool collectable(const AttemptRow& a, bool again) {
+  if (a.state == State::completed) return a.confirmed;
+  return again && (a.state == State::collected || a.state == State::collect_failed);
+}
 
 }  // namespace
 
@@ -26,9 +31,7 @@ int collect_finished(Catalog& catalog, std::int64_t campaign_id, const results::
   for (auto& a : catalog.latest_attempts(campaign_id)) {
     auto cit = collectors.find(a.step);
     if (!a.in_spec || cit == collectors.end() || cit->second.empty()) continue;
-    if (again ? std::find(kCollectable.begin(), kCollectable.end(), a.state) != kCollectable.end()
-              : a.state == State::completed)
-      take.push_back(a);
+    if (collectable(a, again)) take.push_back(a);
   }
   if (fetch && !take.empty()) fetch(take);
   int failed = 0;

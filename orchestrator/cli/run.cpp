@@ -61,16 +61,13 @@ int run_campaign(const RunOptions& o, bool resume) {
   eo.retry_failed = resume && o.failed;
   eo.campaign_exe = backend.campaign_exe;
   auto code = results::detect_code_version(l.plan, o.label, *backend.shell);
-  eo.code_version = code.display();
-  eo.code_commit = code.commit;
-  eo.code_date = code.date;
-  eo.code_dirty = code.dirty;
+  eo.code = code.record();
   if (auto old = catalog.find_campaign(l.campaign.name);
-      old && !old->code_commit.empty() && old->code_commit != code.commit)
+      old && !old->code.commit.empty() && old->code.commit != code.commit)
     spdlog::warn(
         "the code changed since this campaign started ({} -> {}): its cases ran different versions; "
         "a fresh --workdir keeps one version per run",
-        old->code_version, code.display().empty() ? "unknown" : code.display());
+        old->code.version, code.display().empty() ? "unknown" : code.display());
   eo.progress = progress_printer(v);
   eo.hook = crash_hook();
   eo.workspace = backend.workspace.get();

@@ -69,9 +69,9 @@ nlohmann::json to_json(const CampaignRecord& c, const std::vector<AttemptRow>& r
     if (!a.node_list.empty()) j["node_list"] = a.node_list;
     cases.push_back(j);
   }
-  nlohmann::json code{{"version", c.code_version}, {"commit", c.code_commit}, {"dirty", c.code_dirty}};
+  nlohmann::json code{{"version", c.code.version}, {"commit", c.code.commit}, {"dirty", c.code.dirty}};
   code["date"] =
-      c.code_date ? nlohmann::json(c.code_date->time_since_epoch().count()) : nlohmann::json(nullptr);
+      c.code.date ? nlohmann::json(c.code.date->time_since_epoch().count()) : nlohmann::json(nullptr);
   nlohmann::json out{{"campaign", c.name}, {"system", c.system}, {"workdir", c.workdir}, {"code", code},
                      {"cases", cases}};
   if (remote && remote->system == c.system)

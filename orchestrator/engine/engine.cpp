@@ -54,9 +54,17 @@ bool is_failure_end(State s) {
   return is_final(s) && s != State::completed && s != State::collected && s != State::collect_failed;
 }
 
-bool succeeded(State s) {
-  return s == State::completed || s == State::collected || s == State::collect_failed;
+// Final, and the scheduler has had its say: a completion on the exit marker alone is not yet.
+bool settled(const AttemptRow& a) {
+  return is_final(a.state) && (a.state != State::completed || a.confirmed);
 }
+
+bool succeeded(const AttemptRow& a) {
+  return settled(a) &&
+         (a.state == State::completed || a.state == State::collected || a.state == State::collect_failed);
+}
+
+constexpr const char* kAwaitingAccounting = "exit marker 0; awaiting the scheduler's accounting";
 
 constexpr const char* kDependencyReason = "dependency ";
 
@@ -64,6 +72,27 @@ constexpr const char* kDependencyReason = "dependency ";
 bool newer_id(const std::string& a, const std::string& b) {
   if (a.size() != b.size()) return a.size() > b.size();
   return a > b;
+}
+
+// The plan's cases in the order they are offered to the scheduler: round robin over node classes
+// (step, partition), the plan's order within each class. Slurm's main scheduling pass stops at the
+// first job it cannot start; a queue holding every mc case before every gpu case leaves freed gpu
+// nodes idle until the backfill pass.
+std::vector<size_t> interleaved_order(const matrix::Plan& plan) {
+  std::map<std::pair<size_t, size_t>, std::vector<size_t>> classes;
+  std::vector<std::pair<size_t, size_t>> first_seen;
+  for (size_t i = 0; i < plan.cases.size(); ++i) {
+    auto key = std::pair{plan.cases[i].step, plan.cases[i].partition};
+    auto& list = classes[key];
+    if (list.empty()) first_seen.push_back(key);
+    list.push_back(i);
+  }
+  std::vector<size_t> order;
+  order.reserve(plan.cases.size());
+  for (size_t round = 0; order.size() < plan.cases.size(); ++round)
+    for (auto& key : first_seen)
+      if (round < classes[key].size()) order.push_back(classes[key][round]);
+  return order;
 }
 
 }  // namespace
@@ -94,6 +123,7 @@ Engine::Engine(const matrix::Plan& plan, const fs::path& workdir, Catalog& catal
       renderer_(plan),
       local_workspace_(shell, workdir),
       workspace_(options_.workspace ? *options_.workspace : local_workspace_),
+      submit_order_(interleaved_order(plan)),
       rate_(plan.system.limits.max_submits_per_minute) {}
 
 void Engine::start() {
@@ -103,11 +133,8 @@ void Engine::start() {
   row.spec_hash = plan_.campaign.sha256;
   row.system = plan_.system.name;
   row.workdir = workdir_.string();
-  row.code_version = options_.code_version;
-  row.code_commit = options_.code_commit;
-  row.code_date = options_.code_date;
-  row.code_dirty = options_.code_dirty;
   campaign_id_ = catalog_.upsert_campaign(row);
+  if (options_.code) catalog_.record_code_version(campaign_id_, *options_.code);
   if (auto rec = catalog_.find_campaign(row.name))
     job_id_prefix_ =
         render::campaign_id(row.name, workdir_, std::to_string(rec->created.time_since_epoch().count()));
@@ -133,11 +160,9 @@ void Engine::start() {
 
   auto latest = catalog_.latest_attempts(campaign_id_);
   reconcile(latest);  // throws SchedulerUnavailable: nothing may be submitted before this succeeds
-  // Jobs an earlier run saw complete (by their marker) without learning their times: asked again.
+  // Completions an earlier run saw on their markers alone: the scheduler is asked again.
   for (auto& a : latest)
-    if (a.in_spec && succeeded(a.state) && a.elapsed_s.value_or(0) <= 0 && !a.job_id.empty() &&
-        a.job_name != "import")
-      accounting_[a.id] = {a.job_id, 2};
+    if (a.state == State::completed && !a.confirmed) unconfirmed_[a.id] = {a.job_id, 0};
   int ours = 0;
   for (auto& a : latest) ours += is_active(a.state) ? 1 : 0;
   others_in_queue_ = std::max(0, scheduler_.queued_jobs_of_user() - ours);
@@ -199,14 +224,56 @@ bool Engine::finish_attempt(AttemptRow& row, State state, const JobUpdate& info)
   row.state = state;
   if (info.reason) row.reason = *info.reason;
   if (info.exit_code) row.exit_code = info.exit_code;
+  if (info.confirmed) row.confirmed = *info.confirmed;
   misses_.erase(row.id);
   marker_exit_.erase(row.id);
   if (changed) {
     spdlog::info("{}: job {} {}{}", row.case_name, row.job_id, to_string(state),
                  info.exit_code && *info.exit_code ? " (exit " + std::to_string(*info.exit_code) + ")" : "");
-    if (state == State::completed && options_.on_completed) options_.on_completed(catalog_.attempt(row.id));
+    if (state == State::completed && row.confirmed && options_.on_completed)
+      options_.on_completed(catalog_.attempt(row.id));
   }
   return changed;
+}
+
+void Engine::confirm(AttemptRow& row, const sched::JobInfo* info, const std::string& why) {
+  unconfirmed_.erase(row.id);
+  JobUpdate u;
+  if (info) {
+    u = update_from(*info);
+    if (info->state != State::completed) {
+      // The marker said 0, the accounting says otherwise (srun exits 0 after a node failure): the
+      // accounting wins, and the retry policy sees the real state.
+      u.reason = "the scheduler's accounting says " +
+                 (info->raw_state.empty() ? std::string(to_string(info->state)) : info->raw_state) +
+                 (info->reason.empty() || info->reason == "None" ? "" : " (" + info->reason + ")") +
+                 "; the job's exit marker said 0";
+      u.confirmed = true;
+      finish_attempt(row, info->state, u);
+      spdlog::warn("{}: {}", row.case_name, *u.reason);
+      return;
+    }
+    u.exit_code.reset();  // the marker's 0
+    u.reason = "";
+  } else {
+    u.reason = "accounting unavailable (" + why + "): completed on its exit marker alone";
+    spdlog::info("{}: {}", row.case_name, *u.reason);
+  }
+  u.confirmed = true;
+  catalog_.update_state(row.id, State::completed, u);
+  row.confirmed = true;
+  row.reason = *u.reason;
+  if (options_.on_completed) options_.on_completed(catalog_.attempt(row.id));
+}
+
+void Engine::confirm_unreachable() {
+  if (unconfirmed_.empty() || !unreachable_since_) return;
+  double s = std::chrono::duration<double>(Clock::now() - *unreachable_since_).count();
+  if (s < options_.confirm_timeout_s) return;
+  auto& latest = cached_latest();
+  for (auto& a : latest)
+    if (unconfirmed_.count(a.id))
+      confirm(a, nullptr, fmt::format("the scheduler could not be asked for {:.0f} s", s));
 }
 
 // Markers first: a zero status completes the attempt at once; a non-zero one
@@ -225,7 +292,9 @@ bool Engine::apply_markers(std::vector<AttemptRow>& latest) {
       JobUpdate u;
       u.exit_code = 0;
       u.ended = now_time();
-      accounting_[active[i]->id] = {active[i]->job_id, 5};
+      u.reason = kAwaitingAccounting;
+      u.confirmed = false;
+      unconfirmed_[active[i]->id] = {active[i]->job_id, 0};
       changed |= finish_attempt(*active[i], State::completed, u);
     } else {
       marker_exit_[active[i]->id] = *markers[i];
@@ -239,31 +308,25 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
   std::vector<std::string> ids;
   for (auto& a : latest)
     if (is_active(a.state) && !a.job_id.empty()) active.push_back(&a), ids.push_back(a.job_id);
-  // Accounting of jobs their marker completed is not urgent: asked every few polls (in the same
-  // batched commands), so that it does not add a sacct to every poll.
-  bool ask_accounting = !accounting_.empty() && (++polls_since_accounting_ >= 3 || active.empty());
-  if (ask_accounting) {
-    polls_since_accounting_ = 0;
-    for (auto& [_, acc] : accounting_) ids.push_back(acc.first);
-  }
+  for (auto& [_, u] : unconfirmed_) ids.push_back(u.first);
   if (ids.empty()) return false;
   std::vector<sched::JobInfo> infos = scheduler_.query(ids);
   std::map<std::string, const sched::JobInfo*> by_id;
   for (auto& j : infos) by_id[j.id] = &j;
-  // Times, elapsed and nodes of jobs their marker completed, once the scheduler has them.
-  for (auto it = accounting_.begin(); ask_accounting && it != accounting_.end();) {
-    auto found = by_id.find(it->second.first);
-    bool done = --it->second.second <= 0;
-    if (found != by_id.end() && is_final(found->second->state)) {
-      JobUpdate u = update_from(*found->second);
-      u.reason.reset();
-      u.exit_code.reset();  // the marker's status stands
-      catalog_.update_state(it->first, catalog_.attempt(it->first).state, u);
-      done = true;
-    }
-    it = done ? accounting_.erase(it) : std::next(it);
-  }
   bool changed = false;
+  // Completions on the marker: confirmed or corrected once the job has ended for the scheduler too.
+  for (auto& a : latest) {
+    auto u = unconfirmed_.find(a.id);
+    if (u == unconfirmed_.end()) continue;
+    auto found = by_id.find(u->second.first);
+    if (found != by_id.end() && is_final(found->second->state) && found->second->state != State::lost) {
+      confirm(a, found->second, "");
+      changed = true;
+    } else if (found == by_id.end() && ++u->second.second >= options_.confirm_after_polls) {
+      confirm(a, nullptr, "the scheduler has no record of job " + a.job_id);
+      changed = true;
+    }
+  }
   std::vector<std::string> to_cancel;
   for (auto* a : active) {
     auto marker = marker_exit_.find(a->id);
@@ -440,7 +503,7 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
     committed = catalog_.consumed_node_hours(campaign_id_) + catalog_.in_flight_node_hours(campaign_id_);
   }
   bool changed = false;
-  for (size_t i = 0; i < plan_.cases.size(); ++i) {
+  for (size_t i : submit_order_) {
     auto it = by_case.find(case_ids_[i]);
     if (it == by_case.end()) continue;
     AttemptRow& row = *it->second;
@@ -449,7 +512,7 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
     bool ready = true;
     for (size_t d : plan_.cases[i].after) {
       const AttemptRow& dep = *by_case.at(case_ids_[d]);
-      if (succeeded(dep.state)) continue;
+      if (succeeded(dep)) continue;
       if (is_active(dep.state) && !dep.job_id.empty()) {
         after.push_back(dep.job_id);
         continue;
@@ -532,9 +595,12 @@ bool Engine::tick(bool poll_scheduler) {
       changed |= poll(latest);
       if (!scheduler_problem_.empty()) spdlog::info("the scheduler answers again");
       scheduler_problem_.clear();
+      unreachable_since_.reset();
     } catch (const sched::SchedulerUnavailable& e) {
       if (scheduler_problem_.empty()) spdlog::warn("scheduler unavailable, will retry: {}", e.what());
       scheduler_problem_ = e.what();
+      if (!unreachable_since_) unreachable_since_ = Clock::now();
+      confirm_unreachable();
     }
   }
   changed |= plan_retries(latest);
@@ -551,7 +617,7 @@ bool Engine::tick(bool poll_scheduler) {
 
 bool Engine::finished() {
   for (auto& a : catalog_.latest_attempts(campaign_id_))
-    if (a.in_spec && !is_final(a.state)) return false;
+    if (a.in_spec && !settled(a)) return false;
   return true;
 }
 
@@ -603,22 +669,6 @@ void Engine::report(bool final) {
   options_.progress(line, final);
 }
 
-void Engine::settle_accounting() {
-  // The last jobs their marker completed: their times, elapsed and nodes are asked now, not in polls
-  // that will never come (status and node-hours would keep what a poll saw while they ran).
-  for (int i = 0; i < 3 && !accounting_.empty(); ++i) {
-    if (i) std::this_thread::sleep_for(std::chrono::seconds(1));  // a job may still be completing
-    polls_since_accounting_ = 3;
-    latest_valid_ = false;
-    try {
-      poll(cached_latest());
-    } catch (const sched::SchedulerUnavailable& e) {
-      spdlog::info("accounting of the last jobs not read: {}", e.what());
-      return;
-    }
-  }
-}
-
 int Engine::run() {
   start();
   boost::asio::io_context io;
@@ -660,7 +710,17 @@ int Engine::run() {
     // its calls are what starts pending jobs, and they cost no daemon anything.
     bool soon = poll_soon_ || !marker_exit_.empty() || (changed && scheduler_.name() == "local");
     poll_soon_ = false;
-    if (poll_now) {
+    // The tail: nothing runs any more, only completions await the accounting (and the dependents or
+    // the end of the run wait for them). The scheduler is asked at once, then at the shortest interval.
+    bool tail =
+        !unconfirmed_.empty() && std::none_of(latest_.begin(), latest_.end(), [](const AttemptRow& a) {
+          return a.in_spec && (is_active(a.state) || a.state == State::submitting);
+        });
+    soon |= tail;
+    if (tail && changed && !poll_now) {
+      backoff.reset();
+      next_poll = Clock::now();
+    } else if (poll_now) {
       double wait = backoff.next(soon);
       next_poll =
           Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait));
@@ -670,7 +730,7 @@ int Engine::run() {
                                                          std::chrono::duration<double>(backoff.current())));
     }
     bool all_final = std::all_of(latest_.begin(), latest_.end(),
-                                 [](const AttemptRow& a) { return !a.in_spec || is_final(a.state); });
+                                 [](const AttemptRow& a) { return !a.in_spec || settled(a); });
     if (all_final && finished()) {
       stop();
       return;
@@ -685,12 +745,12 @@ int Engine::run() {
         return;
       }
     }
-    timer.expires_after(more_to_submit_ ? Clock::duration::zero() : marker_step);
+    auto wait = std::min(marker_step, std::max(Clock::duration::zero(), next_poll - Clock::now()));
+    timer.expires_after(more_to_submit_ ? Clock::duration::zero() : wait);
     timer.async_wait(on_tick);
   };
   boost::asio::post(io, [&] { on_tick({}); });
   io.run();
-  if (!signal_received) settle_accounting();
   report(true);
   if (signal_received) {
     spdlog::warn("interrupted by signal {}: jobs keep running; `campaign run` again picks them up",
@@ -699,7 +759,7 @@ int Engine::run() {
   }
   if (!options_.wait && !finished()) return 0;
   for (auto& a : catalog_.latest_attempts(campaign_id_))
-    if (a.in_spec && !succeeded(a.state)) return 1;
+    if (a.in_spec && !succeeded(a)) return 1;
   return 0;
 }
 

@@ -15,6 +15,10 @@
 //    its submission began `submit_grace_s` ago (the submit command of a run
 //    that was killed may still be on its way to the scheduler);
 //  - completed and collected cases are never resubmitted;
+//  - an exit marker 0 makes an attempt completed at once but unconfirmed: it
+//    is collected, counts as done and satisfies dependencies only once the
+//    scheduler's accounting agrees; if the accounting says NODE_FAIL, TIMEOUT,
+//    ... (srun exits 0 after a node failure), that state replaces it;
 //  - a failing scheduler command never changes a job's state.
 #pragma once
 
@@ -37,16 +41,20 @@
 namespace campaign::engine {
 
 struct EngineOptions {
-  bool wait = true;                // false (--no-wait): submit what is ready, then return
-  bool retry_failed = false;       // resume --failed: failed cases get a new attempt first
-  std::string campaign_exe;        // for the local launcher line
-  std::string code_version;        // recorded with the campaign: label or short commit,
-  std::string code_commit;         // the git commit of the code under test,
-  std::optional<Time> code_date;   // its commit date
-  bool code_dirty = false;         // and whether the checkout was modified
+  bool wait = true;           // false (--no-wait): submit what is ready, then return
+  bool retry_failed = false;  // resume --failed: failed cases get a new attempt first
+  std::string campaign_exe;   // for the local launcher line
+  // The code under test, recorded with the campaign; only run and resume
+  // know it (status --refresh and cancel leave the recorded one alone).
+  std::optional<CodeRecord> code;
   double marker_interval_s = 0.5;  // how often exit markers are read (at most poll_min)
   double submit_slice_s = 0.5;     // longest run of submissions before markers and polls get a turn
   int lost_after_polls = 3;  // polls a job may be unknown to the scheduler, without marker, before it is lost
+  // A completion on the exit marker is confirmed without the accounting, saying so in its reason,
+  // when the scheduler has no record of the job for this many polls (no accounting: the local
+  // executor's records expired, slurmdbd without the job) or cannot be reached for this long.
+  int confirm_after_polls = 3;
+  double confirm_timeout_s = 600;
   double limit_pause_s = 30;  // pause of submissions after a scheduler refused one for a limit
   // A `submitting` attempt left by an earlier run without a job of its name is
   // reverted to planned only this long after its submission began: the submit
@@ -55,7 +63,7 @@ struct EngineOptions {
   double submit_grace_s = 60;
   // Progress: called after every tick that changed something (and at start and end).
   std::function<void(const std::string& line, bool final)> progress;
-  // Called for each attempt that reached `completed` (collection, later).
+  // Called for each attempt whose completion the scheduler confirmed (collection).
   std::function<void(const AttemptRow&)> on_completed;
   // Test hook: called with "after_submit" between the scheduler's answer and
   // the catalog commit of the job id (crash tests kill the process there).
@@ -109,10 +117,13 @@ class Engine {
   bool submit_ready(std::vector<AttemptRow>& latest);
   bool submit_one(AttemptRow& row, size_t plan_index, const std::vector<std::string>& after);
   bool finish_attempt(AttemptRow& row, State state, const JobUpdate& info);
+  // Settles an attempt its marker completed: `info` is the scheduler's record of the ended job,
+  // null when there is none (`why` says why).
+  void confirm(AttemptRow& row, const sched::JobInfo* info, const std::string& why);
+  void confirm_unreachable();
   std::vector<AttemptRow>& cached_latest();  // the latest attempts, read again after a change
   Counts counts_of(const std::vector<AttemptRow>& latest);
   void report(bool final);
-  void settle_accounting();  // at the end of run(): accounting of the last jobs their marker completed
   long walltime_for(const AttemptRow& row, const matrix::Case& c);
 
   const matrix::Plan& plan_;
@@ -128,20 +139,21 @@ class Engine {
   std::int64_t campaign_id_ = 0;
   std::string job_id_prefix_;                   // render::campaign_id salted with the catalog's creation time
   std::vector<std::int64_t> case_ids_;          // by plan index
+  std::vector<size_t> submit_order_;            // plan indices, interleaved across node classes
   std::map<std::int64_t, size_t> plan_index_;   // case id -> plan index
   std::set<std::int64_t> submit_ended_here_;    // submitting attempts whose submit command failed in this run
   std::set<std::int64_t> awaiting_submission_;  // submitting attempts with no job yet (logged once)
   std::map<std::int64_t, int> misses_;          // attempt id -> polls unknown to the scheduler
   std::map<std::int64_t, int> marker_exit_;     // attempt id -> non-zero exit marker awaiting the scheduler
-  // Attempts completed by their marker whose times and nodes the scheduler
-  // has not told yet: asked in the next polls (same batched commands).
-  std::map<std::int64_t, std::pair<std::string, int>> accounting_;  // attempt id -> (job id, polls left)
-  std::vector<AttemptRow> latest_;                                  // cached_latest()
+  // Attempts completed by their marker, awaiting the scheduler's accounting: attempt id -> (job id,
+  // polls in which the scheduler had no record of it). Asked at every poll (same batched commands).
+  std::map<std::int64_t, std::pair<std::string, int>> unconfirmed_;
+  std::optional<Clock::time_point> unreachable_since_;  // the scheduler has failed every poll since
+  std::vector<AttemptRow> latest_;                      // cached_latest()
   bool latest_valid_ = false;
   bool poll_soon_ = false;       // something needs the scheduler's answer soon
   bool more_to_submit_ = false;  // the last submission slice ended with ready cases left
-  int polls_since_accounting_ = 0;
-  int others_in_queue_ = 0;  // the user's jobs outside this campaign
+  int others_in_queue_ = 0;      // the user's jobs outside this campaign
   RateLimit rate_;
   Clock::time_point submit_pause_until_{};
   std::string scheduler_problem_;

@@ -46,12 +46,7 @@ std::string CodeVersion::display() const {
   return commit.substr(0, 10) + (dirty ? "-dirty" : "");
 }
 
-void CodeVersion::apply(CampaignRow& row) const {
-  row.code_version = display();
-  row.code_commit = commit;
-  row.code_date = date;
-  row.code_dirty = dirty;
-}
+CodeRecord CodeVersion::record() const { return {display(), commit, date, dirty}; }
 
 std::vector<fs::path> code_locations(const matrix::Plan& plan) {
   std::vector<fs::path> out;
@@ -151,14 +146,14 @@ std::string format_utc(Time t) {
   return buf;
 }
 
-std::string describe_code(const CampaignRow& row) {
-  const std::string shortened = row.code_commit.substr(0, 10);
-  const bool label_is_commit = !row.code_commit.empty() && row.code_version.rfind(shortened, 0) == 0;
+std::string describe_code(const CodeRecord& code) {
+  const std::string shortened = code.commit.substr(0, 10);
+  const bool label_is_commit = !code.commit.empty() && code.version.rfind(shortened, 0) == 0;
   std::vector<std::string> parts;
-  if (!row.code_version.empty() && !label_is_commit) parts.push_back(row.code_version);
-  if (!row.code_commit.empty())
-    parts.push_back("commit " + shortened + (row.code_date ? " of " + format_utc(*row.code_date) : "") +
-                    (row.code_dirty ? " (modified)" : ""));
+  if (!code.version.empty() && !label_is_commit) parts.push_back(code.version);
+  if (!code.commit.empty())
+    parts.push_back("commit " + shortened + (code.date ? " of " + format_utc(*code.date) : "") +
+                    (code.dirty ? " (modified)" : ""));
   return join(parts, ", ");
 }
 

@@ -30,8 +30,8 @@ struct CodeVersion {
   // What people read: the label, else the commit's first 10 digits (with
   // "-dirty" when modified); "" when neither is known.
   std::string display() const;
-  // Stores the version in a campaign row (code_version = display()).
-  void apply(CampaignRow& row) const;
+  // What the catalog records (version = display()).
+  CodeRecord record() const;
 };
 
 // Where the code under test is said to be, most specific first: the
@@ -56,7 +56,7 @@ CodeVersion detect_code_version(const matrix::Plan& plan, const std::string& lab
 
 // For reports: "LABEL, commit 0123456789 of 2026-11-01 12:00 UTC (modified)",
 // with the parts that are known; "" when none is.
-std::string describe_code(const CampaignRow& row);
+std::string describe_code(const CodeRecord& code);
 // "2026-11-01 12:00 UTC".
 std::string format_utc(Time t);
 

@@ -60,7 +60,7 @@ RunSearch find_runs(const std::vector<fs::path>& roots, const std::string& name,
         r.workdir = dir;
         fs::path rel = dir.lexically_relative(root);
         r.name = rel.empty() || rel == "." ? dir.filename().string() : rel.string();
-        r.order = c.code_date.value_or(c.created);
+        r.order = c.code.date.value_or(c.created);
         r.campaign = std::move(c);
         result.runs.push_back(std::move(r));
       }
@@ -84,8 +84,8 @@ std::vector<size_t> match_runs(const std::vector<Run>& runs, const std::string& 
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (size_t i = 0; i < runs.size(); ++i) {
     const Run& r = runs[i];
-    bool match = r.campaign.code_version == ref || r.name == ref || r.workdir.filename().string() == ref ||
-                 (hex && r.campaign.code_commit.rfind(lower, 0) == 0);
+    bool match = r.campaign.code.version == ref || r.name == ref || r.workdir.filename().string() == ref ||
+                 (hex && r.campaign.code.commit.rfind(lower, 0) == 0);
     if (match) out.push_back(i);
   }
   return out;

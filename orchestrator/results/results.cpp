@@ -116,8 +116,8 @@ std::int64_t sync_campaign(Catalog& catalog, const matrix::Plan& plan, const fs:
   row.spec_hash = plan.campaign.sha256;
   row.system = plan.system.name;
   row.workdir = workdir.string();
-  code.apply(row);
   std::int64_t id = catalog.upsert_campaign(row);
+  catalog.record_code_version(id, code.record());
   std::vector<CaseRow> rows;
   rows.reserve(plan.cases.size());
   for (auto& c : plan.cases) {
@@ -303,7 +303,7 @@ report::ReportResult make_report(Catalog& catalog, const spec::Campaign& campaig
   input.provenance.campaign_hash = campaign.sha256;
   for (auto& c : catalog.campaigns())
     if (c.id == campaign_id)
-      input.provenance.system = c.system, input.provenance.code_version = describe_code(c);
+      input.provenance.system = c.system, input.provenance.code_version = describe_code(c.code);
   report::add_runs(input.provenance, cases);
   // Failed cases outside any analysis are listed too.
   for (auto& c : cases)

@@ -33,7 +33,7 @@ CaseRow make_case(const std::string& key, int ranks) {
 }
 
 CampaignRow make_campaign(const std::string& hash = "h1") {
-  return CampaignRow{"cosmoflow", "name: cosmoflow\n", hash, "perlmutter", "/scratch/w", "abc123"};
+  return CampaignRow{"cosmoflow", "name: cosmoflow\n", hash, "perlmutter", "/scratch/w"};
 }
 
 // A catalog in a temp dir with a settable clock, one campaign and `n` cases.
@@ -79,12 +79,12 @@ TEST_CASE("open creates a WAL database at the current schema version", "[catalog
     Catalog cat = Catalog::open(workdir);
     CHECK(cat.path() == workdir / "campaign.db");
     CHECK(cat.access() == Access::read_write);
-    CHECK(cat.schema_version() == 5);
+    CHECK(cat.schema_version() == 6);
     CHECK(cat.check().empty());
   }
   SQLite::Database raw((workdir / "campaign.db").string(), SQLite::OPEN_READONLY);
   CHECK(raw.execAndGet("PRAGMA journal_mode").getString() == "wal");
-  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 5);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 6);
   CHECK(std::filesystem::exists(workdir / "campaign.lock"));
 }
 
@@ -93,35 +93,38 @@ TEST_CASE("upsert_campaign inserts once and logs what changed", "[catalog]") {
   CHECK(f.cat.upsert_campaign(make_campaign()) == f.campaign);
   CHECK(f.cat.events(f.campaign, 100).size() == 1);  // "created" only: nothing changed
 
-  CampaignRow changed = make_campaign("h2");
-  changed.code_version = "def456";
-  CHECK(f.cat.upsert_campaign(changed) == f.campaign);
+  f.cat.record_code_version(f.campaign, {.version = "abc123"});
+  CHECK(f.cat.upsert_campaign(make_campaign("h2")) == f.campaign);
   auto rec = f.cat.find_campaign("cosmoflow");
   REQUIRE(rec);
   CHECK(rec->spec_hash == "h2");
-  CHECK(rec->code_version == "def456");
+  CHECK(rec->code.version == "abc123");  // upsert leaves the code version alone
   CHECK(rec->system == "perlmutter");
   auto ev = f.cat.events(f.campaign, 100);
-  REQUIRE(ev.size() == 2);
-  CHECK(ev[1].kind == "campaign");
-  CHECK(ev[1].message == "spec h1 -> h2; code version abc123 -> def456");
+  REQUIRE(ev.size() == 3);
+  CHECK(ev[1].message == "code version  -> abc123");
+  CHECK(ev[2].kind == "campaign");
+  CHECK(ev[2].message == "spec h1 -> h2");
 
   CHECK_FALSE(f.cat.find_campaign("other"));
 
   // The commit of the code under test, its date and whether the checkout was modified.
-  CampaignRow committed = changed;
-  committed.code_commit = "0123456789abcdef0123456789abcdef01234567";
-  committed.code_date = at(1'600'000'000);
-  committed.code_dirty = true;
-  f.cat.upsert_campaign(committed);
+  CodeRecord committed{.version = "abc123",
+                       .commit = "0123456789abcdef0123456789abcdef01234567",
+                       .date = at(1'600'000'000),
+                       .dirty = true};
+  f.cat.record_code_version(f.campaign, committed);
   rec = f.cat.find_campaign("cosmoflow");
-  CHECK(rec->code_commit == committed.code_commit);
-  CHECK(rec->code_date == at(1'600'000'000));
-  CHECK(rec->code_dirty);
+  CHECK(rec->code.commit == committed.commit);
+  CHECK(rec->code.date == at(1'600'000'000));
+  CHECK(rec->code.dirty);
   CHECK(f.cat.events(f.campaign, 100).back().message ==
         "commit  -> 0123456789abcdef0123456789abcdef01234567 (modified)");
+  const auto events = f.cat.events(f.campaign, 100).size();
+  f.cat.record_code_version(f.campaign, committed);  // the same again: no event
+  CHECK(f.cat.events(f.campaign, 100).size() == events);
 
-  CHECK(f.cat.upsert_campaign(CampaignRow{"other", "", "h", "local", "/w", ""}) != f.campaign);
+  CHECK(f.cat.upsert_campaign(CampaignRow{"other", "", "h", "local", "/w"}) != f.campaign);
   CHECK(f.cat.campaigns().size() == 2);
   CHECK_THROWS_AS(f.cat.upsert_campaign(CampaignRow{}), CatalogError);
 }
@@ -224,6 +227,29 @@ TEST_CASE("a job's life: submitting, queued, running, completed, collected", "[c
   CHECK(ev[4].from == State::running);
   CHECK(ev[4].scope.case_id == f.cases[0]);
   CHECK(ev[4].scope.campaign_id == f.campaign);
+  CHECK(f.cat.check().empty());
+}
+
+TEST_CASE("a completion on the exit marker alone: collected once confirmed, corrected before", "[catalog]") {
+  Fixture f(2);
+  const std::int64_t a = f.latest(f.cases[0]), b = f.latest(f.cases[1]);
+  for (auto [id, job] : {std::pair{a, "1"}, std::pair{b, "2"}}) {
+    f.cat.begin_submit(id, std::string("j") + job, 60, 1);
+    f.cat.record_job_id(id, job);
+    f.cat.update_state(id, State::running);
+    f.cat.update_state(id, State::completed, {.exit_code = 0, .confirmed = false});
+    CHECK_FALSE(f.cat.attempt(id).confirmed);
+    CHECK_THROWS_AS(f.cat.record_collection(id, {{"x", {}, 1, ""}}), TransitionError);
+    CHECK_THROWS_AS(f.cat.update_state(id, State::collect_failed), TransitionError);
+  }
+  // a: the accounting agrees; b: it says the node failed.
+  CHECK_FALSE(f.cat.update_state(a, State::completed, {.elapsed_s = 30, .confirmed = true}));
+  CHECK(f.cat.attempt(a).confirmed);
+  CHECK_THROWS_AS(f.cat.update_state(a, State::node_fail), TransitionError);  // confirmed: final
+  f.cat.record_collection(a, {{"x", {}, 1, ""}});
+  CHECK(f.cat.attempt(a).state == State::collected);
+  CHECK(f.cat.update_state(b, State::node_fail, {.reason = "NODE_FAIL"}));
+  CHECK(f.cat.attempt(b).state == State::node_fail);
   CHECK(f.cat.check().empty());
 }
 

@@ -81,7 +81,7 @@ TEST_CASE("a version 1 catalog is migrated to the current version with its data"
     CHECK(has_index(raw, "attempts_state"));
     SQLite::Statement q(raw, "SELECT message FROM events WHERE kind = 'catalog'");
     REQUIRE(q.executeStep());
-    CHECK(q.getColumn(0).getString() == "schema migrated from version 1 to 5");
+    CHECK(q.getColumn(0).getString() == "schema migrated from version 1 to 6");
   }
 }
 
@@ -92,7 +92,7 @@ TEST_CASE("an old catalog opened read-only asks to be migrated first", "[catalog
     migrate(db, catalog_migrations().first(1), "v1");
   }
   std::string msg = error_of([&] { Catalog::open(dir.path(), Access::read_only); });
-  CHECK(msg.find("has schema version 1, this campaign needs 5: open it once for writing") !=
+  CHECK(msg.find("has schema version 1, this campaign needs 6: open it once for writing") !=
         std::string::npos);
   SQLite::Database raw(db_file(dir), SQLite::OPEN_READONLY);
   CHECK(schema_version(raw) == 1);  // untouched
@@ -113,9 +113,9 @@ TEST_CASE("an old catalog read as a snapshot is migrated in memory, the file unt
   CHECK(snap.schema_version() == current_schema_version());
   auto rec = snap.find_campaign("cosmoflow");
   REQUIRE(rec);
-  CHECK(rec->code_version == "v1.0");
-  CHECK(rec->code_commit.empty());
-  CHECK_FALSE(rec->code_date);
+  CHECK(rec->code.version == "v1.0");
+  CHECK(rec->code.commit.empty());
+  CHECK_FALSE(rec->code.date);
   CHECK_THROWS_AS(snap.add_event("note", "x"), CatalogError);  // not a writer
   SQLite::Database raw(db_file(dir), SQLite::OPEN_READONLY);
   CHECK(schema_version(raw) == 3);
@@ -162,7 +162,7 @@ TEST_CASE("a catalog from a newer campaign is refused, read-write, read-only and
       msg = e.what();
     }
     INFO(msg);
-    CHECK(msg.find("campaign.db has schema version 99, newer than this campaign understands (5)") !=
+    CHECK(msg.find("campaign.db has schema version 99, newer than this campaign understands (6)") !=
           std::string::npos);
   }
   SQLite::Database raw(db_file(dir), SQLite::OPEN_READONLY);

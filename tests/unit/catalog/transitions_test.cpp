@@ -50,6 +50,13 @@ const std::set<std::pair<State, State>>& expected_edges() {
       {S::lost, S::failed},
       {S::completed, S::collected},
       {S::completed, S::collect_failed},
+      // corrected by the scheduler's accounting (the catalog allows it only before confirmation)
+      {S::completed, S::failed},
+      {S::completed, S::timeout},
+      {S::completed, S::cancelled},
+      {S::completed, S::node_fail},
+      {S::completed, S::preempted},
+      {S::completed, S::oom},
       {S::collected, S::collect_failed},
       {S::collect_failed, S::collected},
   };
@@ -91,7 +98,8 @@ TEST_CASE("ended jobs other than completed and lost have no way out", "[catalog]
 TEST_CASE("successors lists the allowed targets in enum order", "[catalog][transitions]") {
   CHECK(campaign::successors(State::planned) == std::vector<State>{State::submitting, State::cancelled});
   CHECK(campaign::successors(State::completed) ==
-        std::vector<State>{State::collected, State::collect_failed});
+        std::vector<State>{State::failed, State::timeout, State::cancelled, State::node_fail,
+                           State::preempted, State::oom, State::collected, State::collect_failed});
   CHECK(campaign::successors(State::lost) == std::vector<State>{State::completed, State::failed});
 }
 

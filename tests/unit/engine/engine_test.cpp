@@ -51,7 +51,7 @@ class FakeScheduler final : public sched::Scheduler {
   std::string name() const override { return "fake"; }
   std::string submit(const sched::SubmitRequest& r) override {
     if (down) throw sched::SubmitError(sched::SubmitFailure::transient, "controller down");
-    std::string id = std::to_string(100 + jobs.size());
+    std::string id = std::to_string(100 + order.size());
     Job j{r, {}};
     j.info.id = id;
     j.info.name = r.job_name;
@@ -71,7 +71,12 @@ class FakeScheduler final : public sched::Scheduler {
     ++queries;
     std::vector<sched::JobInfo> out;
     for (auto& id : ids)
-      if (auto it = jobs.find(id); it != jobs.end()) out.push_back(it->second.info);
+      if (auto it = jobs.find(id); it != jobs.end()) {
+        // A job that wrote its marker has ended for the scheduler too.
+        if (marker_after && fs::exists(fs::path(it->second.request.workdir) / render::kExitMarker))
+          it->second.info.state = State::completed;
+        out.push_back(it->second.info);
+      }
     return out;
   }
   std::vector<sched::JobInfo> find_by_name(const std::vector<std::string>& names) override {
@@ -101,11 +106,15 @@ class FakeScheduler final : public sched::Scheduler {
   }
   // The job ran `elapsed_s` and ended with `status`: its marker and the scheduler's record.
   void finish(const std::string& id, int status = 0, long elapsed_s = 60) {
+    write_marker(id, status);
     Job& j = jobs.at(id);
-    std::ofstream(fs::path(j.request.workdir) / render::kExitMarker) << status << "\n";
     j.info.state = status == 0 ? State::completed : State::failed;
     j.info.exit_code = status;
     j.info.elapsed_s = static_cast<double>(elapsed_s);
+  }
+  // Only the marker: the scheduler has not seen the job end (yet), or will say something else.
+  void write_marker(const std::string& id, int status = 0) {
+    std::ofstream(fs::path(jobs.at(id).request.workdir) / render::kExitMarker) << status << "\n";
   }
   std::string id_of(const std::string& case_name) const {
     for (auto& id : order)
@@ -120,12 +129,13 @@ struct Setup {
   Catalog catalog;
   FakeScheduler sched;
   transport::LocalShell shell;
+  std::vector<std::string> collected;  // cases handed to collection (on_completed), in order
   engine::Engine engine;
 
   Setup(const std::string& yaml, long max_queued, int others = 0)
       : plan(make_plan(yaml, max_queued, dir.path)),
         catalog(Catalog::open(dir.path)),
-        engine(plan, dir.path, catalog, (sched.others = others, sched), shell, options()) {
+        engine(plan, dir.path, catalog, (sched.others = others, sched), shell, options(collected)) {
     engine.start();
   }
   static matrix::Plan make_plan(const std::string& yaml, long max_queued, const fs::path& workdir) {
@@ -135,9 +145,10 @@ struct Setup {
     s.limits.max_queued_jobs = max_queued;
     return matrix::expand(spec::for_system(c, s.name), s, workdir.string());
   }
-  static engine::EngineOptions options() {
+  static engine::EngineOptions options(std::vector<std::string>& collected) {
     engine::EngineOptions o;
     o.limit_pause_s = 0;
+    o.on_completed = [&collected](const AttemptRow& a) { collected.push_back(a.case_name); };
     return o;
   }
   State state_of(const std::string& case_name) {
@@ -308,4 +319,108 @@ TEST_CASE("run() notices an exit marker the moment it appears, not at the next r
   watchdog.join();
   CHECK(rc == 0);
   CHECK(engine.counts().by_state[State::completed] == 6);
+}
+
+TEST_CASE("a node failure under an exit marker 0 is a node failure: corrected, retried, not collected") {
+  // srun exits 0 after "Node failure on cn1", so the job script's marker says 0; sacct says NODE_FAIL.
+  Setup s(std::string(kSix) + "retry: {max_attempts: 2, on: [node_fail]}\n", 1);
+  s.engine.tick(true);
+  const std::string id = s.sched.order.at(0);
+  s.sched.jobs.at(id).info.state = State::running;
+  s.sched.write_marker(id, 0);
+  s.engine.tick(false);  // the marker alone
+  auto a = s.attempt_of("c1");
+  CHECK(a.state == State::completed);
+  CHECK_FALSE(a.confirmed);
+  CHECK(s.collected.empty());
+  CHECK_FALSE(s.engine.finished());
+  s.sched.jobs.at(id).info.state = State::node_fail;
+  s.sched.jobs.at(id).info.raw_state = "NODE_FAIL";
+  s.engine.tick(true);
+  auto attempts = s.catalog.attempts_of_case(a.case_id);
+  REQUIRE(attempts.size() == 2);
+  CHECK(attempts[0].state == State::node_fail);
+  CHECK(attempts[0].reason.find("the scheduler's accounting says NODE_FAIL") != std::string::npos);
+  CHECK(attempts[1].number == 2);  // the retry
+  CHECK(s.collected.empty());
+  CHECK(s.catalog.check().empty());
+}
+
+TEST_CASE("a completion is collected once the accounting confirms it, with the accounting's times") {
+  Setup s(kSix, 1);
+  s.engine.tick(true);
+  const std::string id = s.sched.order.at(0);
+  s.sched.jobs.at(id).info.state = State::running;  // COMPLETING: still in the queue
+  s.sched.write_marker(id, 0);
+  s.engine.tick(true);
+  s.engine.tick(true);
+  CHECK(s.attempt_of("c1").state == State::completed);
+  CHECK_FALSE(s.attempt_of("c1").confirmed);
+  CHECK(s.attempt_of("c1").reason == "exit marker 0; awaiting the scheduler's accounting");
+  CHECK(s.collected.empty());
+  s.sched.finish(id, 0, 42);
+  s.engine.tick(true);
+  auto a = s.attempt_of("c1");
+  CHECK(a.confirmed);
+  CHECK(a.elapsed_s == 42);
+  CHECK(a.reason.empty());
+  CHECK(s.collected == std::vector<std::string>{"c1"});
+}
+
+TEST_CASE("dependent cases wait until their dependency's completion is confirmed") {
+  Setup s(kDeps, 1);  // one job at a time: the training cases are submitted after prepare
+  s.engine.tick(true);
+  const std::string prep = s.sched.id_of("prepare");
+  REQUIRE(s.sched.jobs.size() == 1);
+  s.sched.jobs.at(prep).info.state = State::running;
+  s.sched.write_marker(prep, 0);
+  s.engine.tick(true);
+  s.engine.tick(true);
+  CHECK(s.state_of("prepare") == State::completed);
+  CHECK(s.sched.jobs.size() == 1);  // not yet: the accounting may still say the node failed
+  s.sched.finish(prep);
+  s.engine.tick(true);
+  CHECK(s.sched.jobs.size() == 2);
+}
+
+TEST_CASE("a completion the scheduler has no record of is confirmed on its marker, saying so") {
+  Setup s(kSix, 1);
+  s.engine.tick(true);
+  const std::string id = s.sched.order.at(0);
+  s.sched.write_marker(id, 0);
+  s.sched.jobs.erase(id);  // no accounting: purged, or an executor that keeps no records
+  s.engine.tick(true);
+  s.engine.tick(true);
+  CHECK_FALSE(s.attempt_of("c1").confirmed);
+  s.engine.tick(true);  // the third poll without a record
+  auto attempts = s.catalog.attempts_of_case(s.attempt_of("c1").case_id);
+  CHECK(attempts.at(0).confirmed);
+  CHECK(attempts.at(0).reason.find("accounting unavailable (the scheduler has no record of job") == 0);
+  CHECK(s.collected == std::vector<std::string>{"c1"});
+}
+
+TEST_CASE("while the scheduler cannot be reached, completions wait for it; past the timeout they stand") {
+  Setup s(kSix, 1);
+  s.engine.tick(true);
+  const std::string id = s.sched.order.at(0);
+  s.sched.write_marker(id, 0);
+  s.sched.down = true;
+  for (int i = 0; i < 3; ++i) s.engine.tick(true);
+  CHECK_FALSE(s.attempt_of("c1").confirmed);  // 600 s by default
+  CHECK(s.collected.empty());
+}
+
+TEST_CASE("ready cases are submitted round robin over node classes, in the plan's order within each") {
+  Setup s(R"(name: classes
+matrix:
+  partition: [mc, gpu]
+  n: [1, 2, 3]
+case_name: "{{partition}}-{{n}}"
+job: {partition: "{{partition}}", nodes: 1, walltime: "00:10:00", command: "true"}
+)",
+          100);
+  s.engine.tick(true);
+  std::vector<std::string> names;
+  for (auto& id : s.sched.order) names.push_back(fs::path(s.sched.jobs.at(id).request.workdir).filename());
+  CHECK(names == std::vector<std::string>{"mc-1", "gpu-1", "mc-2", "gpu-2", "mc-3", "gpu-3"});
 }

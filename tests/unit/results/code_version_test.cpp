@@ -85,22 +85,21 @@ TEST_CASE("git_version reads HEAD's commit, committer date and local changes", "
 }
 
 TEST_CASE("describe_code names the label, the commit, its date and local changes", "[results][code]") {
-  CampaignRow row;
+  CodeRecord row;
   CHECK(describe_code(row).empty());
-  row.code_version = "v1.2";
+  row.version = "v1.2";
   CHECK(describe_code(row) == "v1.2");
-  row.code_commit = "0123456789abcdef0123456789abcdef01234567";
-  row.code_date = Time(std::chrono::seconds(1614834367));
+  row.commit = "0123456789abcdef0123456789abcdef01234567";
+  row.date = Time(std::chrono::seconds(1614834367));
   CHECK(describe_code(row) == "v1.2, commit 0123456789 of 2021-03-04 05:06 UTC");
-  row.code_version = "0123456789-dirty";  // no label: the version is the short commit
-  row.code_dirty = true;
+  row.version = "0123456789-dirty";  // no label: the version is the short commit
+  row.dirty = true;
   CHECK(describe_code(row) == "commit 0123456789 of 2021-03-04 05:06 UTC (modified)");
 
   CodeVersion v;
   v.label = "nightly-42";
-  v.commit = row.code_commit;
-  CampaignRow applied;
-  v.apply(applied);
-  CHECK(applied.code_version == "nightly-42");
-  CHECK(applied.code_commit == row.code_commit);
+  v.commit = row.commit;
+  CodeRecord applied = v.record();
+  CHECK(applied.version == "nightly-42");
+  CHECK(applied.commit == row.commit);
 }
