@@ -4,6 +4,9 @@
 #      nodefail  cn2 is set DOWN under the running job (then resumed): the attempt ends node_fail and
 #                is retried automatically (attempt 2, which completes); Slurm does not requeue it
 #                (--no-requeue), so each attempt is one job;
+#      srunfail  cn3 is set DOWN under `srun sleep 60`: srun prints "Node failure on cn3" and exits 0,
+#                so the job script's exit marker says 0; sacct says NODE_FAIL, and that is what the
+#                attempt ends as (then retried, and completes);
 #      timeout   sleeps past its 1-minute walltime: timeout, retried with 1.5x the walltime (the
 #                attempt-2 script asks for 2 minutes) and completes;
 #      fail      exits 3: failed with exit code 3, not retried; `campaign resume --failed` gives it
@@ -20,7 +23,9 @@ limited=$SRC/tests/integration/campaigns/limited.yaml
 fw=$WORK/faults
 lw=$WORK/limited
 resume_cn2() { scontrol update nodename=cn2 state=resume >/dev/null 2>&1; }
+resume_cn3() { scontrol update nodename=cn3 state=resume >/dev/null 2>&1; }
 on_exit resume_cn2
+on_exit resume_cn3
 
 "$CAMPAIGN" run "$faults" --workdir "$fw" -q >"$WORK/faults.out" 2>&1 &
 faults_pid=$!
@@ -40,6 +45,20 @@ if wait_until 60 nodefail_running; then
   say "cn2 resumed: $(sinfo -h -n cn2 -o %T)"
 else
   bad "the nodefail job never ran on cn2"
+fi
+
+# --- node failure under srun: the marker says 0 ----------------------------------------------------
+say "waiting for the srunfail job's srun step to run on cn3"
+srunfail_running() { [[ -n $(squeue -h -s -w cn3 -o %i 2>/dev/null | grep -v '\.batch$\|\.extern$') ]]; }
+if wait_until 60 srunfail_running; then
+  sleep 2
+  say "scontrol update nodename=cn3 state=down"
+  scontrol update nodename=cn3 state=down reason=campaign-integration-test
+  sleep 3
+  resume_cn3 # with ReturnToService=2 the node may already be back
+  say "cn3: $(sinfo -h -n cn3 -o %T)"
+else
+  bad "the srunfail job's step never ran on cn3"
 fi
 
 # --- wait for both campaigns -------------------------------------------------------------------------
@@ -63,6 +82,16 @@ check_eq "nodefail: one job per attempt in sacct (no requeue)" 2 \
   "$(sacct -X -n -P -a -D -S "$TEST_START" -o JobName | grep -c "^${prefix}nodefail-a")"
 check "nodefail: the job was not requeued by Slurm" \
   test "$(sacct -X -n -P -a -D -S "$TEST_START" --name="${prefix}nodefail-a1" -o JobID | wc -l)" -eq 1
+
+# node failure under a 0 marker
+check_eq "srunfail: attempt 1 is NODE_FAIL in sacct" NODE_FAIL "$(a1 "${prefix}srunfail-a1")"
+check "srunfail: its marker said 0, the accounting NODE_FAIL, and the accounting won" \
+  grep -q "srunfail: the scheduler's accounting says NODE_FAIL.*; the job's exit marker said 0" "$fw/campaign.log"
+check "srunfail: retried as node_fail" \
+  grep -q 'srunfail: attempt 1 ended node_fail; retrying (attempt 2' "$fw/campaign.log"
+check_eq "srunfail: attempt 2 completed" "completed 2" "$(field "$fw" srunfail 2) $(field "$fw" srunfail 3)"
+check_eq "srunfail: exactly two jobs in sacct" 2 \
+  "$(sacct -X -n -P -a -D -S "$TEST_START" -o JobName | grep -c "^${prefix}srunfail-a")"
 
 # timeout
 check_eq "timeout: attempt 1 is TIMEOUT in sacct" TIMEOUT "$(a1 "${prefix}timeout-a1")"
@@ -88,7 +117,7 @@ check "fail: not retried by default" bash -c "! grep -q 'fail: attempt 1 ended f
 check_eq "campaign resume --failed exits 0" 0 $?
 check_eq "fail: attempt 2 completed after resume --failed" "completed 2" \
   "$(field "$fw" fail 2) $(field "$fw" fail 3)"
-check_eq "faults: every case completed" 3 "$(count_state "$fw" completed)"
+check_eq "faults: every case completed" 4 "$(count_state "$fw" completed)"
 
 # submissions refused by a limit
 check_eq "limited: campaign run exits 0" 0 "$limited_rc"

@@ -136,6 +136,10 @@ TEST_CASE("SIGTERM and SIGINT reach every rank", "[local][launch]") {
 TEST_CASE("exit statuses: signals, missing programs, bad arguments", "[local][launch]") {
   TempDir tmp("launch-status");
   CHECK(in_child([] { return launch(1, sh("kill -KILL $$")); }, tmp.path / "o1") == 128 + SIGKILL);
+  // One rank of several killed by a signal while the others exit 0: the job did not succeed (the
+  // job script's exit marker carries this status).
+  CHECK(in_child([] { return launch(3, sh("if [ $RANK = 2 ]; then kill -SEGV $$; fi; exit 0")); },
+                 tmp.path / "o4") == 128 + SIGSEGV);
   CHECK(in_child([] { return launch(2, {"/no/such/program"}); }, tmp.path / "o2") == 127);
   CHECK(read(tmp.path / "o2").find("cannot run /no/such/program") != std::string::npos);
   CHECK(in_child([] { return launch(4, sh("exit 0")); }, tmp.path / "o3") == 0);
