@@ -10,8 +10,9 @@
 # rendered by campaign for system summit, partition batch:
 # 4 ranks on 4 nodes, 1 per node.
 
-# The exit status goes to .exit however the script ends: the ground
-# truth for the orchestrator when accounting is missing or late.
+# The exit status goes to .exit however the script ends: the first
+# news of the job's end for the orchestrator, which the scheduler's accounting
+# then confirms or corrects (srun exits 0 after a node failure).
 cd @WORKDIR@/scaling-gpu-dummy-n4 || exit 1
 rm -f .exit
 trap 'echo $? > .exit.tmp && mv -f .exit.tmp .exit' EXIT

@@ -13,8 +13,9 @@
 # --no-requeue: after a node failure campaign retries with a new attempt,
 # so every attempt is one job and one record.
 
-# The exit status goes to .exit however the script ends: the ground
-# truth for the orchestrator when accounting is missing or late.
+# The exit status goes to .exit however the script ends: the first
+# news of the job's end for the orchestrator, which the scheduler's accounting
+# then confirms or corrects (srun exits 0 after a node failure).
 cd @WORKDIR@/scaling-gpu-dummy-n4 || exit 1
 rm -f .exit
 trap 'echo $? > .exit.tmp && mv -f .exit.tmp .exit' EXIT
