@@ -4,14 +4,37 @@
 
 #include <muParser.h>
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
+
+#include "util/strings.hpp"
 
 namespace campaign::analysis {
 
 namespace {
 double mu_ceil(double v) { return std::ceil(v); }
 double mu_floor(double v) { return std::floor(v); }
+
+// muparser reads a misspelt function as a variable followed by a stray '(';
+// this names it instead: the first NAME( whose NAME is no function, or "".
+std::string unknown_function(const std::string& text, const mu::Parser& p) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t i = 0; i < text.size();) {
+    if (!word(text[i])) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && word(text[end])) ++end;
+    std::string name = text.substr(i, end - i);
+    size_t next = text.find_first_not_of(" \t", end);
+    bool number = std::isdigit(static_cast<unsigned char>(name[0]));
+    if (!number && next != std::string::npos && text[next] == '(' && !p.GetFunDef().count(name)) return name;
+    i = end;
+  }
+  return "";
+}
 }  // namespace
 
 bool parse_number(const std::string& s, double& out) {
@@ -41,6 +64,12 @@ Expression::Expression(const std::string& text) : impl_(std::make_unique<Impl>()
     for (size_t i = 0; i < impl_->names.size(); ++i) p.DefineVar(impl_->names[i], &impl_->slots[i]);
     p.Eval();  // builds the bytecode now, so later evals only run it
   } catch (const mu::Parser::exception_type& e) {
+    if (std::string f = unknown_function(text, p); !f.empty()) {
+      std::vector<std::string> names;
+      for (const auto& [name, callback] : p.GetFunDef()) names.push_back(name);
+      throw ExpressionError("unknown function '" + f + "' in expression '" + text + "'" +
+                            did_you_mean(f, names));
+    }
     throw ExpressionError("cannot parse expression '" + text + "': " + e.GetMsg());
   }
 }

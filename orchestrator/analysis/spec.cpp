@@ -146,6 +146,97 @@ bool safe_name(const std::string& s) {
   });
 }
 
+// The names one analysis uses, checked against its campaign as they are read;
+// without a campaign (one stored with an old run, re-read for history) it
+// checks nothing.
+class Scope {
+ public:
+  Scope(const std::string& file, const CampaignNames* campaign) : file_(file), campaign_(campaign) {
+    if (campaign)
+      for (const auto& s : campaign->steps) steps_.push_back(&s);
+  }
+
+  // Narrows the scope to the cases of step `name`.
+  void step(const YAML::Node& node, const std::string& key, const std::string& name) {
+    if (!campaign_) return;
+    std::vector<std::string> names;
+    for (const auto& s : campaign_->steps) {
+      if (s.step == name) {
+        steps_ = {&s};
+        step_ = name;
+        if (!s.planned) campaign_ = nullptr;
+        return;
+      }
+      names.push_back(s.step);
+    }
+    fail(file_, node, key,
+         "unknown step '" + name + "'" + did_you_mean(name, names) + " (steps: " + join(names, ", ") + ")");
+  }
+
+  void param(const YAML::Node& node, const std::string& key, const std::string& name,
+             const std::string& context = "") const {
+    if (!campaign_) return;
+    std::vector<std::string> params = gather(&StepNames::params);
+    if (std::find(params.begin(), params.end(), name) != params.end()) return;
+    std::vector<std::string> axes = gather(&StepNames::axes);
+    fail(file_, node, key,
+         "unknown parameter '" + name + "'" + context + did_you_mean(name, params) +
+             (axes.empty() ? std::string() : " (" + of_step("axes") + ": " + join(axes, ", ") + ")"));
+  }
+
+  // `value` must be one that parameter `param` takes (numbers compare by value: 8 is 8.0).
+  void value(const YAML::Node& node, const std::string& key, const std::string& param,
+             const std::string& value) const {
+    if (!campaign_) return;
+    std::vector<std::string> values = campaign_->values(step_, param);
+    double want = 0, have = 0;
+    bool number = parse_number(value, want);
+    for (const auto& v : values)
+      if (v == value || (number && parse_number(v, have) && have == want)) return;
+    if (values.size() > 12) values.resize(12), values.push_back("...");
+    fail(file_, node, key,
+         param + " is never '" + value + "'" + (number ? "" : did_you_mean(value, values)) +
+             " (its values: " + join(values, ", ") + ")");
+  }
+
+  void metric(const YAML::Node& node, const std::string& key, const std::string& name) const {
+    if (!campaign_) return;
+    std::vector<std::string> metrics = gather(&StepNames::metrics);
+    for (const auto& m : metrics)
+      if (matches_template(m, name)) return;
+    if (metrics.empty())
+      fail(file_, node, key,
+           "unknown metric '" + name + "': no collector declares it (" +
+               (step_.empty() ? "the campaign has no collectors" : "step " + step_ + " has no collectors") +
+               ")");
+    fail(file_, node, key,
+         "unknown metric '" + name + "'" + did_you_mean(name, metrics) + " (the collectors" +
+             (step_.empty() ? "" : " of step " + step_) + " declare: " + join(metrics, ", ") + ")");
+  }
+
+  void expression(const YAML::Node& node, const std::string& key, const Expression& e) const {
+    for (const auto& v : e.variables()) param(node, key, v, " in expression '" + e.text() + "'");
+  }
+
+ private:
+  // The union over the steps in scope, in their order.
+  std::vector<std::string> gather(std::vector<std::string> StepNames::*field) const {
+    std::vector<std::string> out;
+    for (const StepNames* s : steps_)
+      for (const auto& n : s->*field)
+        if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+    return out;
+  }
+  std::string of_step(const std::string& what) const {
+    return step_.empty() ? what : what + " of step " + step_;
+  }
+
+  const std::string& file_;
+  const CampaignNames* campaign_;
+  std::vector<const StepNames*> steps_;  // in scope
+  std::string step_;                     // "" for every step
+};
+
 template <typename E>
 E pick(const Fields& f, const std::string& k, const std::vector<std::pair<std::string, E>>& choices) {
   std::string v = f.string(k);
@@ -158,7 +249,8 @@ E pick(const Fields& f, const std::string& k, const std::vector<std::pair<std::s
        "'" + v + "' is not one of " + join(names, ", ") + did_you_mean(v, names));
 }
 
-AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const std::string& path) {
+AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const std::string& path,
+                       Scope scope) {
   Fields f(file, node, path,
            {"name", "scaling", "step", "x", "time", "samples", "group_by", "compare", "aggregate", "ratio",
             "stall", "repeat"});
@@ -172,17 +264,23 @@ AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const st
     a.scaling = pick<Scaling>(
         f, "scaling", {{"weak", Scaling::weak}, {"strong", Scaling::strong}, {"none", Scaling::none}});
   a.step = f.string_or("step", "");
+  if (!a.step.empty()) scope.step(f.get("step"), f.key("step"), a.step);
   f.require("x");
   a.x = f.string("x");
+  scope.param(f.get("x"), f.key("x"), a.x);
   a.repeat = f.string_or("repeat", "repeat");
+  // The default names the parameter matrix.repeat adds; without repetitions it is absent, and that is fine.
+  if (f.has("repeat")) scope.param(f.get("repeat"), f.key("repeat"), a.repeat);
 
   YAML::Node t = f.require("time");
   if (t.IsScalar()) {
     a.time.metric = f.string("time");
+    scope.metric(t, f.key("time"), a.time.metric);
   } else {
     Fields tf(file, t, f.key("time"), {"metric", "warmup"});
     tf.require("metric");
     a.time.metric = tf.string("metric");
+    scope.metric(tf.get("metric"), tf.key("metric"), a.time.metric);
     if (tf.has("warmup")) {
       a.time.warmup = tf.number("warmup");
       if (a.time.warmup < 0) fail(file, tf.get("warmup"), tf.key("warmup"), "must not be negative");
@@ -192,7 +290,7 @@ AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const st
   if (f.has("samples")) {
     a.samples = f.string("samples");
     try {
-      Expression check(a.samples);
+      scope.expression(f.get("samples"), f.key("samples"), Expression(a.samples));
     } catch (const ExpressionError& e) {
       fail(file, f.get("samples"), f.key("samples"), e.what());
     }
@@ -205,6 +303,8 @@ AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const st
   for (size_t i = 0; i < a.group_by.size(); ++i) {
     if (a.group_by[i] == a.x)
       fail(file, f.get("group_by"), f.key("group_by"), "'" + a.x + "' is already the x axis");
+    YAML::Node at = f.get("group_by").IsSequence() ? f.get("group_by")[i] : f.get("group_by");
+    scope.param(at, f.key("group_by") + "[" + std::to_string(i) + "]", a.group_by[i]);
   }
 
   if (f.has("compare")) {
@@ -216,6 +316,8 @@ AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const st
     if (c.axis == a.x || grouped)
       fail(file, cf.get("axis"), cf.key("axis"),
            "'" + c.axis + "' is already " + (grouped ? "in group_by" : "the x axis"));
+    scope.param(cf.get("axis"), cf.key("axis"), c.axis);
+    scope.value(cf.get("baseline"), cf.key("baseline"), c.axis, c.baseline);
     a.compare = c;
   }
 
@@ -249,6 +351,8 @@ AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const st
                (a.compare ? " or the compare axis ('" + a.compare->axis + "')" : std::string()));
     if (r.numerator == r.denominator)
       fail(file, rf.get("denominator"), rf.key("denominator"), "is the same as the numerator");
+    scope.value(rf.get("numerator"), rf.key("numerator"), r.axis, r.numerator);
+    scope.value(rf.get("denominator"), rf.key("denominator"), r.axis, r.denominator);
     a.ratio = r;
   }
 
@@ -257,19 +361,20 @@ AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const st
     sf.require("data");
     sf.require("compute");
     a.stall = StallSpec{sf.string("data"), sf.string("compute")};
+    scope.metric(sf.get("data"), sf.key("data"), a.stall->data);
+    scope.metric(sf.get("compute"), sf.key("compute"), a.stall->compute);
   }
   return a;
 }
 
-}  // namespace
-
-std::vector<AnalysisSpec> parse_analyses(const YAML::Node& list, const std::string& file) {
+std::vector<AnalysisSpec> parse(const YAML::Node& list, const std::string& file,
+                                const CampaignNames* campaign) {
   std::vector<AnalysisSpec> out;
   if (!list.IsDefined() || list.IsNull()) return out;
   if (!list.IsSequence()) fail(file, list, "analyses", std::string("expected a list, got ") + kind(list));
   for (size_t i = 0; i < list.size(); ++i) {
     std::string path = "analyses[" + std::to_string(i) + "]";
-    AnalysisSpec a = parse_one(list[i], file, path);
+    AnalysisSpec a = parse_one(list[i], file, path, Scope(file, campaign));
     for (const auto& prev : out) {
       if (prev.name == a.name)
         fail(file, list[i]["name"], path + ".name",
@@ -278,6 +383,17 @@ std::vector<AnalysisSpec> parse_analyses(const YAML::Node& list, const std::stri
     out.push_back(std::move(a));
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<AnalysisSpec> parse_analyses(const YAML::Node& list, const std::string& file) {
+  return parse(list, file, nullptr);
+}
+
+std::vector<AnalysisSpec> parse_analyses(const YAML::Node& list, const std::string& file,
+                                         const CampaignNames& campaign) {
+  return parse(list, file, &campaign);
 }
 
 }  // namespace campaign::analysis

@@ -4,11 +4,13 @@
 // Invariant: a parsed AnalysisSpec is internally consistent - keys are known,
 // required ones present, the samples expression compiles, the compare/ratio
 // axes are usable - so analyze() only meets problems of the data, never of
-// the spec. Every error is an InputError at file:line:col with the dotted key.
+// the spec; parsed against its campaign, every name it uses exists there too.
+// Every error is an InputError at file:line:col with the dotted key.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -69,8 +71,32 @@ struct AnalysisSpec {
   bool wants(Aggregate a) const;
 };
 
+// What one step of a campaign (as planned for one system) offers its analyses.
+struct StepNames {
+  std::string step;
+  std::vector<std::string> params;   // every parameter its cases have
+  std::vector<std::string> axes;     // its matrix axes, named in messages
+  std::vector<std::string> metrics;  // its collectors declare (collect::declared_metrics)
+  bool planned = true;               // false: disabled on this system, nothing to check against
+};
+
+// The campaign's steps, and the values a parameter takes in the cases of one
+// step ("" for every step), so that analyses are checked before anything runs.
+struct CampaignNames {
+  std::vector<StepNames> steps;
+  std::function<std::vector<std::string>(const std::string& step, const std::string& param)> values;
+};
+
 // Parses the value of `analyses:` (a YAML sequence). `file` names the campaign
 // file in messages. Analysis names must be unique.
 std::vector<AnalysisSpec> parse_analyses(const YAML::Node& list, const std::string& file);
+
+// The same, and every name an analysis uses must exist in `campaign`: its
+// step, the parameters it is laid out by (x, group_by, compare and ratio axes,
+// repeat, the samples expression's variables), the compare baseline and ratio
+// values among the values of their axis, and the metrics among those the
+// collectors of its step(s) declare.
+std::vector<AnalysisSpec> parse_analyses(const YAML::Node& list, const std::string& file,
+                                         const CampaignNames& campaign);
 
 }  // namespace campaign::analysis

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "matrix/plan.hpp"
+#include "results/results.hpp"
 #include "spec/library.hpp"
 
 namespace campaign::cli {
@@ -30,11 +31,15 @@ struct Loaded {
   std::string system_how;   // how the system was chosen
   matrix::Plan plan;
   std::filesystem::path workdir;  // absolute; local (the catalog's) even for a remote system
+  results::StepCollectors collectors;
+  std::vector<analysis::AnalysisSpec> analyses;  // checked against the plan and the collectors
 };
 // Called once the work directory is known, before the matrix is expanded: returns the work
 // directory the job scripts will refer to ({{workdir}}), "" for the local work directory.
 using ScriptRoot = std::function<std::string(const spec::Campaign&, const spec::System&,
                                              const std::filesystem::path& workdir)>;
+// Everything a campaign says is checked here, analyses included, so that a
+// mistake stops every command (exit status 2) before anything is submitted.
 // `workdir_option` (e.g. plan --out) takes precedence over --workdir.
 Loaded load(const CampaignOptions& o, const std::string& workdir_option = "",
             const ScriptRoot& script_root = {});
@@ -62,7 +67,6 @@ void add_history(CLI::App& app);
 }  // namespace campaign::cli
 
 #include "catalog/catalog.hpp"
-#include "results/results.hpp"
 
 namespace campaign::cli {
 

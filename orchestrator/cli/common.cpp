@@ -52,11 +52,13 @@ Loaded load(const CampaignOptions& o, const std::string& workdir_option, const S
         throw InputError(where, "systems." + name,
                          "unknown system '" + name + "'" + did_you_mean(name, names));
   }
-  Loaded l{spec::for_system(base, resolved.system.name), resolved.how, {}, {}};
+  Loaded l{spec::for_system(base, resolved.system.name), resolved.how, {}, {}, {}, {}};
   l.workdir =
       resolve_workdir(l.campaign, resolved.system, workdir_option.empty() ? o.workdir : workdir_option);
   std::string root = script_root ? script_root(l.campaign, resolved.system, l.workdir) : "";
   l.plan = matrix::expand(l.campaign, resolved.system, root.empty() ? l.workdir.string() : root);
+  l.collectors = results::load_collectors(l.campaign);
+  l.analyses = results::load_analyses(l.plan, l.collectors);
   return l;
 }
 

@@ -67,7 +67,7 @@ void add_results(CLI::App& app) {
   collect->callback([co] {
     Opened opened = open_campaign(co->campaign, co->access, Verbosity::normal);
     Loaded& l = opened.loaded;
-    auto collectors = results::load_collectors(l.campaign);
+    const auto& collectors = l.collectors;
     if (std::all_of(collectors.begin(), collectors.end(), [](auto& c) { return c.second.empty(); }))
       throw Error("campaign " + l.campaign.name + " declares no collectors");
     Catalog catalog = Catalog::open(l.workdir);
@@ -106,7 +106,7 @@ void add_results(CLI::App& app) {
   imp->callback([io] {
     Loaded l = load(io->campaign);
     setup_logging(l.workdir, Verbosity::normal);
-    auto collectors = results::load_collectors(l.campaign);
+    const auto& collectors = l.collectors;
     Catalog catalog = Catalog::open(l.workdir);
     transport::LocalShell shell;
     auto code = results::detect_code_version(l.plan, io->label, shell, io->commit);

@@ -73,7 +73,7 @@ int run_campaign(const RunOptions& o, bool resume) {
   eo.workspace = backend.workspace.get();
   // Over ssh every marker read is a command on the login node: at the poll cadence, not faster.
   if (backend.remote) eo.marker_interval_s = std::max(eo.marker_interval_s, l.plan.system.limits.poll_min_s);
-  auto collectors = results::load_collectors(l.campaign);
+  const auto& collectors = l.collectors;
   eo.on_completed = [&](const AttemptRow& a) {
     auto it = collectors.find(a.step);
     try {

@@ -1,12 +1,9 @@
 // `campaign validate FILE [--system S]`: check a campaign against its system:
-// structure, expressions, partitions, limits, templates, collectors.
+// structure, expressions, partitions, limits, templates, collectors, analyses.
 #include <iostream>
 
-#include "analysis/spec.hpp"
 #include "cli/cli.hpp"
 #include "render/script.hpp"
-#include "results/results.hpp"
-#include "util/strings.hpp"
 
 namespace campaign::cli {
 
@@ -20,8 +17,6 @@ void add_validate(CLI::App& app) {
     Loaded l = load(*o);
     render::RenderOptions ro{l.workdir, self_exe(), 1, 0, {}};
     auto scripts = render::render_all(l.plan, ro);
-    auto collectors = results::load_collectors(l.campaign);
-    auto analyses = analysis::parse_analyses(l.campaign.analyses, l.campaign.file);
     const auto& sys = l.plan.system;
     std::string account = l.campaign.account ? *l.campaign.account : sys.account;
     if (sys.account_required && account.empty())
@@ -31,7 +26,7 @@ void add_validate(CLI::App& app) {
     std::cout << "ok: campaign " << l.campaign.name << " on " << sys.name << " (" << l.system_how
               << "): " << l.plan.cases.size() << " cases in " << l.plan.steps.size() << " step"
               << (l.plan.steps.size() == 1 ? "" : "s") << ", " << scripts.size() << " scripts render, "
-              << analyses.size() << " analyses\n";
+              << l.analyses.size() << " analyses\n";
   });
 }
 

@@ -74,6 +74,12 @@ Collector load_collector(const std::filesystem::path& yaml_file);
 // Same from a node already parsed; `file` is used in messages only.
 Collector parse_collector(const YAML::Node& node, const std::string& file);
 
+// The metric names `c` can produce, in the order it declares them. Names a
+// regex builds from captures keep their `{capture}` parts, and an mllog
+// source with `instances: separate` adds NAME[{instance}]: see
+// matches_template (util/strings.hpp) for what such a name stands for.
+std::vector<std::string> declared_metrics(const Collector& c);
+
 // Applies every collector to `run_dir`. `job_output` is the job's stdout file
 // (absolute, or relative to run_dir); sources with `stdout: true` read it.
 CollectResult collect(const std::vector<Collector>& collectors, const std::filesystem::path& run_dir,

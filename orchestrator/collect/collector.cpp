@@ -666,6 +666,29 @@ Collector parse_collector_node(const YAML::Node& node, const std::string& file) 
 
 }  // namespace
 
+std::vector<std::string> declared_metrics(const Collector& c) {
+  std::vector<std::string> out;
+  for (const auto& src : c.sources) {
+    if (auto* csv = std::get_if<CsvSpec>(&src->spec)) {
+      for (const auto& col : csv->columns) out.push_back(col.name);
+    } else if (auto* ml = std::get_if<MllogSpec>(&src->spec)) {
+      std::vector<std::string> names;
+      for (const auto& iv : ml->intervals) names.push_back(iv.name);
+      for (const auto& v : ml->values) names.push_back(v.name);
+      for (const auto& n : names) {
+        out.push_back(n);
+        if (ml->instances == Instances::separate) out.push_back(n + "[{instance}]");
+      }
+    } else if (auto* re = std::get_if<RegexSpec>(&src->spec)) {
+      for (const auto& pat : re->patterns)
+        for (const auto& m : pat.metrics) out.push_back(m.name);
+    } else if (auto* doc = std::get_if<DocSpec>(&src->spec)) {
+      for (const auto& v : doc->values) out.push_back(v.name);
+    }
+  }
+  return out;
+}
+
 Collector load_collector(const std::filesystem::path& yaml_file) {
   const std::string file = yaml_file.string();
   YAML::Node node;

@@ -284,6 +284,35 @@ std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t ca
   return out;
 }
 
+std::vector<analysis::AnalysisSpec> load_analyses(const matrix::Plan& plan,
+                                                  const StepCollectors& collectors) {
+  analysis::CampaignNames names;
+  for (const auto& step : plan.campaign.steps) {
+    analysis::StepNames s{step.name, {}, {}, {}, false};
+    auto sp =
+        std::find_if(plan.steps.begin(), plan.steps.end(), [&](auto& p) { return p.name == step.name; });
+    if (sp != plan.steps.end()) s = {step.name, sp->schema->names, sp->axes, {}, true};
+    if (auto it = collectors.find(step.name); it != collectors.end())
+      for (const auto& c : it->second)
+        for (auto& m : collect::declared_metrics(c))
+          if (std::find(s.metrics.begin(), s.metrics.end(), m) == s.metrics.end()) s.metrics.push_back(m);
+    names.steps.push_back(std::move(s));
+  }
+  names.values = [&plan](const std::string& step, const std::string& param) {
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    for (const auto& c : plan.cases) {
+      const matrix::StepPlan& sp = plan.step_of(c);
+      int k = sp.schema->find(param);
+      if ((!step.empty() && sp.name != step) || k < 0) continue;
+      const std::string& v = c.values[static_cast<size_t>(k)].text;
+      if (seen.insert(v).second) out.push_back(v);
+    }
+    return out;
+  };
+  return analysis::parse_analyses(plan.campaign.analyses, plan.campaign.file, names);
+}
+
 std::set<std::string> metrics_used(const std::vector<analysis::AnalysisSpec>& specs) {
   std::set<std::string> names;
   for (auto& s : specs) {

@@ -73,6 +73,10 @@ std::int64_t sync_campaign(Catalog& catalog, const matrix::Plan& plan, const std
 std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t campaign_id,
                                                const std::set<std::string>& metrics = {});
 
+// The campaign's analyses, parsed and checked against what the plan and the
+// collectors offer: every step, parameter, value and metric they name exists.
+std::vector<analysis::AnalysisSpec> load_analyses(const matrix::Plan& plan, const StepCollectors& collectors);
+
 // The metrics the analyses read (time metric, data-stall metrics).
 std::set<std::string> metrics_used(const std::vector<analysis::AnalysisSpec>& specs);
 

@@ -91,4 +91,17 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
   return c.empty() ? std::string() : ", did you mean '" + c + "'?";
 }
 
+bool matches_template(std::string_view t, std::string_view text) {
+  size_t open = t.find('{');
+  if (open == std::string_view::npos) return t == text;
+  size_t close = t.find('}', open);
+  if (close == std::string_view::npos) return t == text;
+  if (text.substr(0, open) != t.substr(0, open)) return false;
+  std::string_view rest = t.substr(close + 1);
+  // The braced part takes at least one character; try every split (names are short).
+  for (size_t i = open + 1; i <= text.size(); ++i)
+    if (matches_template(rest, text.substr(i))) return true;
+  return false;
+}
+
 }  // namespace campaign

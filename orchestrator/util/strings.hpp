@@ -28,4 +28,9 @@ std::string closest(std::string_view word, const std::vector<std::string>& candi
 // ", did you mean 'x'?" or "" - ready to append to an error message.
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
+// Whether `text` is one of the names `name_template` stands for: each `{...}`
+// part matches any non-empty text ("tau_calls:{routine}" matches
+// "tau_calls:main"), the rest matches itself.
+bool matches_template(std::string_view name_template, std::string_view text);
+
 }  // namespace campaign

@@ -27,6 +27,9 @@ TEST_CASE("expression errors say what is wrong", "[analysis][expression]") {
   CHECK_THROWS_WITH(e.eval({{"a", "1"}}), Catch::Contains("parameter 'b' is not set"));
   CHECK_THROWS_WITH(e.eval({{"a", "1"}, {"b", "gpu"}}),
                     Catch::Contains("parameter 'b' is not a number: 'gpu'"));
+  CHECK_THROWS_WITH(Expression("ceill(a / 2)"),
+                    "unknown function 'ceill' in expression 'ceill(a / 2)', did you mean 'ceil'?");
+  CHECK_THROWS_WITH(Expression("2 * sqrt (a) + b2 (c)"), Catch::Contains("unknown function 'b2'"));
   Expression div("1 / a");
   CHECK_THROWS_WITH(div.eval({{"a", "0"}}), Catch::Contains("not finite"));
 }

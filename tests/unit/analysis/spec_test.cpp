@@ -162,3 +162,99 @@ TEST_CASE("required keys and consistency checks", "[analysis][spec]") {
   CHECK(dup.where().line == 3);
   CHECK_THAT(dup.message(), Catch::Contains("c.yaml:2:5"));
 }
+
+namespace {
+
+// Two steps: `stage` without collectors, `train` with a matrix and cosmoflow-like metrics.
+CampaignNames campaign_names() {
+  CampaignNames c;
+  c.steps.push_back({"stage", {"campaign", "step"}, {}, {}, true});
+  c.steps.push_back({"train",
+                     {"campaign", "step", "ranks", "precision", "n_train", "repeat"},
+                     {"ranks", "precision", "repeat"},
+                     {"epoch_time", "loss", "tau_calls:{routine}"},
+                     true});
+  c.steps.push_back({"later", {}, {}, {}, false});
+  c.values = [](const std::string& step, const std::string& param) {
+    if (step == "stage") return std::vector<std::string>{};
+    if (param == "ranks") return std::vector<std::string>{"1", "2", "4"};
+    if (param == "precision") return std::vector<std::string>{"fp32", "bf16"};
+    return std::vector<std::string>{};
+  };
+  return c;
+}
+
+InputError checked_error_of(const std::string& entry) {
+  try {
+    parse_analyses(YAML::Load("analyses:\n  - " + entry + "\n")["analyses"], "c.yaml", campaign_names());
+  } catch (const InputError& e) {
+    return e;
+  }
+  FAIL("no InputError for: " << entry);
+  throw std::logic_error("unreachable");
+}
+
+}  // namespace
+
+TEST_CASE("checked against the campaign, every name an analysis uses exists", "[analysis][spec]") {
+  auto names = campaign_names();
+  auto ok =
+      parse_analyses(YAML::Load("analyses:\n"
+                                "  - {name: a, step: train, x: ranks, time: epoch_time, group_by: precision,"
+                                " samples: n_train * ranks, repeat: repeat}\n"
+                                "  - {name: b, x: precision, time: 'tau_calls:main',"
+                                " compare: {axis: ranks, baseline: 1.0},"
+                                " ratio: {axis: precision, numerator: fp32, denominator: bf16},"
+                                " stall: {data: loss, compute: epoch_time}}\n"
+                                "  - {name: c, step: later, x: anything, time: whatever}\n")["analyses"],
+                     "c.yaml", names);
+  CHECK(ok.size() == 3);
+  // Without the campaign (a stored one re-read for history) nothing is looked up.
+  CHECK(parse_analyses(YAML::Load("analyses:\n  - {name: a, x: nope, time: nothing}\n")["analyses"], "c.yaml")
+            .size() == 1);
+
+  struct Bad {
+    const char* entry;
+    const char* key;
+    const char* message;
+  };
+  const Bad bad[] = {
+      {"{name: a, x: rank, time: epoch_time}", "analyses[0].x",
+       "unknown parameter 'rank', did you mean 'ranks'? (axes: ranks, precision, repeat)"},
+      {"{name: a, step: stage, x: ranks, time: epoch_time}", "analyses[0].x", "unknown parameter 'ranks'"},
+      {"{name: a, step: trian, x: ranks, time: epoch_time}", "analyses[0].step",
+       "unknown step 'trian', did you mean 'train'? (steps: stage, train, later)"},
+      {"{name: a, x: ranks, time: epoch_tme}", "analyses[0].time",
+       "unknown metric 'epoch_tme', did you mean 'epoch_time'? (the collectors declare: epoch_time, loss, "
+       "tau_calls:{routine})"},
+      {"{name: a, x: ranks, time: {metric: 'tau_calls:'}}", "analyses[0].time.metric",
+       "unknown metric 'tau_calls:'"},
+      {"{name: a, step: stage, x: step, time: epoch_time}", "analyses[0].time",
+       "unknown metric 'epoch_time': no collector declares it (step stage has no collectors)"},
+      {"{name: a, x: ranks, time: epoch_time, stall: {data: data_time, compute: loss}}",
+       "analyses[0].stall.data", "unknown metric 'data_time'"},
+      {"{name: a, x: ranks, time: epoch_time, stall: {data: loss, compute: cmp}}",
+       "analyses[0].stall.compute", "unknown metric 'cmp'"},
+      {"{name: a, x: ranks, time: epoch_time, group_by: [precision, nodes]}", "analyses[0].group_by[1]",
+       "unknown parameter 'nodes'"},
+      {"{name: a, x: ranks, time: epoch_time, compare: {axis: precison, baseline: fp32}}",
+       "analyses[0].compare.axis", "unknown parameter 'precison', did you mean 'precision'?"},
+      {"{name: a, x: ranks, time: epoch_time, compare: {axis: precision, baseline: fp23}}",
+       "analyses[0].compare.baseline",
+       "precision is never 'fp23', did you mean 'fp32'? (its values: fp32, bf16)"},
+      {"{name: a, x: ranks, time: epoch_time, ratio: {axis: ranks, numerator: 4, denominator: 8}}",
+       "analyses[0].ratio.denominator", "ranks is never '8' (its values: 1, 2, 4)"},
+      {"{name: a, x: ranks, time: epoch_time, samples: n_trian * ranks}", "analyses[0].samples",
+       "unknown parameter 'n_trian' in expression 'n_trian * ranks', did you mean 'n_train'?"},
+      {"{name: a, x: ranks, time: epoch_time, samples: flor(n_train)}", "analyses[0].samples",
+       "unknown function 'flor' in expression 'flor(n_train)', did you mean 'floor'?"},
+      {"{name: a, x: ranks, time: epoch_time, repeat: rep}", "analyses[0].repeat", "unknown parameter 'rep'"},
+  };
+  for (const Bad& b : bad) {
+    INFO(b.entry);
+    InputError e = checked_error_of(b.entry);
+    CHECK(e.key() == b.key);
+    CHECK_THAT(e.message(), Catch::StartsWith(b.message));
+    CHECK(e.where().line == 2);
+  }
+}

@@ -88,6 +88,24 @@ TEST_CASE("collector: defaults", "[collector]") {
   CHECK(m.instances == campaign::collect::Instances::mean);
 }
 
+TEST_CASE("collector: the metrics it declares, in order, templates kept", "[collector]") {
+  using campaign::collect::declared_metrics;
+  using V = std::vector<std::string>;
+  CHECK(declared_metrics(load_collector(repo_root() / "collectors/cosmoflow.yaml")) ==
+        V{"epoch_time", "loss", "val_loss", "mae", "val_mae", "lr", "mlperf_epoch_time", "run_time",
+          "staging_time", "eval_error"});
+  CHECK(declared_metrics(load_collector(repo_root() / "collectors/timers.yaml")) ==
+        V{"mean_epoch_time", "tau_exclusive:{routine}", "tau_inclusive:{routine}", "tau_calls:{routine}"});
+  auto c = parse_collector(
+      YAML::Load("sources:\n"
+                 "  - {engine: mllog, file: a.log, intervals: [epoch], values: [loss],"
+                 " instances: separate}\n"
+                 "  - {engine: json, file: r.json, values: [data.n, {path: t, name: total}]}"),
+      "t.yaml");
+  CHECK(declared_metrics(c) ==
+        V{"epoch_time", "epoch_time[{instance}]", "loss", "loss[{instance}]", "data.n", "total"});
+}
+
 namespace {
 
 struct Bad {

@@ -26,6 +26,18 @@ TEST_CASE("did_you_mean suggests close names only") {
   CHECK(edit_distance("", "abc") == 3);
 }
 
+TEST_CASE("matches_template: braced parts match any non-empty text") {
+  CHECK(matches_template("epoch_time", "epoch_time"));
+  CHECK_FALSE(matches_template("epoch_time", "epoch_times"));
+  CHECK(matches_template("tau_calls:{routine}", "tau_calls:main"));
+  CHECK_FALSE(matches_template("tau_calls:{routine}", "tau_calls:"));
+  CHECK_FALSE(matches_template("tau_calls:{routine}", "tau_call:main"));
+  CHECK(matches_template("epoch_time[{instance}]", "epoch_time[3]"));
+  CHECK_FALSE(matches_template("epoch_time[{instance}]", "epoch_time[3"));
+  CHECK(matches_template("{a}_{b}", "x_y_z"));
+  CHECK_FALSE(matches_template("{a}_{b}", "xy"));
+}
+
 TEST_CASE("walltimes in every notation") {
   CHECK(parse_walltime("01:30:00") == 5400);
   CHECK(parse_walltime("1-00:00:00") == 86400);
