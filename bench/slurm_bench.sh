@@ -20,8 +20,13 @@
 #   notice        delay from a job's end to its `completed` record: the log line's time (ms) minus the
 #                 job's exit-marker mtime (ns; written by the job script as its last act), median and
 #                 p90; and the same against sacct's End (whole seconds, so up to 1 s more).
+#   makespan      first sacct Start to last sacct End of the campaign's jobs, and the wall time of
+#                 `campaign run` less that (the time it spends before the first job starts and after the
+#                 last one ends: submission, confirming the last completions from accounting).
+#   loop          (80 jobs) the same job scripts submitted again by a plain sbatch loop, interleaved
+#                 (mc, gpu, mc, ...), waited for with squeue: its makespan, and campaign's / the loop's.
 # Targets (80 jobs): cpu/job <= 2 ms, queries/s <= 0.5, submit <= 2 s, notice median <= 0.5 s,
-# p90 <= 1.5 s.
+# p90 <= 1.5 s, makespan <= 1.05 x the loop's, wall - makespan <= 2 s.
 set -uo pipefail
 
 CAMPAIGN=$(readlink -f "$1")
@@ -77,14 +82,17 @@ run_campaign() {
     >"$WORK/$name.cpu" <<'EOF'
 import os, subprocess, sys
 exe, campaign, wd = sys.argv[1:4]
+import time
+t0 = time.time()
 p = subprocess.Popen([exe, "run", campaign, "--workdir", wd, "-q"])
 os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)  # exited, not reaped: /proc/PID/stat is final
+wall = time.time() - t0
 fields = open(f"/proc/{p.pid}/stat").read().rsplit(")", 1)[1].split()
 tick = os.sysconf("SC_CLK_TCK")
 utime, stime, cutime, cstime = (int(x) / tick for x in fields[11:15])
-print(utime, stime, cutime, cstime, p.wait())
+print(utime, stime, cutime, cstime, p.wait(), wall)
 EOF
-  read -r utime stime cutime cstime rc <"$WORK/$name.cpu"
+  read -r utime stime cutime cstime rc wall <"$WORK/$name.cpu"
   [[ $rc == 0 ]] || echo "campaign run exited $rc"
   # Job ends: sacct End and the marker's mtime, by job name; completions from the log.
   sleep 2
@@ -92,11 +100,11 @@ EOF
   ids=$("$CAMPAIGN" status "$wd" --json | python3 -c '
 import json, sys
 print(",".join(k["job_id"] for c in json.load(sys.stdin) for k in c["cases"]))')
-  sacct -X -n -P -j "$ids" -o JobName,End >"$WORK/$name.sacct"
-  python3 - "$wd" "$WORK/calls-$name" "$WORK/$name.sacct" "$jobs" "$utime" "$stime" "$cutime" "$cstime" <<'EOF'
+  sacct -X -n -P -j "$ids" -o JobName,End,Start >"$WORK/$name.sacct"
+  python3 - "$wd" "$WORK/calls-$name" "$WORK/$name.sacct" "$jobs" "$utime" "$stime" "$cutime" "$cstime" "$wall" <<'EOF'
 import datetime, glob, json, os, re, statistics, sys
 wd, calls_log, sacct, jobs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-utime, stime, cutime, cstime = map(float, sys.argv[5:9])
+utime, stime, cutime, cstime, wall = map(float, sys.argv[5:10])
 def ts(line):  # "[2026-11-22 06:43:03.565] ..." -> epoch seconds
     return datetime.datetime.strptime(line[1:24], "%Y-%m-%d %H:%M:%S.%f").timestamp()
 start = None; first_sub = last_sub = None; done = {}
@@ -114,7 +122,13 @@ queries = sum(1 for _, c in calls if c in ("squeue", "sacct", "scontrol"))
 by_cmd = {c: sum(1 for _, x in calls if x == c) for c in ("squeue", "sacct", "scontrol", "sbatch", "scancel")}
 duration = end - start
 delay_marker, delay_sacct = [], []
-ends = dict(l.strip().split("|") for l in open(sacct) if "|" in l)
+rows = [l.strip().split("|") for l in open(sacct) if "|" in l]
+ends = {r[0]: r[1] for r in rows}
+def epoch(s): return datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S").timestamp()
+starts = [epoch(r[2]) for r in rows if r[2] not in ("Unknown", "None", "")]
+finishes = [epoch(r[1]) for r in rows if r[1] not in ("Unknown", "")]
+makespan = max(finishes) - min(starts)
+open(sacct + ".makespan", "w").write(f"{makespan}\n")
 for case, t in done.items():
     marker = os.path.join(wd, case, ".exit")
     delay_marker.append(t - os.stat(marker).st_mtime)
@@ -136,11 +150,41 @@ print(f"  notice (marker)  median {statistics.median(delay_marker):.3f} s, p90 {
 if delay_sacct:
     print(f"  notice (sacct)   median {statistics.median(delay_sacct):.3f} s, p90 {q(delay_sacct, 0.9):.3f} s"
           f" (End has whole seconds: up to 1 s more than the true delay)")
+print(f"  makespan         {makespan:.0f} s (first sacct Start to last End); wall of campaign run {wall:.1f} s,"
+      f" wall - makespan {wall - makespan:.1f} s")
+EOF
+}
+
+# loop NAME: the campaign's job scripts again, by a plain sbatch loop interleaving the partitions
+# (r1 mc, r1 gpu, r2 mc, ...), waited for with squeue; prints its makespan beside campaign's.
+loop() {
+  local name=$1 wd=$WORK/$1 ids=() d r p list
+  echo "== $name: the same scripts by a plain interleaved sbatch loop"
+  for r in $(ls "$wd" | sed -n "s/^$name-[a-z]*-r\([0-9]*\)$/\1/p" | sort -un); do
+    for p in mc gpu; do
+      d=$wd/$name-$p-r$r
+      [[ -f $d/job.sh ]] && ids+=("$(sbatch --parsable --chdir "$d" "$d/job.sh")")
+    done
+  done
+  list=$(IFS=,; echo "${ids[*]}")
+  while [[ -n $(squeue -h -j "$list" -o %A 2>/dev/null) ]]; do sleep 0.5; done
+  sleep 2
+  python3 - "$list" "$(cat "$WORK/$name.sacct.makespan")" <<'EOF'
+import datetime, subprocess, sys
+out = subprocess.run(["sacct", "-X", "-n", "-P", "-j", sys.argv[1], "-o", "Start,End"], capture_output=True,
+                     text=True).stdout
+def epoch(s): return datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S").timestamp()
+rows = [l.split("|") for l in out.split()]
+makespan = max(epoch(e) for _, e in rows) - min(epoch(s) for s, _ in rows)
+ours = float(sys.argv[2])
+print(f"  makespan         {makespan:.0f} s for {len(rows)} jobs; campaign's / the loop's: {ours / makespan:.3f}"
+      f" (target <= 1.05)")
 EOF
 }
 
 write_campaign bench80 40 4 "sleep 2"
 run_campaign bench80 80
+loop bench80
 if ((QUICK == 0)); then
   write_campaign bench1000 500 1 "sleep 0"
   sed -i 's/^  command: .*/&\n  launch: false/' "$WORK/bench1000.yaml"
