@@ -53,4 +53,4 @@ check_eq "cancel keeps the commit" "$commit" "$(recorded)"
 
 "$CAMPAIGN" history 'mean_epoch_time@group=a' "$WORK/runs" -o "$WORK/history" >"$WORK/history.out" 2>&1
 check "history names the run's commit (${commit:0:10})" grep -q "${commit:0:10}" "$WORK/history.out"
-((FAILED > 0)) && cat "$WORK/history.out" "$WORK/cancel.out"
+if ((FAILED > 0)); then cat "$WORK/history.out" "$WORK/cancel.out"; fi

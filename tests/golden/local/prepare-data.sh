@@ -13,4 +13,4 @@ trap 'exit 143' TERM
 
 export OMP_NUM_THREADS=1
 
-@SRC@/@CAMPAIGN@ launch -n 1 -- /usr/bin/python3 @SRC@/campaigns/../workloads/minicosmo/prepare.py --data-dir @WORKDIR@/data --n-samples 512
+@CAMPAIGN@ launch -n 1 -- /usr/bin/python3 @SRC@/campaigns/../workloads/minicosmo/prepare.py --data-dir @WORKDIR@/data --n-samples 512

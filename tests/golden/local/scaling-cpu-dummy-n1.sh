@@ -13,4 +13,4 @@ trap 'exit 143' TERM
 
 export OMP_NUM_THREADS=1
 
-@SRC@/@CAMPAIGN@ launch -n 1 -- /usr/bin/python3 @SRC@/campaigns/../workloads/minicosmo/train.py --distributed  @SRC@/campaigns/../workloads/minicosmo/configs/cosmo_dummy.yaml --data-dir @WORKDIR@/data --n-train 64 --n-valid 64 --n-epochs 3 --output-dir .
+@CAMPAIGN@ launch -n 1 -- /usr/bin/python3 @SRC@/campaigns/../workloads/minicosmo/train.py --distributed  @SRC@/campaigns/../workloads/minicosmo/configs/cosmo_dummy.yaml --data-dir @WORKDIR@/data --n-train 64 --n-valid 64 --n-epochs 3 --output-dir .

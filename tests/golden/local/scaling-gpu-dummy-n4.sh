@@ -13,4 +13,4 @@ trap 'exit 143' TERM
 
 export OMP_NUM_THREADS=1
 
-@SRC@/@CAMPAIGN@ launch -n 4 -- /usr/bin/python3 @SRC@/campaigns/../workloads/minicosmo/train.py --distributed --rank-gpu @SRC@/campaigns/../workloads/minicosmo/configs/cosmo_dummy.yaml --data-dir @WORKDIR@/data --n-train 512 --n-valid 512 --n-epochs 4 --output-dir .
+@CAMPAIGN@ launch -n 4 -- /usr/bin/python3 @SRC@/campaigns/../workloads/minicosmo/train.py --distributed --rank-gpu @SRC@/campaigns/../workloads/minicosmo/configs/cosmo_dummy.yaml --data-dir @WORKDIR@/data --n-train 512 --n-valid 512 --n-epochs 4 --output-dir .

@@ -13,4 +13,4 @@ trap 'exit 143' TERM
 
 export OMP_NUM_THREADS=1
 
-@SRC@/@CAMPAIGN@ launch -n 2 -- /usr/bin/python3 @SRC@/campaigns/../workloads/minicosmo/train.py --distributed --rank-gpu @SRC@/campaigns/../workloads/minicosmo/configs/cosmo.yaml --data-dir @WORKDIR@/data --n-train 256 --n-valid 256 --n-epochs 4 --output-dir .
+@CAMPAIGN@ launch -n 2 -- /usr/bin/python3 @SRC@/campaigns/../workloads/minicosmo/train.py --distributed --rank-gpu @SRC@/campaigns/../workloads/minicosmo/configs/cosmo.yaml --data-dir @WORKDIR@/data --n-train 256 --n-valid 256 --n-epochs 4 --output-dir .
