@@ -3,6 +3,8 @@
 # file:line:col (and the expected text), exit status 2, never a crash and
 # never a partial output directory. Each file ends with `# expect: TEXT` and
 # optionally `# args: EXTRA ARGS`.
+#
+# Usage: bash tests/cli/bad_inputs.sh CAMPAIGN_BINARY BAD_INPUTS_DIR
 set -u
 source "$(dirname "$0")/lib.sh"
 dir=$2

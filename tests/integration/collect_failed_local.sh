@@ -4,7 +4,7 @@
 # write: `campaign run` exits 1 and names each of them with its reason; case 1 is collected and
 # not named.
 #
-#   bash collect_failed_local.sh CAMPAIGN_BINARY SOURCE_DIR        (label local; about 2 s)
+# Usage: bash collect_failed_local.sh CAMPAIGN_BINARY SOURCE_DIR        (label local; about 2 s)
 source "$(dirname "$0")/lib.sh"
 
 nopath=$(path_without_slurm)
