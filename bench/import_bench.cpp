@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -24,11 +25,17 @@ using Seconds = std::chrono::duration<double>;
 
 int main(int argc, char** argv) {
   const int ranks = 100, reps = 100, epochs = 100;
-  // import_bench [DIR [--keep]]: with --keep, DIR's results tree is written once and kept (for
-  // profiling the import alone); only the catalog is made anew.
-  bool keep = argc > 2 && std::string(argv[2]) == "--keep";
-  fs::path root =
-      argc > 1 ? fs::path(argv[1]) : fs::temp_directory_path() / ("import-bench-" + std::to_string(getpid()));
+  CLI::App app{
+      "Imports and collects 10,000 run directories of 100-epoch history.csv files into a fresh "
+      "catalog and builds the scaling tables; prints files/s, the time and peak memory"};
+  fs::path root = fs::temp_directory_path() / ("import-bench-" + std::to_string(getpid()));
+  bool keep = false;
+  app.add_option("dir", root,
+                 "Directory to work in, removed first (default: a new one under the temp directory)");
+  app.add_flag("--keep", keep,
+               "Write DIR's results tree once and keep it (to profile the import alone); only the catalog "
+               "is made anew");
+  CLI11_PARSE(app, argc, argv);
   fs::path tree = root / "results";
   bool reuse = keep && fs::exists(tree / ("run-n" + std::to_string(ranks) + "-r" + std::to_string(reps)));
   fs::remove_all(reuse ? root / "w" : root);

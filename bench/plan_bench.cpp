@@ -3,6 +3,7 @@
 // Also renders 2,000 full Slurm scripts to show the per-script cost.
 #include <sys/resource.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 
@@ -12,7 +13,11 @@
 
 using namespace campaign;
 
-int main() {
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Plans a 100,000-case campaign (without writing scripts) and prints cases/s and peak memory; then "
+      "renders 2,000 Slurm scripts"};
+  CLI11_PARSE(app, argc, argv);
   const char* yaml = R"(name: bench
 params: {ranks_per_node: 1, base: 256}
 matrix:

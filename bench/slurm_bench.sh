@@ -2,7 +2,7 @@
 # Benchmark of `campaign run` against the virtual Slurm cluster (tests/slurm/start-cluster.sh; started
 # here when sinfo does not answer; as root).
 #
-#   bash bench/slurm_bench.sh CAMPAIGN_BINARY [SOURCE_DIR] [--quick]
+# Usage: bash bench/slurm_bench.sh CAMPAIGN_BINARY [SOURCE_DIR] [--quick]
 #
 # Two campaigns, each in a fresh temporary work directory:
 #   80 jobs    40 cases x (-C mc, -C gpu), one whole node each, `srun sleep 2`
@@ -27,6 +27,7 @@
 #                 (mc, gpu, mc, ...), waited for with squeue: its makespan, and campaign's / the loop's.
 # Targets (80 jobs): cpu/job <= 2 ms, queries/s <= 0.5, submit <= 2 s, notice median <= 0.5 s,
 # p90 <= 1.5 s, makespan <= 1.05 x the loop's, wall - makespan <= 2 s.
+SCRIPT_OPTIONS="--quick" source "$(dirname "$0")/../tools/usage.sh" "$@"
 set -uo pipefail
 
 CAMPAIGN=$(readlink -f "$1")

@@ -10,6 +10,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -49,12 +50,17 @@ struct Servers {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int commands = argc > 1 ? std::atoi(argv[1]) : 200;
-  const int fresh = argc > 2 ? std::atoi(argv[2]) : 20;
-  if (commands <= 0 || fresh <= 0) {
-    std::fprintf(stderr, "usage: ssh_bench [commands=200] [fresh_ssh=20]\n");
-    return 2;
-  }
+  CLI::App app{
+      "Small remote commands over one SshShell session vs one fresh `ssh` process each, against a "
+      "throwaway loopback sshd; prints both rates and their ratio"};
+  int commands = 200, fresh = 20;
+  app.add_option("commands", commands, "Commands timed over the session")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("fresh_ssh", fresh, "Fresh ssh processes timed, scaled to the session's count")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  CLI11_PARSE(app, argc, argv);
 
   Servers servers;
   servers.dir = fs::temp_directory_path() / ("campaign-ssh-bench-" + std::to_string(::getpid()));

@@ -3,8 +3,9 @@
 # through sudo), then configures and builds it in build/ (Release, warnings
 # as errors). Safe to run again: apt-get and cmake only do what is missing.
 #
-#   bash tools/setup.sh            # dependencies + build
+# Usage: bash tools/setup.sh      # dependencies + build
 #   SKIP_APT=1 bash tools/setup.sh # build only
+source "$(dirname "$0")/./usage.sh" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

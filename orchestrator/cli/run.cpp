@@ -49,6 +49,23 @@ void stage_campaign_inputs(const Loaded& l, Backend& backend) {
                backend.script_root);
 }
 
+// Cases whose latest attempt did not succeed: the job failed, or its outputs could not be collected.
+// (A collect_failed case lets the steps after it run; the sweep still did not succeed.)
+std::vector<AttemptRow> unsuccessful_cases(Catalog& catalog, std::int64_t campaign_id) {
+  std::vector<AttemptRow> out;
+  for (auto& a : catalog.latest_attempts(campaign_id))
+    if (a.in_spec && is_final(a.state) && a.state != State::completed && a.state != State::collected)
+      out.push_back(a);
+  return out;
+}
+
+void print_unsuccessful(const std::vector<AttemptRow>& cases, std::ostream& os) {
+  os << cases.size() << (cases.size() == 1 ? " case" : " cases") << " did not succeed:\n";
+  for (auto& a : cases)
+    os << "  " << a.case_name << ": " << to_string(a.state) << (a.reason.empty() ? "" : " (" + a.reason + ")")
+       << "\n";
+}
+
 int run_campaign(const RunOptions& o, bool resume) {
   Verbosity v = o.quiet ? Verbosity::quiet : (o.verbose ? Verbosity::verbose : Verbosity::normal);
   Opened opened = open_campaign(o.campaign, o.access, v);
@@ -101,8 +118,12 @@ int run_campaign(const RunOptions& o, bool resume) {
     spdlog::warn("cannot fetch the files of ended cases: {}; `campaign collect` later", e.what());
   }
   std::optional<std::filesystem::path> report;
-  if (rc != 130 && engine.finished())
+  std::vector<AttemptRow> unsuccessful;
+  if (rc != 130 && engine.finished()) {
     report = write_final_report(catalog, l.campaign, engine.campaign_id(), l.workdir);
+    unsuccessful = unsuccessful_cases(catalog, engine.campaign_id());
+    if (!unsuccessful.empty()) rc = 1;
+  }
   if (!o.quiet) {
     auto counts = engine.counts();
     std::cout << (rc == 0 ? "done: "
@@ -110,6 +131,7 @@ int run_campaign(const RunOptions& o, bool resume) {
               << counts.line() << "; work directory " << l.workdir.string() << "\n";
     if (report) std::cout << "report: " << report->string() << "\n";
   }
+  if (!unsuccessful.empty()) print_unsuccessful(unsuccessful, std::cerr);
   return rc;
 }
 

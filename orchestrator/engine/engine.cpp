@@ -24,27 +24,12 @@ Time now_time() {
   return std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
 }
 
-// Slurm prints local times as 2026-11-22T05:51:03; "Unknown"/"None" otherwise.
-std::optional<Time> parse_time(const std::string& s) {
-  if (s.size() < 19 || s[4] != '-' || s[10] != 'T') return std::nullopt;
-  std::tm tm{};
-  if (std::sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-                  &tm.tm_min, &tm.tm_sec) != 6)
-    return std::nullopt;
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  tm.tm_isdst = -1;
-  std::time_t t = std::mktime(&tm);
-  if (t == -1) return std::nullopt;
-  return Time(std::chrono::seconds(t));
-}
-
 JobUpdate update_from(const sched::JobInfo& info) {
   JobUpdate u;
   if (!info.reason.empty()) u.reason = info.reason;
   if (info.exit_code) u.exit_code = *info.exit_code;
-  if (auto t = parse_time(info.start)) u.started = *t;
-  if (auto t = parse_time(info.end)) u.ended = *t;
+  if (info.start) u.started = *info.start;
+  if (info.end) u.ended = *info.end;
   if (info.elapsed_s) u.elapsed_s = static_cast<std::int64_t>(*info.elapsed_s);
   if (!info.nodelist.empty()) u.node_list = info.nodelist;
   return u;

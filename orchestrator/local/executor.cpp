@@ -16,7 +16,17 @@ using sched::SubmitFailure;
 
 namespace {
 
-constexpr int kVersion = 1;
+// 2: times are seconds since the epoch (were local-time strings).
+constexpr int kVersion = 2;
+
+void put_time(json& o, const char* key, const std::optional<sched::Time>& t) {
+  if (t) o[key] = t->time_since_epoch().count();
+}
+
+std::optional<sched::Time> get_time(const json& o, const char* key) {
+  if (!o.contains(key)) return std::nullopt;
+  return sched::Time(std::chrono::seconds(o.at(key).get<std::int64_t>()));
+}
 
 json to_json(const JobInfo& j) {
   json o{{"id", j.id},
@@ -24,11 +34,11 @@ json to_json(const JobInfo& j) {
          {"state", std::string(to_string(j.state))},
          {"raw_state", j.raw_state},
          {"reason", j.reason},
-         {"submit", j.submit},
-         {"start", j.start},
-         {"end", j.end},
          {"nodes", j.nodes},
          {"nodelist", j.nodelist}};
+  put_time(o, "submit", j.submit);
+  put_time(o, "start", j.start);
+  put_time(o, "end", j.end);
   if (j.exit_code) o["exit_code"] = *j.exit_code;
   if (j.signal) o["signal"] = *j.signal;
   if (j.elapsed_s) o["elapsed_s"] = *j.elapsed_s;
@@ -45,9 +55,9 @@ JobInfo job_from_json(const json& o) {
   j.state = *state;
   j.raw_state = o.value("raw_state", "");
   j.reason = o.value("reason", "");
-  j.submit = o.value("submit", "");
-  j.start = o.value("start", "");
-  j.end = o.value("end", "");
+  j.submit = get_time(o, "submit");
+  j.start = get_time(o, "start");
+  j.end = get_time(o, "end");
   j.nodes = o.value("nodes", 0);
   j.nodelist = o.value("nodelist", "");
   if (o.contains("exit_code")) j.exit_code = o.at("exit_code").get<int>();

@@ -3,7 +3,7 @@
 // subcommand `campaign executor --spool DIR` there through the shell. One call is one process: a
 // JSON request on standard input, a JSON answer on standard output.
 //
-//   request:  {"version": 1, "op": "submit", "request": {script, job_name, workdir, depends_on,
+//   request:  {"version": 2, "op": "submit", "request": {script, job_name, workdir, depends_on,
 //              extra_args}} | {"op": "query", "ids": [...]} | {"op": "find", "names": [...]}
 //              | {"op": "count"} | {"op": "cancel", "ids": [...]}
 //   answer:   {"ok": true, "id": "12"} | {"ok": true, "jobs": [JobInfo...]} | {"ok": true,

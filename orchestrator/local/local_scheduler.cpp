@@ -32,15 +32,10 @@ int64_t now_ms() {
       .count();
 }
 
-// Slurm's "standard" time format: local time, no zone.
-std::string iso_time(int64_t ms) {
-  if (ms <= 0) return "";
-  time_t t = static_cast<time_t>(ms / 1000);
-  tm local{};
-  localtime_r(&t, &local);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &local);
-  return buf;
+// The records keep milliseconds since the epoch; 0 is "not yet".
+std::optional<sched::Time> time_of(int64_t ms) {
+  if (ms <= 0) return std::nullopt;
+  return sched::Time(std::chrono::seconds(ms / 1000));
 }
 
 std::optional<long> parse_id(const std::string& s) {
@@ -411,8 +406,8 @@ JobInfo LocalScheduler::info(const JobRecord& r, const Records& all, int64_t now
   j.raw_state = raw_state(r);
   j.nodes = 1;
   j.nodelist = host_;
-  j.submit = iso_time(r.submit_ms);
-  j.start = iso_time(r.start_ms);
+  j.submit = time_of(r.submit_ms);
+  j.start = time_of(r.start_ms);
   switch (r.phase) {
     case Phase::pending:
     case Phase::starting:
@@ -430,7 +425,7 @@ JobInfo LocalScheduler::info(const JobRecord& r, const Records& all, int64_t now
       j.reason = r.reason;
       j.exit_code = r.exit_code;
       j.signal = r.signal;
-      j.end = iso_time(r.end_ms);
+      j.end = time_of(r.end_ms);
       if (r.start_ms > 0) j.elapsed_s = static_cast<double>(r.end_ms - r.start_ms) / 1000.0;
       break;
   }

@@ -1,6 +1,7 @@
 // LSF output parsers (see lsf_parse.hpp).
 #include "sched/lsf_parse.hpp"
 
+#include <ctime>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -19,19 +20,12 @@ std::string value_or_empty(std::string_view v) {
   return t == "-" ? std::string() : t;
 }
 
-// "Dec 28 19:56 L": the trailing flag says whether a time is actual (L), estimated (E) or overrun
-// (X); the time is what we keep.
-std::string lsf_time(std::string_view v) {
-  static const std::regex flag(R"(\s+[LEX]$)");
-  return std::regex_replace(value_or_empty(v), flag, "");
-}
-
 std::string get(const Record& r, const std::string& key) {
   auto it = r.find(key);
   return it == r.end() ? std::string() : value_or_empty(it->second);
 }
 
-JobInfo to_job(const Record& r) {
+JobInfo to_job(const Record& r, Time now) {
   JobInfo job;
   job.id = get(r, "JOBID");
   job.name = get(r, "JOB_NAME");
@@ -53,9 +47,9 @@ JobInfo to_job(const Record& r) {
     else if (job.state == State::completed)
       job.exit_code = 0;  // DONE means exit value 0; LSF leaves the field empty
   }
-  job.submit = lsf_time(get(r, "SUBMIT_TIME"));
-  if (job.state != State::queued) job.start = lsf_time(get(r, "START_TIME"));
-  if (is_final(job.state)) job.end = lsf_time(get(r, "FINISH_TIME"));
+  job.submit = parse_lsf_time(get(r, "SUBMIT_TIME"), now);
+  if (job.state != State::queued) job.start = parse_lsf_time(get(r, "START_TIME"), now, job.submit);
+  if (is_final(job.state)) job.end = parse_lsf_time(get(r, "FINISH_TIME"), now, job.submit);
   job.elapsed_s = parse_lsf_run_time(get(r, "RUN_TIME"));
   job.nodes = static_cast<int>(text::to_long(get(r, "NEXEC_HOST")).value_or(0));
   return job;
@@ -128,7 +122,47 @@ std::optional<double> parse_lsf_run_time(std::string_view text_in) {
   return std::nullopt;
 }
 
-std::vector<JobInfo> parse_bjobs_json(std::string_view text_in) {
+std::optional<Time> parse_lsf_time(std::string_view text_in, Time now, std::optional<Time> submit) {
+  static const std::regex named(
+      R"(^(?:[A-Z][a-z]{2}\s+)?([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s+(\d{4}))?(?:\s+[LEX])?$)");
+  static const std::regex numeric(
+      R"(^(?:(\d{4})/)?(\d{1,2})/(\d{1,2})-(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s+[LEX])?$)");
+  static const std::string kMonths = "JanFebMarAprMayJunJulAugSepOctNovDec";
+  std::string t = trim(text_in);
+  std::smatch m;
+  int month = 0, field = 0;  // `field`: the sub-match of the day
+  if (std::regex_match(t, m, named)) {
+    auto at = kMonths.find(m[1].str());
+    if (at == std::string::npos || at % 3 != 0) return std::nullopt;
+    month = static_cast<int>(at / 3) + 1;
+    field = 2;
+  } else if (std::regex_match(t, m, numeric)) {
+    month = std::stoi(m[2]);
+    field = 3;
+  } else {
+    return std::nullopt;
+  }
+  int day = std::stoi(m[field]), hour = std::stoi(m[field + 1]), minute = std::stoi(m[field + 2]);
+  int second = m[field + 3].matched ? std::stoi(m[field + 3]) : 0;
+  auto in_year = [&](int year) { return text::local_time(year, month, day, hour, minute, second); };
+  const auto& year = field == 2 ? m[6] : m[1];
+  if (year.matched) return in_year(std::stoi(year));
+
+  std::time_t ref = (submit ? *submit : now).time_since_epoch().count();
+  std::tm local{};
+  localtime_r(&ref, &local);
+  int ref_year = local.tm_year + 1900;
+  if (submit) {
+    for (int y : {ref_year, ref_year + 1})
+      if (auto when = in_year(y); when && *when >= *submit) return when;
+  } else {
+    for (int y : {ref_year + 1, ref_year, ref_year - 1})
+      if (auto when = in_year(y); when && *when <= now + std::chrono::hours(24)) return when;
+  }
+  return std::nullopt;
+}
+
+std::vector<JobInfo> parse_bjobs_json(std::string_view text_in, Time now) {
   auto brace = text_in.find('{');
   if (brace == std::string_view::npos) {
     // No document: fine if all bjobs said is that there is no such job.
@@ -149,13 +183,13 @@ std::vector<JobInfo> parse_bjobs_json(std::string_view text_in) {
     Record r;
     for (const auto& [k, v] : rec.items())
       r[text::upper(k)] = v.is_string() ? v.get<std::string>() : v.dump();
-    jobs.push_back(to_job(r));
+    jobs.push_back(to_job(r, now));
   }
   return jobs;
 }
 
 std::vector<JobInfo> parse_bjobs_noheader(std::string_view text_in, const std::vector<std::string>& fields,
-                                          char delimiter) {
+                                          char delimiter, Time now) {
   std::vector<std::string> keys;
   for (const auto& f : fields) keys.push_back(text::upper(trim(f)));
   size_t name_col = keys.size();
@@ -175,7 +209,7 @@ std::vector<JobInfo> parse_bjobs_noheader(std::string_view text_in, const std::v
     }
     Record r;
     for (size_t i = 0; i < keys.size(); ++i) r[keys[i]] = f[i];
-    jobs.push_back(to_job(r));
+    jobs.push_back(to_job(r, now));
   }
   return jobs;
 }

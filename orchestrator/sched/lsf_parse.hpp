@@ -8,6 +8,7 @@
 // mean no value.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,15 +33,24 @@ SubmitFailure classify_bsub_error(std::string_view output);
 // Run time as `bjobs -o run_time` prints it ("16038 second(s)", or "00:00:01" with -hms).
 std::optional<double> parse_lsf_run_time(std::string_view text);
 
+// A time as bjobs prints it, read as local time: "Dec 28 19:56" (-o, -json and the default table),
+// with seconds, a year ("Dec 28 19:56:03 2024") or a trailing flag (L actual, E estimated, X
+// overrun); "Tue Jul 24 10:03:15" (-l, -UF); "10/19-17:10:27" (-W). Without a year: with `submit`,
+// the first such time at or after it (a job submitted on Dec 31 that started on Jan 1 started the
+// next year); without, the last one no later than `now` (plus a day for zones and clock skew).
+std::optional<Time> parse_lsf_time(std::string_view text, Time now,
+                                   std::optional<Time> submit = std::nullopt);
+
 // `bjobs -o '<fields>' -json`. Understood keys: JOBID, JOB_NAME, STAT, EXIT_CODE, EXIT_REASON,
 // PEND_REASON, SUBMIT_TIME, START_TIME, FINISH_TIME, RUN_TIME, NEXEC_HOST; records carrying an ERROR
-// key (a job id LSF does not know) are skipped. Throws UnexpectedOutput for malformed JSON.
-std::vector<JobInfo> parse_bjobs_json(std::string_view text);
+// key (a job id LSF does not know) are skipped. Throws UnexpectedOutput for malformed JSON. Times
+// without a year are placed by `now`, when bjobs ran (see parse_lsf_time).
+std::vector<JobInfo> parse_bjobs_json(std::string_view text, Time now = current_time());
 
 // `bjobs -noheader -o "<fields> delimiter='<d>'"`, `fields` being the -o field names in order
 // (any case). Lines with fewer fields (messages) are skipped.
 std::vector<JobInfo> parse_bjobs_noheader(std::string_view text, const std::vector<std::string>& fields,
-                                          char delimiter);
+                                          char delimiter, Time now = current_time());
 
 // Job ids named by "Job <N> is not found" lines.
 std::vector<std::string> parse_bjobs_not_found(std::string_view err);

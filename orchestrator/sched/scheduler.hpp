@@ -25,13 +25,20 @@
 
 namespace campaign::sched {
 
+// Seconds since the epoch, as the catalog stores them.
+using Time = std::chrono::sys_seconds;
+inline Time current_time() {
+  return std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+}
+
 struct JobInfo {
   std::string id, name;
   campaign::State state = campaign::State::queued;
   std::string raw_state;  // as printed, e.g. "CANCELLED by 1000", "EXIT"
   std::string reason;     // pending reason or termination reason; "" when the scheduler says none
   std::optional<int> exit_code, signal;  // exit_code only once the job has ended
-  std::string submit, start, end;        // as the scheduler printed them (ISO-8601 for Slurm); "" unknown
+  // Read by each back end from its scheduler's own notation; start and end only once they happened.
+  std::optional<Time> submit, start, end;
   std::optional<double> elapsed_s;
   int nodes = 0;
   std::string nodelist;

@@ -34,8 +34,8 @@ void set_exit(JobInfo& job, std::string_view exit_text) {
 // Slurm prints the expected start of a pending job and the expected end of a running one; only
 // times that happened are kept.
 void drop_predictions(JobInfo& job) {
-  if (job.state == State::queued) job.start.clear();
-  if (!is_final(job.state)) job.end.clear();
+  if (job.state == State::queued) job.start.reset();
+  if (!is_final(job.state)) job.end.reset();
 }
 
 int to_nodes(std::string_view text) {
@@ -97,9 +97,9 @@ std::vector<JobInfo> parse_sacct_rows(const Table& table, const std::vector<std:
     job.state = state_or_active(job.raw_state);
     job.reason = value_or_empty(table.get(row, "reason"));
     set_exit(job, table.get(row, "exitcode"));
-    job.submit = value_or_empty(table.get(row, "submit"));
-    job.start = value_or_empty(table.get(row, "start"));
-    job.end = value_or_empty(table.get(row, "end"));
+    job.submit = parse_slurm_time(table.get(row, "submit"));
+    job.start = parse_slurm_time(table.get(row, "start"));
+    job.end = parse_slurm_time(table.get(row, "end"));
     job.elapsed_s = parse_slurm_duration(table.get(row, "elapsed"));
     job.nodes = to_nodes(table.get(row, "nnodes"));
     job.nodelist = value_or_empty(table.get(row, "nodelist"));
@@ -185,6 +185,15 @@ std::optional<double> parse_slurm_duration(std::string_view text) {
   return ((days * 24 + hours) * 60 + minutes) * 60 + seconds;
 }
 
+std::optional<Time> parse_slurm_time(std::string_view text) {
+  static const std::regex re(R"(^\s*(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\s*$)");
+  std::string t(text);
+  std::smatch m;
+  if (!std::regex_match(t, m, re)) return std::nullopt;
+  return text::local_time(std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3]), std::stoi(m[4]), std::stoi(m[5]),
+                          std::stoi(m[6]));
+}
+
 std::optional<std::string> parse_sbatch(std::string_view out) {
   static const std::regex parsable(R"(^\s*(\d+(?:_\d+)?)(?:;\S*)?\s*$)");
   static const std::regex plain(R"(Submitted batch job (\d+))");
@@ -244,8 +253,8 @@ std::vector<JobInfo> parse_squeue(std::string_view text_in) {
     job.elapsed_s = parse_slurm_duration(table.get(row, "time"));
     job.nodes = to_nodes(table.get(row, "nodes"));
     job.nodelist = value_or_empty(table.get(row, "nodelist"));
-    job.submit = value_or_empty(table.get(row, "submit_time"));
-    job.start = value_or_empty(table.get(row, "start_time"));
+    job.submit = parse_slurm_time(table.get(row, "submit_time"));
+    job.start = parse_slurm_time(table.get(row, "start_time"));
     drop_predictions(job);
     jobs.push_back(std::move(job));
   }
@@ -304,9 +313,9 @@ std::vector<JobInfo> parse_scontrol_show_job(std::string_view text_in) {
     job.state = state_or_active(job.raw_state);
     job.reason = value_or_empty(kv["Reason"]);
     set_exit(job, kv["ExitCode"]);
-    job.submit = value_or_empty(kv["SubmitTime"]);
-    job.start = value_or_empty(kv["StartTime"]);
-    job.end = value_or_empty(kv["EndTime"]);
+    job.submit = parse_slurm_time(kv["SubmitTime"]);
+    job.start = parse_slurm_time(kv["StartTime"]);
+    job.end = parse_slurm_time(kv["EndTime"]);
     job.elapsed_s = parse_slurm_duration(kv["RunTime"]);
     job.nodes = to_nodes(kv["NumNodes"]);
     job.nodelist = value_or_empty(kv["NodeList"]);

@@ -31,6 +31,10 @@ std::optional<SlurmExitCode> parse_slurm_exit_code(std::string_view text);
 // seconds "05:05.002"; nullopt for "INVALID", "UNLIMITED", "N/A" and the like.
 std::optional<double> parse_slurm_duration(std::string_view text);
 
+// A time as Slurm prints it ("2026-11-22T05:51:03", the cluster's local time, read as local time
+// here); nullopt for "Unknown", "None" and anything else.
+std::optional<Time> parse_slurm_time(std::string_view text);
+
 // The job id printed by `sbatch --parsable` ("123" or "123;cluster"), also accepting the plain
 // "Submitted batch job 123"; warnings around it are skipped. nullopt when no id is printed.
 std::optional<std::string> parse_sbatch(std::string_view out);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <ctime>
 
 #include "util/strings.hpp"
 
@@ -60,6 +61,25 @@ std::vector<std::string> words(std::string_view s) {
     i = j;
   }
   return out;
+}
+
+std::optional<std::chrono::sys_seconds> local_time(int year, int month, int day, int hour, int minute,
+                                                   int second) {
+  if (month < 1 || month > 12 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 ||
+      second > 60)
+    return std::nullopt;
+  std::tm tm{};
+  tm.tm_year = year - 1900;
+  tm.tm_mon = month - 1;
+  tm.tm_mday = day;
+  tm.tm_hour = hour;
+  tm.tm_min = minute;
+  tm.tm_sec = second;
+  tm.tm_isdst = -1;  // whatever the zone's rules say for that date
+  std::time_t t = std::mktime(&tm);
+  // mktime moves an impossible date to a real one ("Feb 30" to "Mar 2"): refuse it instead.
+  if (t == -1 || tm.tm_mday != day || tm.tm_mon != month - 1) return std::nullopt;
+  return std::chrono::sys_seconds(std::chrono::seconds(t));
 }
 
 }  // namespace campaign::sched::text

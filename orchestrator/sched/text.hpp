@@ -3,6 +3,7 @@
 // so parsers decide what is an error.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,5 +20,9 @@ bool contains_ci(std::string_view haystack, std::string_view needle);
 std::optional<long> to_long(std::string_view s);
 // Splits on whitespace runs.
 std::vector<std::string> words(std::string_view s);
+// A wall-clock time without zone, as schedulers print them, read as local time here (month 1-12);
+// nullopt for a date that does not exist ("Feb 30").
+std::optional<std::chrono::sys_seconds> local_time(int year, int month, int day, int hour, int minute,
+                                                   int second);
 
 }  // namespace campaign::sched::text

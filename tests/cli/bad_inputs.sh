@@ -5,6 +5,8 @@
 # Each file ends with `# expect: TEXT` and optionally `# args: EXTRA ARGS`.
 # Then `run` on campaigns with a bad analysis: refused before anything is
 # submitted.
+#
+# Usage: bash tests/cli/bad_inputs.sh CAMPAIGN_BINARY BAD_INPUTS_DIR
 set -u
 source "$(dirname "$0")/lib.sh"
 dir=$2

@@ -3,6 +3,8 @@
 # tests/golden/<system>/<case>.sh. Paths that depend on where the test runs
 # (work directory, binary, source tree, job-name id) are replaced by
 # placeholders. UPDATE_GOLDEN=1 rewrites the golden files.
+#
+# Usage: bash tests/cli/golden.sh CAMPAIGN_BINARY SOURCE_DIR
 set -u
 source "$(dirname "$0")/lib.sh"
 src=$2

@@ -7,6 +7,8 @@
 # order, so only ordering by commit date puts the slow one last. Also: the
 # direction of time and throughput metrics, --baseline, --threshold,
 # --fail-on, labels without git, the files written, and bad METRICs (exit 2).
+#
+# Usage: bash tests/cli/history.sh CAMPAIGN_BINARY SOURCE_DIR
 set -u
 source "$(dirname "$0")/lib.sh"
 src=$2

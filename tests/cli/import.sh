@@ -4,6 +4,8 @@
 # then the report: the GPU table reproduces the published Piz Daint
 # throughputs and efficiencies to 6 decimals; absent runs stay planned;
 # importing again changes nothing.
+#
+# Usage: bash tests/cli/import.sh CAMPAIGN_BINARY SOURCE_DIR
 set -u
 source "$(dirname "$0")/lib.sh"
 src=$2

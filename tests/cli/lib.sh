@@ -4,6 +4,9 @@
 #
 # Sets exe (the binary) and tmp (a fresh directory removed on exit), counts checks in pass and
 # fail, and ends the test with `finish [MIN_PASSED]`.
+
+# --help prints the test's header; no options.
+source "$(dirname "${BASH_SOURCE[0]}")/../../tools/usage.sh" "$@"
 exe=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

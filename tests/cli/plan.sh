@@ -2,6 +2,8 @@
 # `campaign plan` and `validate` on the shipped campaigns, checked the way a
 # user reads them: script counts, Slurm constraints, -N equal to the rank
 # count, LSF directives and jsrun lines, the node-hours line, auto detection.
+#
+# Usage: bash tests/cli/plan.sh CAMPAIGN_BINARY SOURCE_DIR
 set -u
 source "$(dirname "$0")/lib.sh"
 src=$2

@@ -4,7 +4,7 @@
 # `campaign cancel --case 'cancel-a-*'` cancels the three "a" cases (running or waiting for a core)
 # and nothing else; their processes are gone; `campaign cancel` then cancels the rest.
 #
-#   bash cancel_local.sh CAMPAIGN_BINARY SOURCE_DIR        (label local; about 10 s)
+# Usage: bash cancel_local.sh CAMPAIGN_BINARY SOURCE_DIR        (label local; about 10 s)
 source "$(dirname "$0")/lib.sh"
 
 nopath=$(path_without_slurm)

@@ -4,7 +4,7 @@
 # its jobs run, 6 times, and run again each time. Jobs survive the orchestrator; at the end every case
 # is completed at attempt 1 and every job ran exactly once (each appends its name to runs.txt).
 #
-#   bash crash_local.sh CAMPAIGN_BINARY SOURCE_DIR        (label local; about 30 s on 2 cores)
+# Usage: bash crash_local.sh CAMPAIGN_BINARY SOURCE_DIR        (label local; about 30 s on 2 cores)
 source "$(dirname "$0")/lib.sh"
 
 nopath=$(path_without_slurm)

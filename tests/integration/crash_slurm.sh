@@ -9,7 +9,7 @@
 # end with every case completed at attempt 1, exactly one job per case in accounting, and every job run
 # once (each appends its name to runs.txt).
 #
-#   bash crash_slurm.sh CAMPAIGN_BINARY SOURCE_DIR        (label slurm; about 80 s)
+# Usage: bash crash_slurm.sh CAMPAIGN_BINARY SOURCE_DIR        (label slurm; about 80 s)
 source "$(dirname "$0")/lib.sh"
 ensure_cluster
 

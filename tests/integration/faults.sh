@@ -14,7 +14,7 @@
 #  - campaigns/limited.yaml: 3 jobs under the account testlimited (MaxSubmitJobs=1): the submissions
 #    refused by the limit are retried after a pause, and all three complete, none lost.
 #
-#   bash faults.sh CAMPAIGN_BINARY SOURCE_DIR        (label slurm; about 2 minutes: the walltime)
+# Usage: bash faults.sh CAMPAIGN_BINARY SOURCE_DIR        (label slurm; about 2 minutes: the walltime)
 source "$(dirname "$0")/lib.sh"
 ensure_cluster
 

@@ -7,7 +7,7 @@
 # wrapper): a submission that timed out but created the job is adopted, one that never reached the
 # controller is made again; no duplicates.
 #
-#   bash faults_slurmctld.sh CAMPAIGN_BINARY SOURCE_DIR        (label slurm; about 80 s)
+# Usage: bash faults_slurmctld.sh CAMPAIGN_BINARY SOURCE_DIR        (label slurm; about 80 s)
 source "$(dirname "$0")/lib.sh"
 ensure_cluster
 

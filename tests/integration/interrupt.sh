@@ -4,7 +4,7 @@
 # job id, nothing lost or failed); the jobs go on and finish; `campaign run` again adopts their ends
 # without submitting anything twice. Then the same with SIGTERM.
 #
-#   bash interrupt.sh CAMPAIGN_BINARY SOURCE_DIR local|slurm       (about 30 s)
+# Usage: bash interrupt.sh CAMPAIGN_BINARY SOURCE_DIR local|slurm       (about 30 s)
 source "$(dirname "$0")/lib.sh"
 system=${3:?local or slurm}
 

@@ -7,6 +7,8 @@
 # (by pid), cancels the Slurm jobs whose working directory is under WORK, and prints
 # "N passed, M failed". The script's exit status is non-zero when any check failed.
 set -uo pipefail
+# --help prints the test's header; no options.
+source "$(dirname "${BASH_SOURCE[0]}")/../../tools/usage.sh" "$@"
 
 CAMPAIGN=$(readlink -f "$1")
 SRC=$(readlink -f "$2")

@@ -3,7 +3,7 @@
 # runs unchanged with `--system local` on a machine without any scheduler: PATH holds every command of
 # this machine except Slurm's and LSF's. Every case completes, the staging step first.
 #
-#   bash local_campaign.sh CAMPAIGN_BINARY SOURCE_DIR        (label local; about 40 s on 2 cores)
+# Usage: bash local_campaign.sh CAMPAIGN_BINARY SOURCE_DIR        (label local; about 40 s on 2 cores)
 source "$(dirname "$0")/lib.sh"
 
 nopath=$(path_without_slurm)

@@ -5,7 +5,7 @@
 # per job, never with -j), at most one sacct and one scontrol per cycle, sacct asking for many jobs at
 # once, no more polls than the poll interval allows, one sbatch per job.
 #
-#   bash scheduler_load.sh CAMPAIGN_BINARY SOURCE_DIR        (label slurm; about 40 s)
+# Usage: bash scheduler_load.sh CAMPAIGN_BINARY SOURCE_DIR        (label slurm; about 40 s)
 source "$(dirname "$0")/lib.sh"
 ensure_cluster
 

@@ -3,7 +3,7 @@
 # and 2 nodes, a staging step the others depend on) on the virtual Slurm cluster ends with every case
 # completed, and accounting shows exactly 40 jobs of the campaign, one per case, no duplicates.
 #
-#   bash slurm40.sh CAMPAIGN_BINARY SOURCE_DIR        (label slurm; about 40 s)
+# Usage: bash slurm40.sh CAMPAIGN_BINARY SOURCE_DIR        (label slurm; about 40 s)
 source "$(dirname "$0")/lib.sh"
 ensure_cluster
 

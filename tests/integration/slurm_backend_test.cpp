@@ -122,7 +122,7 @@ TEST_CASE("Slurm back end on a real cluster", "[integration][slurm]") {
   CHECK(final[ok_id].exit_code == 0);
   // No check on the name here: for a few seconds after a short job ends, sacct (22.05) may list it
   // under slurmdbd's placeholder name "allocation".
-  CHECK_FALSE(final[ok_id].end.empty());
+  CHECK(final[ok_id].end);
   CHECK(final[ok_id].nodes == 1);
   CHECK_FALSE(final[ok_id].nodelist.empty());
   CHECK(final[fail_id].state == State::failed);

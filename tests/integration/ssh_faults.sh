@@ -5,7 +5,7 @@
 # not know, an unknown host key (then --accept-new-host-key records it, for the jump host and the
 # target, and the run goes through), a changed host key (refused even with --accept-new-host-key).
 #
-#   bash ssh_faults.sh CAMPAIGN_BINARY SOURCE_DIR        (label ssh; about 15 s)
+# Usage: bash ssh_faults.sh CAMPAIGN_BINARY SOURCE_DIR        (label ssh; about 15 s)
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ssh_lib.sh"
 

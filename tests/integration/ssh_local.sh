@@ -7,7 +7,7 @@
 # collected locally; status naming the host, never the key; the 40-case campaign of the Slurm tests
 # complete with every case run once.
 #
-#   bash ssh_local.sh CAMPAIGN_BINARY SOURCE_DIR        (label ssh; about 50 s on 2 cores)
+# Usage: bash ssh_local.sh CAMPAIGN_BINARY SOURCE_DIR        (label ssh; about 50 s on 2 cores)
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ssh_lib.sh"
 

@@ -6,7 +6,7 @@
 # clear error, and `campaign run` again finishes it): in the end every case completed once, and
 # accounting holds exactly one job per case, none submitted twice.
 #
-#   bash ssh_reconnect.sh CAMPAIGN_BINARY SOURCE_DIR        (label ssh, needs the cluster; about 35 s)
+# Usage: bash ssh_reconnect.sh CAMPAIGN_BINARY SOURCE_DIR        (label ssh, needs the cluster; about 35 s)
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ssh_lib.sh"
 ensure_cluster

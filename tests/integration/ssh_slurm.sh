@@ -6,7 +6,7 @@
 # mirrored locally. Then the 4-case campaign with file names holding spaces, quotes and $(...),
 # staged and run literally on Slurm, and status, cancel and a second run over ssh.
 #
-#   bash ssh_slurm.sh CAMPAIGN_BINARY SOURCE_DIR        (label ssh, needs the cluster; about 50 s)
+# Usage: bash ssh_slurm.sh CAMPAIGN_BINARY SOURCE_DIR        (label ssh, needs the cluster; about 50 s)
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ssh_lib.sh"
 ensure_cluster

@@ -8,7 +8,7 @@
 # plots exist, the progress output (plain lines, a rewritten line on a terminal, -q, -v), the log,
 # the code version recorded, and `campaign history` on the run.
 #
-#   bash weak_scaling_local.sh CAMPAIGN_BINARY SOURCE_DIR        (labels e2e, workload; ~2.5 min on 2 cores)
+# Usage: bash weak_scaling_local.sh CAMPAIGN_BINARY SOURCE_DIR        (labels e2e, workload; ~2.5 min on 2 cores)
 source "$(dirname "$0")/lib.sh"
 
 py=/usr/bin/python3

@@ -6,7 +6,7 @@
 # over loopback); the report's tables have the expected rows; dummy-data epochs are not slower than
 # real-data ones beyond noise; the HTML report and the plots exist.
 #
-#   bash weak_scaling_slurm.sh CAMPAIGN_BINARY SOURCE_DIR        (labels e2e, slurm; ~2.5 min on 2 cores)
+# Usage: bash weak_scaling_slurm.sh CAMPAIGN_BINARY SOURCE_DIR        (labels e2e, slurm; ~2.5 min on 2 cores)
 source "$(dirname "$0")/lib.sh"
 
 ensure_cluster

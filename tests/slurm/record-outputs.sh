@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Record real outputs of Slurm's commands on the test cluster, for the parsers' unit tests.
 #
-#   tests/slurm/record-outputs.sh [OUTDIR]     (default: tests/data/slurm/<slurm version>)
+# Usage: tests/slurm/record-outputs.sh [OUTDIR]     (default: tests/data/slurm/<slurm version>)
 #
 # Needs the cluster of start-cluster.sh (it is started if needed). Takes about 3 minutes (one job must
 # reach its time limit). Disruptive for anyone else using the cluster: it sets a node DOWN (jobs on cn4
 # get NODE_FAIL), and stops slurmdbd and slurmctld for a few seconds each (start-cluster.sh restarts them).
 # Writes, per recorded command, NAME.txt (stdout), NAME.stderr (if any) and NAME.exit (exit status, if
 # not 0), and a README.md listing the exact command behind each file.
+source "$(dirname "$0")/../../tools/usage.sh" "$@"
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Start a small, real Slurm cluster on this one machine, for integration tests.
 #
+# Usage: tests/slurm/start-cluster.sh
+#
 #   cluster  testcluster, partition "debug" (default): cn[1-4] (Feature=mc), gn[1-2] (Feature=gpu, gpu:2)
 #   daemons  munged, mariadb (own instance, 127.0.0.1:13306), slurmdbd, slurmctld, one slurmd per node
 #   state    everything under $TESTCLUSTER_DIR (default /var/lib/campaign-testcluster);
@@ -10,6 +12,7 @@
 # Idempotent: every daemon is started only if its pid file does not point to a live process, so running the
 # script again on a healthy cluster just re-checks it and returns. Stop with stop-cluster.sh.
 # The script returns only when every node is up (idle when the cluster is fresh) and sacct answers.
+source "$(dirname "$0")/../../tools/usage.sh" "$@"
 set -euo pipefail
 
 BASE=${TESTCLUSTER_DIR:-/var/lib/campaign-testcluster}

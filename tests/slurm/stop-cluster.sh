@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Stop the test cluster started by start-cluster.sh: exactly the processes named by its pid files.
 #
+# Usage: stop-cluster.sh [--purge]
+#
 #   stop-cluster.sh           stop the daemons; keep jobs, accounting database and logs for the next start
 #   stop-cluster.sh --purge   also cancel all jobs first and delete all state (next start is a fresh cluster)
 #
 # Idempotent: stopping a stopped cluster does nothing.
+SCRIPT_OPTIONS="--purge" source "$(dirname "$0")/../../tools/usage.sh" "$@"
 set -euo pipefail
 
 BASE=${TESTCLUSTER_DIR:-/var/lib/campaign-testcluster}

@@ -4,6 +4,8 @@
 # target through it really went through the jump). Everything lives in DIR: host keys, one user key
 # (ed25519, in authorized_keys), known_hosts with both host keys, configs, logs and pid files.
 #
+# Usage: start-sshd.sh DIR [--rekey|--restart]
+#
 #   start-sshd.sh DIR            start both servers; prints KEY=VALUE lines (also written to DIR/env):
 #                                SSHD_PORT JUMP_PORT SSH_USER IDENTITY KNOWN_HOSTS SSHD_PID JUMP_PID
 #   start-sshd.sh DIR --rekey    give the running target a new host key (same port) and wait until
@@ -13,10 +15,11 @@
 # SSHD_EXTRA_CONFIG (environment) holds sshd_config lines for the target only; they come first, so
 # they win over the defaults below. Runs as root (logging in as root) or as any user (logging in as
 # that user). Exit status 3 when sshd is not installed.
+SCRIPT_OPTIONS="--rekey --restart" source "$(dirname "$0")/../../tools/usage.sh" "$@"
 set -euo pipefail
 
 die() { echo "start-sshd.sh: $*" >&2; exit 1; }
-[ $# -ge 1 ] || die "usage: start-sshd.sh DIR [--rekey]"
+[ $# -ge 1 ] || die "usage: start-sshd.sh DIR [--rekey|--restart]"
 dir=$1
 mode=${2:-start}
 

@@ -2,6 +2,9 @@
 # Stops the servers start-sshd.sh started in DIR: each listener named by a pid file there, and every
 # process below it (per-connection sshd children and the commands they run). Only those pids are
 # signalled. Leaves DIR in place; safe to run twice.
+#
+# Usage: stop-sshd.sh DIR
+source "$(dirname "$0")/../../tools/usage.sh" "$@"
 set -uo pipefail
 
 [ $# -eq 1 ] || { echo "usage: stop-sshd.sh DIR" >&2; exit 1; }

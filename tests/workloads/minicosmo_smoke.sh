@@ -3,6 +3,7 @@
 # run launched by hand (gloo over loopback) and a 1-rank dummy-data run, each
 # 2 epochs; checks history.csv, mlperf.log, config.yaml and the stdout lines.
 # Usage: tests/workloads/minicosmo_smoke.sh   (PYTHON overrides the interpreter)
+source "$(dirname "$0")/../../tools/usage.sh" "$@"
 set -euo pipefail
 
 PYTHON=${PYTHON:-/usr/bin/python3}

@@ -71,9 +71,9 @@ TEST_CASE("jobs run detached to completion, with output, marker and times", "[lo
     CHECK(j.exit_code == 0);
     CHECK_FALSE(j.signal);
     CHECK(j.name == "job-" + std::to_string(i));
-    CHECK_FALSE(j.submit.empty());
-    CHECK_FALSE(j.start.empty());
-    CHECK_FALSE(j.end.empty());
+    CHECK(j.submit);
+    CHECK(j.start);
+    CHECK(j.end);
     REQUIRE(j.elapsed_s);
     CHECK(*j.elapsed_s >= 0);
     CHECK(j.nodes == 1);
@@ -154,7 +154,7 @@ TEST_CASE("the concurrency limit holds jobs back in submission order", "[local]"
   CHECK(jb.state == State::queued);
   CHECK(jb.raw_state == "PENDING");
   CHECK(jb.reason == "Resources");
-  CHECK(jb.start.empty());
+  CHECK_FALSE(jb.start);
   CHECK(s.queued_jobs_of_user() == 3);
 
   CHECK(wait_end(s, a).state == State::completed);

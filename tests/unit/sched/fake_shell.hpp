@@ -7,6 +7,10 @@
 #pragma once
 
 #include <algorithm>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -35,6 +39,18 @@ inline std::string data_file(const std::string& relative) {
   std::ostringstream s;
   s << f.rdbuf();
   return s.str();
+}
+
+// "2016-02-16T12:16:33" read as local time, as the parsers read scheduler times; for expected values.
+inline std::chrono::sys_seconds local(const char* iso) {
+  std::tm tm{};
+  if (std::sscanf(iso, "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+                  &tm.tm_sec) != 6)
+    throw std::logic_error(std::string("bad time in test: ") + iso);
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  tm.tm_isdst = -1;
+  return std::chrono::sys_seconds(std::chrono::seconds(std::mktime(&tm)));
 }
 
 // A command recorded as tests/data/<base>.txt (stdout), <base>.stderr and <base>.exit (both only
@@ -150,3 +166,17 @@ class FakeShell : public transport::Shell {
 };
 
 }  // namespace campaign::testing
+
+// Scheduler times print as local ISO times in failed checks.
+template <>
+struct Catch::StringMaker<std::optional<std::chrono::sys_seconds>> {
+  static std::string convert(const std::optional<std::chrono::sys_seconds>& t) {
+    if (!t) return "(none)";
+    std::time_t s = t->time_since_epoch().count();
+    std::tm tm{};
+    localtime_r(&s, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+    return buf;
+  }
+};

@@ -3,12 +3,21 @@
 #include "sched/lsf_parse.hpp"
 
 #include <catch2/catch.hpp>
+#include <regex>
 
 #include "fake_shell.hpp"
 
 using namespace campaign;
 using namespace campaign::sched;
 using campaign::testing::data_file;
+using campaign::testing::local;
+
+namespace {
+
+// The recordings are from several years; bjobs prints no year, so tests fix the time they ran.
+const Time kNow = local("2025-03-01T12:00:00");
+
+}  // namespace
 
 TEST_CASE("map_lsf_state", "[lsf][parse]") {
   CHECK(map_lsf_state("PEND") == State::queued);
@@ -70,31 +79,120 @@ TEST_CASE("parse_lsf_run_time", "[lsf][parse]") {
   CHECK_FALSE(parse_lsf_run_time("-").has_value());
 }
 
+TEST_CASE("parse_lsf_time reads every time format of the recordings", "[lsf][parse]") {
+  SECTION("-o and -json: month, day, minutes, and the L/E/X flag") {
+    CHECK(parse_lsf_time("Dec 28 19:56", kNow) == local("2024-12-28T19:56:00"));
+    CHECK(parse_lsf_time("Jan  7 09:59 L", kNow) == local("2025-01-07T09:59:00"));
+    CHECK(parse_lsf_time("May 28 12:45", kNow) == local("2024-05-28T12:45:00"));
+  }
+  SECTION("the default table (bjobs, bjobs -w)") {
+    CHECK(parse_lsf_time("Oct 19 17:10", kNow) == local("2024-10-19T17:10:00"));
+    CHECK(parse_lsf_time("Oct 31 13:00", kNow) == local("2024-10-31T13:00:00"));
+  }
+  SECTION("bjobs -W: numeric with seconds") {
+    CHECK(parse_lsf_time("10/19-17:10:27", kNow) == local("2024-10-19T17:10:27"));
+    CHECK(parse_lsf_time("10/19-17:14:49", kNow) == local("2024-10-19T17:14:49"));
+  }
+  SECTION("bjobs -l and -UF: weekday and seconds, with or without a year") {
+    CHECK(parse_lsf_time("Tue Jul 24 10:03:15", kNow) == local("2024-07-24T10:03:15"));
+    CHECK(parse_lsf_time("Tue May 6 15:45:10", kNow) == local("2024-05-06T15:45:10"));
+    CHECK(parse_lsf_time("Mon Aug  4 12:28:51 2014", kNow) == local("2014-08-04T12:28:51"));
+  }
+  SECTION("hand-written: seconds, a year and flags on the short form") {
+    CHECK(parse_lsf_time("Dec 28 19:56:03", kNow) == local("2024-12-28T19:56:03"));
+    CHECK(parse_lsf_time("Dec 28 19:56:03 E", kNow) == local("2024-12-28T19:56:03"));
+    CHECK(parse_lsf_time("Dec 28 19:56 2021 X", kNow) == local("2021-12-28T19:56:00"));
+    CHECK(parse_lsf_time("2021/12/28-19:56:03", kNow) == local("2021-12-28T19:56:03"));
+  }
+  SECTION("not times") {
+    CHECK_FALSE(parse_lsf_time("", kNow));
+    CHECK_FALSE(parse_lsf_time("-", kNow));
+    CHECK_FALSE(parse_lsf_time("Foo 28 19:56", kNow));
+    CHECK_FALSE(parse_lsf_time("Feb 30 10:00", kNow));
+    CHECK_FALSE(parse_lsf_time("Dec 28 25:00", kNow));
+    CHECK_FALSE(parse_lsf_time("2024-12-28T19:56:00", kNow));  // Slurm's, not LSF's
+  }
+}
+
+TEST_CASE("parse_lsf_time finds every time in the recorded outputs", "[lsf][parse]") {
+  // Whatever bjobs view printed them: the default table, -w, -W, -l, -UF, -json.
+  static const std::regex time_like(
+      R"((?:[A-Z][a-z]{2} +)?[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}(?::\d{2})?(?: \d{4})?(?: [LEX]\b)?|\d{2}/\d{2}-\d{2}:\d{2}:\d{2})");
+  int found = 0;
+  for (const char* file :
+       {"bjobs-default-pend-run-exit-gc3pie.txt", "bjobs-w-nextflow.txt", "ibm-doc-lsf4-bjobs-default.txt",
+        "bjobs-l-done-gc3pie.txt", "bjobs-l-exit-code-42-gc3pie.txt",
+        "bjobs-l-exit-code-127-with-year-gc3pie.txt", "ibm-doc-bjobs-UF.txt",
+        "bjobs-json-allfields-done-batcheuphoria.json", "bjobs-json-exit-done-batcheuphoria.json",
+        "bjobs-json-summit-psusp-buildtest.txt"}) {
+    std::string text = data_file(std::string("lsf/") + file);
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), time_like); it != std::sregex_iterator();
+         ++it) {
+      INFO(file << ": " << it->str());
+      CHECK(parse_lsf_time(it->str(), kNow));
+      ++found;
+    }
+  }
+  CHECK(found == 49);  // all of them: none slipped past the pattern
+}
+
+TEST_CASE("LSF times without a year: the submit year, and the next one after a new year", "[lsf][parse]") {
+  const Time new_year = local("2025-01-01T00:30:00");
+  SECTION("submitted on Dec 31, started on Jan 1") {
+    auto submit = parse_lsf_time("Dec 31 23:50", new_year);
+    CHECK(submit == local("2024-12-31T23:50:00"));
+    CHECK(parse_lsf_time("Jan  1 00:10", new_year, submit) == local("2025-01-01T00:10:00"));
+    // Polled weeks later, the same times.
+    CHECK(parse_lsf_time("Jan  1 00:10", local("2025-01-20T08:00:00"), submit) ==
+          local("2025-01-01T00:10:00"));
+  }
+  SECTION("a start in the same year as the submission") {
+    auto submit = parse_lsf_time("Dec 30 10:00", new_year);
+    CHECK(parse_lsf_time("Dec 31 23:55", new_year, submit) == local("2024-12-31T23:55:00"));
+  }
+  SECTION("a clock ahead of ours by minutes is not a year ago") {
+    CHECK(parse_lsf_time("Jan  1 00:10", local("2024-12-31T23:58:00")) == local("2025-01-01T00:10:00"));
+  }
+  SECTION("the whole record") {
+    std::string text = R"json({"COMMAND":"bjobs","JOBS":1,"RECORDS":[
+      {"JOBID":"9","JOB_NAME":"c","STAT":"DONE","EXIT_CODE":"","EXIT_REASON":"","PEND_REASON":"",
+       "SUBMIT_TIME":"Dec 31 23:50","START_TIME":"Jan  1 00:10","FINISH_TIME":"Jan  1 00:20 L",
+       "RUN_TIME":"600 second(s)","NEXEC_HOST":"1"}]})json";  // hand-written
+    for (Time now : {local("2025-01-01T00:30:00"), local("2025-02-15T00:00:00")}) {
+      auto jobs = parse_bjobs_json(text, now);
+      REQUIRE(jobs.size() == 1);
+      CHECK(jobs[0].submit == local("2024-12-31T23:50:00"));
+      CHECK(jobs[0].start == local("2025-01-01T00:10:00"));
+      CHECK(jobs[0].end == local("2025-01-01T00:20:00"));
+    }
+  }
+}
+
 TEST_CASE("parse_bjobs_json on recorded outputs", "[lsf][parse]") {
   SECTION("EXIT and DONE records") {
-    auto jobs = parse_bjobs_json(data_file("lsf/bjobs-json-exit-done-batcheuphoria.json"));
+    auto jobs = parse_bjobs_json(data_file("lsf/bjobs-json-exit-done-batcheuphoria.json"), kNow);
     REQUIRE(jobs.size() == 6);
     CHECK(jobs[0].id == "487641");
     CHECK(jobs[0].name == "RoddyTest_testScript");
     CHECK(jobs[0].state == State::failed);
     CHECK(jobs[0].raw_state == "EXIT");
-    CHECK(jobs[0].end == "Jan  7 09:59");  // the " L" flag dropped
+    CHECK(jobs[0].end == local("2025-01-07T09:59:00"));  // "Jan  7 09:59 L": L marks an actual time
     CHECK(jobs[3].id == "491861");
     CHECK(jobs[3].state == State::completed);
     CHECK(jobs[3].exit_code == 0);
     CHECK(jobs[5].name == "RoddyTest_testScriptMultiInMixedParameters");
   }
   SECTION("all fields of a DONE job") {
-    auto jobs = parse_bjobs_json(data_file("lsf/bjobs-json-allfields-done-batcheuphoria.json"));
+    auto jobs = parse_bjobs_json(data_file("lsf/bjobs-json-allfields-done-batcheuphoria.json"), kNow);
     REQUIRE(jobs.size() == 1);
     const auto& j = jobs[0];
     CHECK(j.id == "22005");
     CHECK(j.name == "ls -l");
     CHECK(j.state == State::completed);
     CHECK(j.exit_code == 0);
-    CHECK(j.submit == "Dec 28 19:56");
-    CHECK(j.start == "Dec 28 19:56");
-    CHECK(j.end == "Dec 28 19:56");
+    CHECK(j.submit == local("2024-12-28T19:56:00"));
+    CHECK(j.start == local("2024-12-28T19:56:00"));
+    CHECK(j.end == local("2024-12-28T19:56:00"));
     CHECK(j.elapsed_s == Approx(1));
   }
   SECTION("an exit code printed for a DONE job is kept") {
@@ -104,13 +202,13 @@ TEST_CASE("parse_bjobs_json on recorded outputs", "[lsf][parse]") {
     CHECK(jobs[0].reason.empty());  // a pend reason means nothing once the job has ended
   }
   SECTION("Summit: command line echoed before the JSON, PSUSP job") {
-    auto jobs = parse_bjobs_json(data_file("lsf/bjobs-json-summit-psusp-buildtest.txt"));
+    auto jobs = parse_bjobs_json(data_file("lsf/bjobs-json-summit-psusp-buildtest.txt"), kNow);
     REQUIRE(jobs.size() == 1);
     CHECK(jobs[0].name == "hold_job");
     CHECK(jobs[0].state == State::queued);
     CHECK(jobs[0].raw_state == "PSUSP");
-    CHECK(jobs[0].submit == "May 28 12:45");
-    CHECK(jobs[0].start.empty());
+    CHECK(jobs[0].submit == local("2024-05-28T12:45:00"));
+    CHECK_FALSE(jobs[0].start);
     CHECK_FALSE(jobs[0].exit_code.has_value());
   }
   SECTION("a truncated document is an error, not an empty answer") {
@@ -133,14 +231,16 @@ TEST_CASE("parse_bjobs_json on hand-written records", "[lsf][parse]") {
        "PEND_REASON":"","SUBMIT_TIME":"","START_TIME":"","FINISH_TIME":"","RUN_TIME":"","NEXEC_HOST":"1"},
       {"JOBID":"4","ERROR":"Job <4> is not found"}
     ]})json";
-  auto jobs = parse_bjobs_json(text);
+  auto jobs = parse_bjobs_json(text, kNow);
   REQUIRE(jobs.size() == 3);
   CHECK(jobs[0].state == State::queued);
   CHECK(jobs[0].reason == "Job dependency condition not satisfied");
   CHECK(jobs[1].state == State::failed);
   CHECK(jobs[1].exit_code == 3);
   CHECK(jobs[1].nodes == 2);
-  CHECK(jobs[1].end == "May  1 10:02");
+  CHECK(jobs[1].submit == local("2024-05-01T10:00:00"));
+  CHECK(jobs[1].start == local("2024-05-01T10:01:00"));
+  CHECK(jobs[1].end == local("2024-05-01T10:02:00"));
   CHECK(jobs[1].elapsed_s == Approx(60));
   CHECK(jobs[2].state == State::timeout);
   CHECK(jobs[2].reason.find("TERM_RUNLIMIT") == 0);
@@ -160,15 +260,17 @@ TEST_CASE("parse_bjobs_noheader", "[lsf][parse]") {
       "LSF is processing your request. Please wait ...\n"
       "5^c-x^RUN^-^-^-^May  1 10:00^May  1 10:01^-^30 second(s)^1\n"
       "6^c^y^EXIT^1^-^-^May  1 10:00^May  1 10:01^May  1 10:02 L^60 second(s)^1\n";
-  auto jobs = parse_bjobs_noheader(text, fields, '^');
+  auto jobs = parse_bjobs_noheader(text, fields, '^', kNow);
   REQUIRE(jobs.size() == 2);
   CHECK(jobs[0].id == "5");
   CHECK(jobs[0].state == State::running);
-  CHECK(jobs[0].end.empty());
+  CHECK(jobs[0].start == local("2024-05-01T10:01:00"));
+  CHECK_FALSE(jobs[0].end);
   CHECK(jobs[0].elapsed_s == Approx(30));
   CHECK(jobs[1].name == "c^y");
   CHECK(jobs[1].state == State::failed);
   CHECK(jobs[1].exit_code == 1);
+  CHECK(jobs[1].end == local("2024-05-01T10:02:00"));
 }
 
 TEST_CASE("parse_bjobs_not_found on recorded messages", "[lsf][parse]") {

@@ -80,7 +80,7 @@ TEST_CASE("22.05: scontrol show job -o for every outcome", "[slurm][22.05]") {
   CHECK(completed.exit_code == 0);
   CHECK(completed.nodes == 2);
   CHECK(completed.nodelist == "cn[1-2]");
-  CHECK(completed.end == "2026-11-22T05:48:15");
+  CHECK(completed.end == local("2026-11-22T05:48:15"));
 
   auto failed_job = scontrol_one("scontrol-show-job-failed.txt");
   CHECK(failed_job.state == State::failed);
@@ -104,8 +104,8 @@ TEST_CASE("22.05: scontrol show job -o for every outcome", "[slurm][22.05]") {
   auto begin = scontrol_one("scontrol-show-job-pending-begin.txt");
   CHECK(begin.state == State::queued);
   CHECK(begin.reason == "BeginTime");
-  CHECK(begin.start.empty());  // StartTime there is a forecast
-  CHECK(begin.end.empty());
+  CHECK_FALSE(begin.start);  // StartTime there is a forecast
+  CHECK_FALSE(begin.end);
   CHECK(begin.nodelist.empty());
 
   CHECK(scontrol_one("scontrol-show-job-pending-dependency.txt").reason == "Dependency");
@@ -144,10 +144,10 @@ TEST_CASE("22.05: sacct -X -P with the back end's fields", "[slurm][22.05]") {
   CHECK(m["151"].state == State::cancelled);
   CHECK(m["151"].raw_state == "CANCELLED by 0");
   CHECK(m["152"].state == State::running);
-  CHECK(m["152"].end.empty());
+  CHECK_FALSE(m["152"].end);
   CHECK_FALSE(m["152"].exit_code.has_value());
   CHECK(m["153"].reason == "Dependency");
-  CHECK(m["154"].start.empty());
+  CHECK_FALSE(m["154"].start);
   CHECK(m["155_2"].state == State::failed);
   CHECK(m["155_2"].exit_code == 1);
   CHECK(m["155_3"].state == State::completed);

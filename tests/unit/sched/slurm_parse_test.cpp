@@ -12,6 +12,7 @@
 using namespace campaign;
 using namespace campaign::sched;
 using campaign::testing::data_file;
+using campaign::testing::local;
 
 namespace {
 
@@ -99,6 +100,15 @@ TEST_CASE("exit codes and durations", "[slurm][parse]") {
   CHECK_FALSE(parse_slurm_duration("00:00:-02").has_value());  // recorded in 2012 (gc3pie)
 }
 
+TEST_CASE("parse_slurm_time", "[slurm][parse]") {
+  CHECK(parse_slurm_time("2016-02-16T12:16:33") == local("2016-02-16T12:16:33"));
+  CHECK_FALSE(parse_slurm_time("Unknown"));
+  CHECK_FALSE(parse_slurm_time("None"));
+  CHECK_FALSE(parse_slurm_time(""));
+  CHECK_FALSE(parse_slurm_time("2016-02-30T12:16:33"));
+  CHECK_FALSE(parse_slurm_time("Dec 28 19:56"));  // LSF's
+}
+
 TEST_CASE("parse_sbatch reads the job id", "[slurm][parse]") {
   CHECK(parse_sbatch("4242\n") == std::optional<std::string>("4242"));
   CHECK(parse_sbatch("4242;testcluster\n") == std::optional<std::string>("4242"));
@@ -147,9 +157,9 @@ TEST_CASE("parse_sacct on recorded outputs", "[slurm][parse]") {
     CHECK(j.raw_state == "COMPLETED");
     CHECK(j.exit_code == 0);
     CHECK_FALSE(j.signal.has_value());
-    CHECK(j.submit == "2016-02-16T12:16:33");
-    CHECK(j.start == "2016-02-16T14:24:46");
-    CHECK(j.end == "2016-02-16T14:32:53");
+    CHECK(j.submit == local("2016-02-16T12:16:33"));
+    CHECK(j.start == local("2016-02-16T14:24:46"));
+    CHECK(j.end == local("2016-02-16T14:32:53"));
     CHECK(j.elapsed_s == Approx(487));
   }
   SECTION("ten steps, one job") {
@@ -181,9 +191,9 @@ TEST_CASE("parse_sacct on recorded outputs", "[slurm][parse]") {
   SECTION("still running: no end, no exit code") {
     auto j = only(parse_sacct(gc3pie("gc3pie-sacct-almost-done.txt"), kGc3pieColumns));
     CHECK(j.state == State::running);
-    CHECK(j.end.empty());
+    CHECK_FALSE(j.end);
     CHECK_FALSE(j.exit_code.has_value());
-    CHECK(j.start == "2016-03-31T09:33:25");
+    CHECK(j.start == local("2016-03-31T09:33:25"));
   }
 }
 
@@ -238,14 +248,14 @@ TEST_CASE("parse_sacct with the back end's own field list", "[slurm][parse]") {
   CHECK(jobs[1].nodelist == "gn1");
   CHECK(jobs[2].state == State::queued);
   CHECK(jobs[2].reason == "Dependency");
-  CHECK(jobs[2].start.empty());
+  CHECK_FALSE(jobs[2].start);
   CHECK(jobs[2].nodelist.empty());
   CHECK_FALSE(jobs[2].exit_code.has_value());
   CHECK(jobs[3].state == State::cancelled);
   CHECK(jobs[3].signal == 15);
   CHECK(jobs[3].reason.empty());
   CHECK(jobs[4].state == State::completed);  // requeued then completed: the last record wins
-  CHECK(jobs[4].start == "2024-05-01T10:00:11");
+  CHECK(jobs[4].start == local("2024-05-01T10:00:11"));
 
   CHECK(parse_sacct("").empty());
   CHECK(parse_sacct("JobID|JobName|State|ExitCode\n").empty());
@@ -267,7 +277,7 @@ TEST_CASE("parse_squeue", "[slurm][parse]") {
   CHECK(jobs[0].id == "11");
   CHECK(jobs[0].state == State::queued);
   CHECK(jobs[0].reason == "ReqNodeNotAvail, UnavailableNodes:cn2");
-  CHECK(jobs[0].start.empty());  // an expected start, not a start
+  CHECK_FALSE(jobs[0].start);  // an expected start, not a start
   CHECK(jobs[1].reason == "Dependency");
   CHECK(jobs[1].nodes == 2);
   CHECK(jobs[2].reason == "Priority");
@@ -275,8 +285,8 @@ TEST_CASE("parse_squeue", "[slurm][parse]") {
   CHECK(jobs[3].reason.empty());
   CHECK(jobs[3].elapsed_s == Approx(65));
   CHECK(jobs[3].nodelist == "cn[1-4]");
-  CHECK(jobs[3].start == "2024-05-01T10:00:03");
-  CHECK(jobs[3].submit == "2024-05-01T10:00:00");
+  CHECK(jobs[3].start == local("2024-05-01T10:00:03"));
+  CHECK(jobs[3].submit == local("2024-05-01T10:00:00"));
   CHECK(jobs[4].name == "with|bar");
   CHECK(jobs[4].state == State::running);
   CHECK(jobs[4].elapsed_s == Approx(7200));
@@ -311,13 +321,13 @@ TEST_CASE("parse_scontrol_show_job", "[slurm][parse]") {
   CHECK(jobs[0].name == "c1-a");
   CHECK(jobs[0].state == State::failed);
   CHECK(jobs[0].exit_code == 3);
-  CHECK(jobs[0].end == "2024-05-01T10:00:03");
+  CHECK(jobs[0].end == local("2024-05-01T10:00:03"));
   CHECK(jobs[0].elapsed_s == Approx(2));
   CHECK(jobs[0].nodelist == "cn1");
   CHECK(jobs[1].state == State::queued);
   CHECK(jobs[1].reason == "Resources");
-  CHECK(jobs[1].start.empty());  // predictions dropped
-  CHECK(jobs[1].end.empty());
+  CHECK_FALSE(jobs[1].start);  // predictions dropped
+  CHECK_FALSE(jobs[1].end);
   CHECK(jobs[1].nodes == 2);
   CHECK(jobs[1].nodelist.empty());
   CHECK(jobs[2].id == "29_4");
