@@ -342,7 +342,7 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
       continue;
     }
     if (marker != marker_exit_.end()) continue;  // ending (COMPLETING): the final state comes next poll
-    if (info.reason.find("DependencyNeverSatisfied") != std::string::npos) {
+    if (info.waiting == sched::Waiting::dependency_failed) {
       to_cancel.push_back(a->job_id);
       JobUpdate c;
       c.reason = std::string(kDependencyReason) + "failed: " + info.reason;
@@ -354,7 +354,7 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
       a->state = info.state;
     } else if (u.reason.value_or("") != a->reason) {
       catalog_.update_state(a->id, a->state, u);  // same state: stores the new pending reason
-      if (u.reason && u.reason->find("ReqNodeNotAvail") != std::string::npos)
+      if (info.waiting == sched::Waiting::nodes_unavailable)
         spdlog::warn("{}: job {} pending on {} (transient on real systems; not cancelled)", a->case_name,
                      a->job_id, *u.reason);
     }
@@ -421,7 +421,7 @@ bool Engine::submit_one(AttemptRow& row, size_t index, const std::vector<std::st
   req.job_name = script.job_name;
   req.workdir = script.run_dir.string();
   req.depends_on = after;
-  if (plan_.system.scheduler == "local") req.extra_args.push_back("--time=" + std::to_string(walltime));
+  req.walltime_s = walltime;
   std::string id;
   try {
     id = scheduler_.submit(req);
@@ -693,7 +693,7 @@ int Engine::run() {
     // it failed waits for the scheduler's verdict, a submission's outcome is unknown. Jobs that
     // start or complete (markers) do not need the scheduler. The local executor is the exception:
     // its calls are what starts pending jobs, and they cost no daemon anything.
-    bool soon = poll_soon_ || !marker_exit_.empty() || (changed && scheduler_.name() == "local");
+    bool soon = poll_soon_ || !marker_exit_.empty() || (changed && scheduler_.starts_jobs_when_polled());
     poll_soon_ = false;
     // The tail: nothing runs any more, only completions await the accounting (and the dependents or
     // the end of the run wait for them). The scheduler is asked at once, then at the shortest interval.

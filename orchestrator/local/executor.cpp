@@ -94,6 +94,7 @@ std::string serve_executor_request(const LocalOptions& options, const std::strin
       req.workdir = r.value("workdir", "");
       req.depends_on = strings(r, "depends_on");
       req.extra_args = strings(r, "extra_args");
+      req.walltime_s = r.value("walltime_s", 0L);
       answer = {{"ok", true}, {"id", scheduler.submit(req)}};
     } else if (op == "query" || op == "find") {
       auto jobs = op == "query" ? scheduler.query(strings(request, "ids"))
@@ -156,11 +157,9 @@ json ShellExecutor::call(const std::string& request, bool submit) {
 }
 
 std::string ShellExecutor::submit(const sched::SubmitRequest& request) {
-  json req{{"script", request.script_path},
-           {"job_name", request.job_name},
-           {"workdir", request.workdir},
-           {"depends_on", request.depends_on},
-           {"extra_args", request.extra_args}};
+  json req{{"script", request.script_path},    {"job_name", request.job_name},
+           {"workdir", request.workdir},       {"depends_on", request.depends_on},
+           {"extra_args", request.extra_args}, {"walltime_s", request.walltime_s}};
   json answer = call(json{{"version", kVersion}, {"op", "submit"}, {"request", req}}.dump(), true);
   if (!answer.contains("id") || !answer["id"].is_string())
     throw SubmitError(

@@ -35,6 +35,7 @@ class ShellExecutor final : public sched::Scheduler {
                 std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
   std::string name() const override { return "local"; }
+  bool starts_jobs_when_polled() const override { return true; }
   std::string submit(const sched::SubmitRequest& request) override;
   std::vector<sched::JobInfo> query(const std::vector<std::string>& ids) override;
   std::vector<sched::JobInfo> find_by_name(const std::vector<std::string>& names) override;

@@ -351,6 +351,7 @@ void LocalScheduler::tick(Records& all) {
 
 std::string LocalScheduler::submit(const SubmitRequest& request) {
   Options o = parse_extra_args(request.extra_args);
+  if (o.walltime_s == 0) o.walltime_s = request.walltime_s;  // an explicit --time wins
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path script = fs::absolute(request.script_path, ec);

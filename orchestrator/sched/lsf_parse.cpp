@@ -25,6 +25,13 @@ std::string get(const Record& r, const std::string& key) {
   return it == r.end() ? std::string() : value_or_empty(it->second);
 }
 
+bool contains_any(std::string_view haystack, std::initializer_list<const char*> needles) {
+  std::string h = text::upper(haystack);
+  for (const char* n : needles)
+    if (h.find(text::upper(n)) != std::string::npos) return true;
+  return false;
+}
+
 JobInfo to_job(const Record& r, Time now) {
   JobInfo job;
   job.id = get(r, "JOBID");
@@ -37,6 +44,11 @@ JobInfo to_job(const Record& r, Time now) {
     job.reason = get(r, "PEND_REASON");
     while (!job.reason.empty() && (job.reason.back() == ';' || job.reason.back() == ' '))
       job.reason.pop_back();
+    // "Dependency condition invalid or never satisfied"; hosts closed, unavailable or unreachable.
+    if (contains_any(job.reason, {"never satisfied"}))
+      job.waiting = Waiting::dependency_failed;
+    else if (contains_any(job.reason, {"host is closed", "hosts are closed", "unavailable", "unreachable"}))
+      job.waiting = Waiting::nodes_unavailable;
   } else if (is_final(job.state)) {
     job.reason = exit_reason;
   }
@@ -53,13 +65,6 @@ JobInfo to_job(const Record& r, Time now) {
   job.elapsed_s = parse_lsf_run_time(get(r, "RUN_TIME"));
   job.nodes = static_cast<int>(text::to_long(get(r, "NEXEC_HOST")).value_or(0));
   return job;
-}
-
-bool contains_any(std::string_view haystack, std::initializer_list<const char*> needles) {
-  std::string h = text::upper(haystack);
-  for (const char* n : needles)
-    if (h.find(text::upper(n)) != std::string::npos) return true;
-  return false;
 }
 
 }  // namespace

@@ -31,11 +31,20 @@ inline Time current_time() {
   return std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
 }
 
+// What a pending job waits for, as far as the engine acts on it; each back end reads its scheduler's
+// words for it (Slurm's DependencyNeverSatisfied and ReqNodeNotAvail, LSF's pending reasons).
+enum class Waiting {
+  other,              // priority, resources, its dependencies still running...
+  dependency_failed,  // a dependency ended without success: the job can never start
+  nodes_unavailable,  // the nodes it asks for are down, drained or reserved: usually transient
+};
+
 struct JobInfo {
   std::string id, name;
   campaign::State state = campaign::State::queued;
-  std::string raw_state;  // as printed, e.g. "CANCELLED by 1000", "EXIT"
-  std::string reason;     // pending reason or termination reason; "" when the scheduler says none
+  std::string raw_state;             // as printed, e.g. "CANCELLED by 1000", "EXIT"
+  std::string reason;                // pending reason or termination reason; "" when the scheduler says none
+  Waiting waiting = Waiting::other;  // of a pending job, from `reason`
   std::optional<int> exit_code, signal;  // exit_code only once the job has ended
   // Read by each back end from its scheduler's own notation; start and end only once they happened.
   std::optional<Time> submit, start, end;
@@ -50,6 +59,9 @@ struct SubmitRequest {
   std::string workdir;                  // "" keeps the scheduler's default
   std::vector<std::string> depends_on;  // job ids that must complete successfully first (afterok)
   std::vector<std::string> extra_args;  // passed before the script, verbatim
+  // The job's time limit. Batch schedulers read it from the script's directives; a back end whose
+  // scripts carry none (the local executor) applies this one.
+  long walltime_s = 0;
 };
 
 struct SchedulerOptions {
@@ -116,6 +128,9 @@ class Scheduler {
  public:
   virtual ~Scheduler() = default;
   virtual std::string name() const = 0;
+  // True when asking about jobs is what starts pending ones (the local executor, which has no
+  // daemon): the engine then asks again soon after a change instead of backing off.
+  virtual bool starts_jobs_when_polled() const { return false; }
 
   // Submits one job script and returns its job id. Throws SubmitError.
   virtual std::string submit(const SubmitRequest& request) = 0;

@@ -11,6 +11,13 @@ namespace campaign::sched {
 
 namespace {
 
+// Slurm's pending reasons the engine acts on.
+Waiting waiting_of(const std::string& reason) {
+  if (reason.find("DependencyNeverSatisfied") != std::string::npos) return Waiting::dependency_failed;
+  if (reason.find("ReqNodeNotAvail") != std::string::npos) return Waiting::nodes_unavailable;
+  return Waiting::other;
+}
+
 // Slurm's words for "no value".
 std::string value_or_empty(std::string_view v) {
   std::string t = trim(v);
@@ -96,6 +103,7 @@ std::vector<JobInfo> parse_sacct_rows(const Table& table, const std::vector<std:
     job.raw_state = trim(table.get(row, "state"));
     job.state = state_or_active(job.raw_state);
     job.reason = value_or_empty(table.get(row, "reason"));
+    job.waiting = waiting_of(job.reason);
     set_exit(job, table.get(row, "exitcode"));
     job.submit = parse_slurm_time(table.get(row, "submit"));
     job.start = parse_slurm_time(table.get(row, "start"));
@@ -250,6 +258,7 @@ std::vector<JobInfo> parse_squeue(std::string_view text_in) {
     job.raw_state = trim(table.get(row, state_col));
     job.state = state_or_active(job.raw_state);
     job.reason = value_or_empty(table.get(row, "reason"));
+    job.waiting = waiting_of(job.reason);
     job.elapsed_s = parse_slurm_duration(table.get(row, "time"));
     job.nodes = to_nodes(table.get(row, "nodes"));
     job.nodelist = value_or_empty(table.get(row, "nodelist"));
@@ -312,6 +321,7 @@ std::vector<JobInfo> parse_scontrol_show_job(std::string_view text_in) {
     job.raw_state = kv["JobState"];
     job.state = state_or_active(job.raw_state);
     job.reason = value_or_empty(kv["Reason"]);
+    job.waiting = waiting_of(job.reason);
     set_exit(job, kv["ExitCode"]);
     job.submit = parse_slurm_time(kv["SubmitTime"]);
     job.start = parse_slurm_time(kv["StartTime"]);

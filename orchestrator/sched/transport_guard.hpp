@@ -23,6 +23,7 @@ class TransportGuard final : public Scheduler {
   explicit TransportGuard(std::unique_ptr<Scheduler> inner);
 
   std::string name() const override { return inner_->name(); }
+  bool starts_jobs_when_polled() const override { return inner_->starts_jobs_when_polled(); }
   std::string submit(const SubmitRequest& request) override;
   std::vector<JobInfo> query(const std::vector<std::string>& ids) override;
   std::vector<JobInfo> find_by_name(const std::vector<std::string>& names) override;

@@ -259,6 +259,21 @@ TEST_CASE("a job pending on ReqNodeNotAvail keeps its place and its reason") {
   CHECK(s.attempt_of("c1").reason == "ReqNodeNotAvail, UnavailableNodes:cn2");
 }
 
+TEST_CASE("a job whose dependency can never be satisfied is cancelled, with the scheduler's reason") {
+  Setup s(kDeps, 100);
+  s.engine.tick(true);
+  const std::string train = s.sched.id_of("train-1");
+  s.sched.jobs.at(train).info.reason = "DependencyNeverSatisfied";
+  s.sched.jobs.at(train).info.waiting = sched::Waiting::dependency_failed;
+  s.engine.tick(true);
+  auto attempts = s.catalog.attempts_of_case(s.attempt_of("train-1").case_id);
+  CHECK(attempts.at(0).state == State::cancelled);
+  CHECK(attempts.at(0).reason == "dependency failed: DependencyNeverSatisfied");
+  CHECK(s.sched.cancelled == std::vector<std::string>{train});
+  CHECK(attempts.size() == 2);  // prepare may still succeed: the case gets another attempt
+  CHECK(s.state_of("train-2") == State::queued);
+}
+
 TEST_CASE("a scheduler outage changes no state and submits nothing; polling resumes after it") {
   Setup s(kSix, 2);
   s.engine.tick(true);

@@ -240,6 +240,13 @@ TEST_CASE("a job past its walltime is terminated, then killed", "[local]") {
   CHECK(took >= 1s);
   CHECK(took < 3s);
   CHECK(record_of(tmp.path, polite).walltime_s == 1);
+
+  // The request's walltime applies when no --time option is given (the engine's way).
+  auto r = request(make_job(tmp.path, "asked", "sleep 30"), "asked");
+  r.walltime_s = 1;
+  auto asked = s.submit(r);
+  CHECK(wait_end(s, asked, 5s).state == State::timeout);
+  CHECK(record_of(tmp.path, asked).walltime_s == 1);
 }
 
 TEST_CASE("a restarted orchestrator finds running jobs and their end", "[local]") {

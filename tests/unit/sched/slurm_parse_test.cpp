@@ -269,27 +269,32 @@ TEST_CASE("parse_squeue", "[slurm][parse]") {
       "11|a|PENDING|ReqNodeNotAvail, UnavailableNodes:cn2|1|0:00|10:00||2024-05-01T10:00:00|"
       "2024-05-01T11:00:00\n"
       "12|b|PENDING|Dependency|2|0:00|10:00||2024-05-01T10:00:00|N/A\n"
+      "16|e|PENDING|DependencyNeverSatisfied|1|0:00|10:00||2024-05-01T10:00:00|N/A\n"
       "13|c|PENDING|Priority|1|0:00|10:00||2024-05-01T10:00:00|N/A\n"
       "14|d|RUNNING|None|4|1:05|10:00|cn[1-4]|2024-05-01T10:00:00|2024-05-01T10:00:03\n"
       "15|with|bar|COMPLETING|None|1|2:00:00|3:00:00|gn1|2024-05-01T10:00:00|2024-05-01T10:00:03\n";
   auto jobs = parse_squeue(text);
-  REQUIRE(jobs.size() == 5);
+  REQUIRE(jobs.size() == 6);
   CHECK(jobs[0].id == "11");
   CHECK(jobs[0].state == State::queued);
   CHECK(jobs[0].reason == "ReqNodeNotAvail, UnavailableNodes:cn2");
+  // What the engine acts on, in its own terms.
+  CHECK(jobs[0].waiting == Waiting::nodes_unavailable);
+  CHECK(jobs[1].waiting == Waiting::other);
+  CHECK(jobs[2].waiting == Waiting::dependency_failed);
   CHECK_FALSE(jobs[0].start);  // an expected start, not a start
   CHECK(jobs[1].reason == "Dependency");
   CHECK(jobs[1].nodes == 2);
-  CHECK(jobs[2].reason == "Priority");
-  CHECK(jobs[3].state == State::running);
-  CHECK(jobs[3].reason.empty());
-  CHECK(jobs[3].elapsed_s == Approx(65));
-  CHECK(jobs[3].nodelist == "cn[1-4]");
-  CHECK(jobs[3].start == local("2024-05-01T10:00:03"));
-  CHECK(jobs[3].submit == local("2024-05-01T10:00:00"));
-  CHECK(jobs[4].name == "with|bar");
+  CHECK(jobs[3].reason == "Priority");
   CHECK(jobs[4].state == State::running);
-  CHECK(jobs[4].elapsed_s == Approx(7200));
+  CHECK(jobs[4].reason.empty());
+  CHECK(jobs[4].elapsed_s == Approx(65));
+  CHECK(jobs[4].nodelist == "cn[1-4]");
+  CHECK(jobs[4].start == local("2024-05-01T10:00:03"));
+  CHECK(jobs[4].submit == local("2024-05-01T10:00:00"));
+  CHECK(jobs[5].name == "with|bar");
+  CHECK(jobs[5].state == State::running);
+  CHECK(jobs[5].elapsed_s == Approx(7200));
 
   CHECK(parse_squeue("").empty());
   CHECK(parse_squeue("JOBID|NAME|STATE\n").empty());
