@@ -1,7 +1,9 @@
 #!/bin/bash
-# Installs what campaign needs from Debian's packages (when run as root, or
-# through sudo), then configures and builds it in build/ (Release, warnings
-# as errors). Safe to run again: apt-get and cmake only do what is missing.
+# Installs what campaign and its tests need from Debian's packages (when run
+# as root, or through sudo), then configures build/ (Release, warnings as
+# errors) and builds the `campaign` binary only: the test command
+# (ctest --test-dir build) builds the tests first. Safe to run again: apt-get
+# and cmake only do what is missing.
 #
 #   bash tools/setup.sh            # dependencies + build
 #   SKIP_APT=1 bash tools/setup.sh # build only
@@ -41,5 +43,5 @@ fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCAMPAIGN_WERROR=ON
-cmake --build build -j "$jobs"
+cmake --build build -j "$jobs" --target campaign
 echo "setup: built build/campaign"
