@@ -23,8 +23,9 @@ packages=(
   # code versions of runs (git commit and date, for `campaign history`)
   git
   # tests: a real sshd on loopback for the ssh transport tests (the Slurm test
-  # cluster installs its own packages when a test first starts it)
-  openssh-server openssh-client
+  # cluster installs its own packages when a test first starts it); headless
+  # Chromium renders report.html. A test whose program is missing is skipped.
+  openssh-server openssh-client chromium
 )
 
 if [ "${SKIP_APT:-0}" != 1 ]; then
