@@ -1,7 +1,9 @@
 #!/bin/bash
-# Installs what campaign needs from Debian's packages (when run as root, or
-# through sudo), then configures and builds it in build/ (Release, warnings
-# as errors). Safe to run again: apt-get and cmake only do what is missing.
+# Installs what campaign and its tests need from Debian's packages (when run
+# as root, or through sudo), then configures build/ (Release, warnings as
+# errors) and builds the `campaign` binary only: the test command
+# (ctest --test-dir build) builds the tests first. Safe to run again: apt-get
+# and cmake only do what is missing.
 #
 # Usage: bash tools/setup.sh      # dependencies + build
 #   SKIP_APT=1 bash tools/setup.sh # build only
@@ -22,8 +24,9 @@ packages=(
   # code versions of runs (git commit and date, for `campaign history`)
   git
   # tests: a real sshd on loopback for the ssh transport tests (the Slurm test
-  # cluster installs its own packages when a test first starts it)
-  openssh-server openssh-client
+  # cluster installs its own packages when a test first starts it); headless
+  # Chromium renders report.html. A test whose program is missing is skipped.
+  openssh-server openssh-client chromium
 )
 
 if [ "${SKIP_APT:-0}" != 1 ]; then
@@ -42,5 +45,5 @@ fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCAMPAIGN_WERROR=ON
-cmake --build build -j "$jobs"
+cmake --build build -j "$jobs" --target campaign
 echo "setup: built build/campaign"

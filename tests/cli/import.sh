@@ -52,9 +52,7 @@ check "cpu-dummy-n32 is collect_failed" grep -Eq "^scaling-cpu-dummy-n32 +collec
 again=$("$exe" import "$src/campaigns/weak_scaling.yaml" --system daint --workdir "$tmp/w" --from "$tmp/results/weak_scaling" 2>/dev/null)
 check "second import changes nothing: $again" grep -q "imported 0 of 28 cases (0 collected, 0 collect_failed, 27 already there" <<<"$again"
 check "report.md and report.html" test -f "$tmp/w/report/report.md" -a -f "$tmp/w/report/report.html"
-if command -v gnuplot >/dev/null; then
-  check "plots next to their gnuplot scripts" test -f "$tmp/w/report/weak_scaling-gpu.svg" -a -f "$tmp/w/report/weak_scaling-gpu.gp" -a -f "$tmp/w/report/weak_scaling-gpu.dat"
-fi
+check "plots next to their gnuplot scripts" test -f "$tmp/w/report/weak_scaling-gpu.svg" -a -f "$tmp/w/report/weak_scaling-gpu.gp" -a -f "$tmp/w/report/weak_scaling-gpu.dat"
 term=$("$exe" report "$tmp/w" --terminal)
 check "report --terminal prints the table" grep -q "1105.440073" <<<"$term"
 finish
