@@ -20,10 +20,6 @@ namespace campaign::engine {
 
 namespace {
 
-Time now_time() {
-  return std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
-}
-
 JobUpdate update_from(const sched::JobInfo& info) {
   JobUpdate u;
   if (!info.reason.empty()) u.reason = info.reason;
@@ -109,7 +105,15 @@ Engine::Engine(const matrix::Plan& plan, const fs::path& workdir, Catalog& catal
       local_workspace_(shell, workdir),
       workspace_(options_.workspace ? *options_.workspace : local_workspace_),
       submit_order_(interleaved_order(plan)),
-      rate_(plan.system.limits.max_submits_per_minute) {}
+      rate_(plan.system.limits.max_submits_per_minute),
+      started_at_(now()) {}
+
+Clock::time_point Engine::now() const { return options_.steady_now ? options_.steady_now() : Clock::now(); }
+
+Time Engine::wall() const {
+  if (options_.wall_now) return options_.wall_now();
+  return std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
+}
 
 void Engine::start() {
   CampaignRow row;
@@ -184,7 +188,7 @@ bool Engine::reconcile(std::vector<AttemptRow>& latest) {
       a->state = seen;
       a->job_id = found->id;
     } else if (a->submitted && !submit_ended_here_.count(a->id) &&
-               now_time() - *a->submitted < std::chrono::duration<double>(options_.submit_grace_s)) {
+               wall() - *a->submitted < std::chrono::duration<double>(options_.submit_grace_s)) {
       // The submit command of a run that died may still be on its way: look again at the next poll.
       if (awaiting_submission_.insert(a->id).second)
         spdlog::info(
@@ -253,7 +257,7 @@ void Engine::confirm(AttemptRow& row, const sched::JobInfo* info, const std::str
 
 void Engine::confirm_unreachable() {
   if (unconfirmed_.empty() || !unreachable_since_) return;
-  double s = std::chrono::duration<double>(Clock::now() - *unreachable_since_).count();
+  double s = std::chrono::duration<double>(now() - *unreachable_since_).count();
   if (s < options_.confirm_timeout_s) return;
   auto& latest = cached_latest();
   for (auto& a : latest)
@@ -276,7 +280,7 @@ bool Engine::apply_markers(std::vector<AttemptRow>& latest) {
     if (*markers[i] == 0) {
       JobUpdate u;
       u.exit_code = 0;
-      u.ended = now_time();
+      u.ended = wall();
       u.reason = kAwaitingAccounting;
       u.confirmed = false;
       unconfirmed_[active[i]->id] = {active[i]->job_id, 0};
@@ -430,8 +434,8 @@ bool Engine::submit_one(AttemptRow& row, size_t index, const std::vector<std::st
       case sched::SubmitFailure::refused_by_limit:
         catalog_.revert_submitting(row.id, std::string("refused by a limit: ") + e.what());
         row.state = State::planned;
-        submit_pause_until_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                 std::chrono::duration<double>(options_.limit_pause_s));
+        submit_pause_until_ = now() + std::chrono::duration_cast<Clock::duration>(
+                                          std::chrono::duration<double>(options_.limit_pause_s));
         spdlog::warn("{}: the scheduler refused the submission ({}); trying again in {:.0f} s", row.case_name,
                      e.what(), options_.limit_pause_s);
         return false;
@@ -469,11 +473,11 @@ bool Engine::submit_one(AttemptRow& row, size_t index, const std::vector<std::st
 
 bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
   more_to_submit_ = false;
-  if (Clock::now() < submit_pause_until_) return false;
+  if (now() < submit_pause_until_) return false;
   // A long burst of submissions (each a scheduler command) is cut into slices so that markers and
   // polls are not starved: the next slice follows at once.
-  auto slice_end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                      std::chrono::duration<double>(options_.submit_slice_s));
+  auto slice_end = now() + std::chrono::duration_cast<Clock::duration>(
+                               std::chrono::duration<double>(options_.submit_slice_s));
   std::map<std::int64_t, AttemptRow*> by_case;
   int ours_active = 0;
   for (auto& a : latest) {
@@ -530,11 +534,11 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
       }
       committed += need;
     }
-    if (Clock::now() >= slice_end) {
+    if (now() >= slice_end) {
       more_to_submit_ = true;
       break;
     }
-    if (!rate_.allow(Clock::now())) break;
+    if (!rate_.allow(now())) break;
     bool submitted = submit_one(row, i, after);
     changed |= submitted;
     if (row.state == State::queued) ++ours_active;
@@ -584,7 +588,7 @@ bool Engine::tick(bool poll_scheduler) {
     } catch (const sched::SchedulerUnavailable& e) {
       if (scheduler_problem_.empty()) spdlog::warn("scheduler unavailable, will retry: {}", e.what());
       scheduler_problem_ = e.what();
-      if (!unreachable_since_) unreachable_since_ = Clock::now();
+      if (!unreachable_since_) unreachable_since_ = now();
       confirm_unreachable();
     }
   }
@@ -642,7 +646,7 @@ Counts Engine::counts_of(const std::vector<AttemptRow>& latest) {
 void Engine::report(bool final) {
   if (!options_.progress) return;
   Counts c = final ? counts() : counts_of(cached_latest());
-  long secs = static_cast<long>(std::chrono::duration<double>(Clock::now() - started_at_).count());
+  long secs = static_cast<long>(std::chrono::duration<double>(now() - started_at_).count());
   char head[64];
   std::snprintf(head, sizeof head, "[%s] %d cases: ", format_hms(secs).c_str(), c.cases);
   char tail[64];

@@ -71,6 +71,11 @@ struct EngineOptions {
   // Where the scripts run (engine/workspace.hpp); null: the work directory
   // itself, markers read through the engine's shell.
   Workspace* workspace = nullptr;
+  // The engine's clock, the only one its decisions read: steady time for intervals and deadlines,
+  // wall time for what it stamps. Null: the system's clocks. Tests pass a fake one (run()'s timers
+  // still wait in real time).
+  std::function<Clock::time_point()> steady_now;
+  std::function<Time()> wall_now;
 };
 
 struct Counts {
@@ -125,6 +130,8 @@ class Engine {
   Counts counts_of(const std::vector<AttemptRow>& latest);
   void report(bool final);
   long walltime_for(const AttemptRow& row, const matrix::Case& c);
+  Clock::time_point now() const;
+  Time wall() const;
 
   const matrix::Plan& plan_;
   std::filesystem::path workdir_;
@@ -159,7 +166,7 @@ class Engine {
   std::string scheduler_problem_;
   std::string last_progress_;
   std::string budget_note_;  // the last "budget: not submitting" warning
-  Clock::time_point started_at_ = Clock::now();
+  Clock::time_point started_at_;
 };
 
 }  // namespace campaign::engine

@@ -39,6 +39,7 @@ class FakeScheduler final : public sched::Scheduler {
   std::vector<std::string> cancelled;
   int others = 0;
   bool down = false;  // every call throws SchedulerUnavailable
+  int refuse = 0;     // the next submissions refused by a limit
   int queries = 0;
   // When set, each submitted job writes its exit marker (0) this long after its submission, from
   // another thread, the way job scripts do (.exit.tmp renamed to .exit).
@@ -51,6 +52,8 @@ class FakeScheduler final : public sched::Scheduler {
   std::string name() const override { return "fake"; }
   std::string submit(const sched::SubmitRequest& r) override {
     if (down) throw sched::SubmitError(sched::SubmitFailure::transient, "controller down");
+    if (refuse > 0 && refuse--)
+      throw sched::SubmitError(sched::SubmitFailure::refused_by_limit, "QOSMaxSubmitJobPerUserLimit");
     std::string id = std::to_string(100 + order.size());
     Job j{r, {}};
     j.info.id = id;
@@ -130,13 +133,20 @@ struct Setup {
   FakeScheduler sched;
   transport::LocalShell shell;
   std::vector<std::string> collected;  // cases handed to collection (on_completed), in order
+  // The engine's clock: moves only when a test says so.
+  engine::Clock::time_point steady{};
+  Time wall{std::chrono::seconds(1'800'000'000)};
   engine::Engine engine;
 
   Setup(const std::string& yaml, long max_queued, int others = 0)
       : plan(make_plan(yaml, max_queued, dir.path)),
         catalog(Catalog::open(dir.path)),
-        engine(plan, dir.path, catalog, (sched.others = others, sched), shell, options(collected)) {
+        engine(plan, dir.path, catalog, (sched.others = others, sched), shell, options(*this)) {
     engine.start();
+  }
+  void advance(std::chrono::seconds s) {
+    steady += s;
+    wall += s;
   }
   static matrix::Plan make_plan(const std::string& yaml, long max_queued, const fs::path& workdir) {
     auto c = spec::parse_campaign(yaml, (workdir / "c.yaml").string());
@@ -145,10 +155,11 @@ struct Setup {
     s.limits.max_queued_jobs = max_queued;
     return matrix::expand(spec::for_system(c, s.name), s, workdir.string());
   }
-  static engine::EngineOptions options(std::vector<std::string>& collected) {
+  static engine::EngineOptions options(Setup& s) {
     engine::EngineOptions o;
-    o.limit_pause_s = 0;
-    o.on_completed = [&collected](const AttemptRow& a) { collected.push_back(a.case_name); };
+    o.on_completed = [&s](const AttemptRow& a) { s.collected.push_back(a.case_name); };
+    o.steady_now = [&s] { return s.steady; };
+    o.wall_now = [&s] { return s.wall; };
     return o;
   }
   State state_of(const std::string& case_name) {
@@ -421,8 +432,32 @@ TEST_CASE("while the scheduler cannot be reached, completions wait for it; past 
   s.sched.write_marker(id, 0);
   s.sched.down = true;
   for (int i = 0; i < 3; ++i) s.engine.tick(true);
+  s.advance(std::chrono::seconds(599));
+  s.engine.tick(true);
   CHECK_FALSE(s.attempt_of("c1").confirmed);  // 600 s by default
   CHECK(s.collected.empty());
+  s.advance(std::chrono::seconds(2));
+  s.engine.tick(true);
+  auto a = s.catalog.attempts_of_case(s.attempt_of("c1").case_id).at(0);
+  CHECK(a.confirmed);
+  CHECK(a.reason ==
+        "accounting unavailable (the scheduler could not be asked for 601 s): completed on its "
+        "exit marker alone");
+  CHECK(s.collected == std::vector<std::string>{"c1"});
+}
+
+TEST_CASE("a submission refused by a limit pauses submissions for limit_pause_s, then goes on") {
+  Setup s(kSix, 100);
+  s.sched.refuse = 1;
+  s.engine.tick(true);
+  CHECK(s.sched.jobs.empty());
+  CHECK(s.state_of("c1") == State::planned);
+  s.advance(std::chrono::seconds(29));
+  s.engine.tick(true);
+  CHECK(s.sched.jobs.empty());  // 30 s by default
+  s.advance(std::chrono::seconds(2));
+  s.engine.tick(true);
+  CHECK(s.sched.jobs.size() == 6);
 }
 
 TEST_CASE("ready cases are submitted round robin over node classes, in the plan's order within each") {
