@@ -1,0 +1,47 @@
+// What the engine's parts agree on about attempts and observations: small pure functions, shared by
+// engine.cpp (the loop), observe.cpp (markers and polls) and submit.cpp (submissions).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.hpp"
+#include "matrix/plan.hpp"
+#include "sched/scheduler.hpp"
+
+namespace campaign::engine {
+
+// The catalog update a scheduler's record of a job makes (times, exit code, nodes, reason).
+inline JobUpdate update_from(const sched::JobInfo& info) {
+  JobUpdate u;
+  if (!info.reason.empty()) u.reason = info.reason;
+  if (info.exit_code) u.exit_code = *info.exit_code;
+  if (info.start) u.started = *info.start;
+  if (info.end) u.ended = *info.end;
+  if (info.elapsed_s) u.elapsed_s = static_cast<std::int64_t>(*info.elapsed_s);
+  if (!info.nodelist.empty()) u.node_list = info.nodelist;
+  return u;
+}
+
+inline bool is_failure_end(State s) {
+  return is_final(s) && s != State::completed && s != State::collected && s != State::collect_failed;
+}
+
+// Final, and the scheduler has had its say: a completion on the exit marker alone is not yet.
+inline bool settled(const AttemptRow& a) {
+  return is_final(a.state) && (a.state != State::completed || a.confirmed);
+}
+
+inline bool succeeded(const AttemptRow& a) {
+  return settled(a) &&
+         (a.state == State::completed || a.state == State::collected || a.state == State::collect_failed);
+}
+
+inline constexpr const char* kAwaitingAccounting = "exit marker 0; awaiting the scheduler's accounting";
+
+inline constexpr const char* kDependencyReason = "dependency ";
+
+// The plan's cases in the order they are offered to the scheduler (submit.cpp).
+std::vector<size_t> interleaved_order(const matrix::Plan& plan);
+
+}  // namespace campaign::engine
