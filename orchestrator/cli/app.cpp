@@ -13,15 +13,16 @@ int main(int argc, char** argv) {
       "submit them, follow them to the end, and resume after any interruption."};
   app.set_version_flag("--version", std::string("campaign ") + CAMPAIGN_VERSION);
   app.require_subcommand(1);
+  int status = 0;  // what the subcommand asks for when it ends without an exception
   add_plan(app);
   add_validate(app);
-  add_run(app);
+  add_run(app, status);
   add_status(app);
   add_cancel(app);
-  add_launch(app);
-  add_results(app);
+  add_launch(app, status);
+  add_results(app, status);
   add_executor(app);
-  add_history(app);
+  add_history(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -37,7 +38,7 @@ int main(int argc, char** argv) {
     std::cerr << "campaign: " << e.what() << "\n";
     return 1;
   }
-  return g_exit_status;
+  return status;
 }
 
 }  // namespace campaign::cli

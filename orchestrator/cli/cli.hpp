@@ -56,13 +56,14 @@ std::string self_exe();
 // Subcommand registration (each in its own file).
 void add_plan(CLI::App& app);
 void add_validate(CLI::App& app);
-void add_run(CLI::App& app);  // run and resume
+// Subcommands whose exit status is not just "no error" set `status` (read by main after parsing).
+void add_run(CLI::App& app, int& status);  // run and resume
 void add_status(CLI::App& app);
 void add_cancel(CLI::App& app);
-void add_launch(CLI::App& app);
-void add_executor(CLI::App& app);  // hidden: the local executor driven over ssh
-void add_results(CLI::App& app);   // collect, import, report
-void add_history(CLI::App& app);
+void add_launch(CLI::App& app, int& status);
+void add_executor(CLI::App& app);              // hidden: the local executor driven over ssh
+void add_results(CLI::App& app, int& status);  // collect, import, report
+void add_history(CLI::App& app, int& status);
 
 }  // namespace campaign::cli
 
@@ -79,8 +80,5 @@ int collect_finished(Catalog& catalog, std::int64_t campaign_id, const results::
 std::optional<std::filesystem::path> write_final_report(Catalog& catalog, const spec::Campaign& campaign,
                                                         std::int64_t campaign_id,
                                                         const std::filesystem::path& workdir);
-
-// The exit status a subcommand asks for (set by its callback).
-extern int g_exit_status;
 
 }  // namespace campaign::cli

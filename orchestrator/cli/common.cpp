@@ -8,8 +8,6 @@ namespace fs = std::filesystem;
 
 namespace campaign::cli {
 
-int g_exit_status = 0;
-
 void add_campaign_options(CLI::App& cmd, CampaignOptions& o) {
   cmd.add_option("FILE", o.file, "Campaign file (campaigns/*.yaml)")->required();
   cmd.add_option("-s,--system", o.system,

@@ -178,7 +178,7 @@ int run_history(const HistoryOptions& o) {
 
 }  // namespace
 
-void add_history(CLI::App& app) {
+void add_history(CLI::App& app, int& status) {
   auto o = std::make_shared<HistoryOptions>();
   auto* cmd = app.add_subcommand(
       "history",
@@ -206,7 +206,7 @@ void add_history(CLI::App& app) {
   cmd->add_option("-o,--out", o->out, "Directory for the CSV, JSON and plot (default: FIRST_PATH/history)");
   cmd->add_option("-s,--system", o->system, "System profile, to find a campaign file's work directories");
   cmd->footer(kFooter);
-  cmd->callback([o] { g_exit_status = run_history(*o); });
+  cmd->callback([o, &status] { status = run_history(*o); });
 }
 
 }  // namespace campaign::cli

@@ -8,7 +8,7 @@
 
 namespace campaign::cli {
 
-void add_launch(CLI::App& app) {
+void add_launch(CLI::App& app, int& status) {
   struct Options {
     int ranks = 1;
     bool label = false;
@@ -20,11 +20,11 @@ void add_launch(CLI::App& app) {
   cmd->add_option("-n,--ranks", o->ranks, "Number of ranks")->check(CLI::Range(1, 4096));
   cmd->add_flag("-l,--label", o->label, "Prefix each output line with its rank, like srun -l");
   cmd->add_option("command", o->argv, "The command and its arguments, after --")->required();
-  cmd->callback([o] {
+  cmd->callback([o, &status] {
     const std::vector<std::string>& argv = o->argv;
     local::LaunchOptions lo;
     lo.label = o->label;
-    g_exit_status = local::launch(o->ranks, argv, lo);
+    status = local::launch(o->ranks, argv, lo);
   });
 }
 

@@ -51,7 +51,7 @@ std::optional<fs::path> write_final_report(Catalog& catalog, const spec::Campaig
   return req.out_dir / "report.html";
 }
 
-void add_results(CLI::App& app) {
+void add_results(CLI::App& app, int& status) {
   // collect
   struct CollectOptions {
     CampaignOptions campaign;
@@ -64,7 +64,7 @@ void add_results(CLI::App& app) {
                                      "system reached over ssh, their files are fetched first");
   add_campaign_options(*collect, co->campaign);
   add_access_options(*collect, co->access);
-  collect->callback([co] {
+  collect->callback([co, &status] {
     Opened opened = open_campaign(co->campaign, co->access, Verbosity::normal);
     Loaded& l = opened.loaded;
     const auto& collectors = l.collectors;
@@ -80,7 +80,7 @@ void add_results(CLI::App& app) {
     size_t n = 0;
     for (auto& a : catalog.latest_attempts(found->id)) n += a.state == State::collected ? 1 : 0;
     std::cout << "collected " << n << " cases, " << failed << " failed (see campaign status)\n";
-    if (failed) g_exit_status = 1;
+    if (failed) status = 1;
   });
 
   // import

@@ -150,21 +150,21 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
 
 }  // namespace
 
-void add_run(CLI::App& app) {
+void add_run(CLI::App& app, int& status) {
   auto o = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand(
       "run",
       "Plan the campaign if needed, submit its jobs, poll until every case is final. Safe to interrupt and "
       "run again: completed cases are never resubmitted, and nothing is submitted twice");
   add_run_options(cmd, *o);
-  cmd->callback([o] { g_exit_status = run_campaign(*o, false); });
+  cmd->callback([o, &status] { status = run_campaign(*o, false); });
 
   auto r = std::make_shared<RunOptions>();
   auto* res =
       app.add_subcommand("resume", "Continue a campaign (as run); --failed also retries cases that failed");
   add_run_options(res, *r);
   res->add_flag("--failed", r->failed, "Give failed, timed-out, cancelled and lost cases a new attempt");
-  res->callback([r] { g_exit_status = run_campaign(*r, true); });
+  res->callback([r, &status] { status = run_campaign(*r, true); });
 }
 
 }  // namespace campaign::cli

@@ -72,8 +72,8 @@ nlohmann::json to_json(const CampaignRecord& c, const std::vector<AttemptRow>& r
   nlohmann::json code{{"version", c.code.version}, {"commit", c.code.commit}, {"dirty", c.code.dirty}};
   code["date"] =
       c.code.date ? nlohmann::json(c.code.date->time_since_epoch().count()) : nlohmann::json(nullptr);
-  nlohmann::json out{{"campaign", c.name}, {"system", c.system}, {"workdir", c.workdir}, {"code", code},
-                     {"cases", cases}};
+  nlohmann::json out{
+      {"campaign", c.name}, {"system", c.system}, {"workdir", c.workdir}, {"code", code}, {"cases", cases}};
   if (remote && remote->system == c.system)
     out["remote"] = {{"host", remote->host}, {"workdir", remote->workdir}};
   return out;
