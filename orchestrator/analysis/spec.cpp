@@ -5,10 +5,14 @@
 #include <algorithm>
 #include <set>
 
-#include "analysis/expression.hpp"
+#include "spec/expression.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::analysis {
+
+using spec::Expression;
+using spec::ExpressionError;
+using spec::parse_number;
 
 std::string_view to_string(Scaling s) {
   switch (s) {

@@ -196,6 +196,15 @@ InputError checked_error_of(const std::string& entry) {
 
 }  // namespace
 
+TEST_CASE("samples know the functions of the matrix's expressions", "[analysis][spec]") {
+  auto specs = parse_analyses(
+      YAML::Load("analyses:\n  - {name: a, scaling: weak, x: ranks, time: epoch_time,"
+                 " samples: 'pow(2, log2(ranks)) * mod(n_train, 7) + round(n_train / 3) + trunc(ranks)'}\n")
+          ["analyses"],
+      "c.yaml", campaign_names());
+  REQUIRE(specs.size() == 1);
+}
+
 TEST_CASE("checked against the campaign, every name an analysis uses exists", "[analysis][spec]") {
   auto names = campaign_names();
   auto ok =
