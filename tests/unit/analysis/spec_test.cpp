@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "spec/campaign.hpp"
+
 using namespace campaign;
 using namespace campaign::analysis;
 
@@ -94,6 +96,25 @@ TEST_CASE("unknown keys are errors with a suggestion and a position", "[analysis
   CHECK(nested.key() == "analyses[0].time.warmpu");
   CHECK_THAT(nested.message(), Catch::Contains("did you mean 'warmup'?"));
   CHECK(nested.where().line == 2);
+}
+
+TEST_CASE("analyses and the rest of the campaign report mistakes alike", "[analysis][spec]") {
+  // One reader for the whole file: the same text for an unknown key anywhere.
+  std::string campaign_error;
+  try {
+    spec::parse_campaign("name: t\njob: {comand: x}\n", "c.yaml");
+  } catch (const InputError& e) {
+    campaign_error = e.message();
+  }
+  CHECK(campaign_error == "unknown key, did you mean 'command'?");
+  CHECK(error_of("analyses:\n  - {name: w, x: r, time: {metric: t, warmpu: 1}}\n").message() ==
+        "unknown key, did you mean 'warmup'?");
+  // A misspelt required key is unknown, not missing.
+  CHECK(error_of("analyses:\n  - {nmae: w, x: r, time: t}\n").message() ==
+        "unknown key, did you mean 'name'?");
+  CHECK(error_of("analyses:\n  - {name: w, x: [r], time: t}\n").message() == "expected a string, got a list");
+  CHECK(error_of("analyses:\n  - {name: w, x: r, time: {metric: t, warmup: nan}}\n").message() ==
+        "expected a number, got 'nan'");
 }
 
 TEST_CASE("bad values name their key", "[analysis][spec]") {
