@@ -7,12 +7,14 @@
 #include <cmath>
 #include <set>
 
-#include "analysis/expression.hpp"
 #include "analysis/scaling.hpp"
+#include "spec/expression.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::analysis {
+
+using spec::parse_number;
 
 namespace {
 

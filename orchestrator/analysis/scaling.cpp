@@ -7,11 +7,15 @@
 #include <set>
 #include <unordered_map>
 
-#include "analysis/expression.hpp"
 #include "analysis/stats.hpp"
+#include "spec/expression.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::analysis {
+
+using spec::Expression;
+using spec::ExpressionError;
+using spec::parse_number;
 
 bool usable_state(const std::string& state) { return state == "collected" || state == "completed"; }
 

@@ -1,14 +1,28 @@
-// Implements analysis/spec.hpp: a strict reader for the `analyses:` list
-// (unknown or duplicate keys are errors, with a did-you-mean).
+// Implements analysis/spec.hpp: the `analyses:` list read with the campaign's
+// strict YAML reader (spec/yaml_reader.hpp), so its mistakes read like the
+// rest of the file's.
 #include "analysis/spec.hpp"
 
 #include <algorithm>
 #include <set>
 
-#include "analysis/expression.hpp"
+#include "spec/expression.hpp"
+#include "spec/yaml_reader.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::analysis {
+
+using spec::as_number;
+using spec::as_string;
+using spec::as_string_list;
+using spec::Expression;
+using spec::ExpressionError;
+using spec::fail;
+using spec::location;
+using spec::MapReader;
+using spec::one_of;
+using spec::parse_number;
+using spec::type_name;
 
 std::string_view to_string(Scaling s) {
   switch (s) {
@@ -46,98 +60,36 @@ bool AnalysisSpec::wants(Aggregate a) const {
 
 namespace {
 
-Location where(const std::string& file, const YAML::Node& node) {
-  Location loc{file, 0, 0};
-  const YAML::Mark m = node.Mark();
-  if (m.line >= 0) loc.line = m.line + 1, loc.column = m.column + 1;
-  return loc;
+// Whether `k` has a value (is neither absent nor null).
+bool given(MapReader& m, const std::string& k) {
+  YAML::Node v = m.get(k);
+  return v.IsDefined() && !v.IsNull();
 }
 
-[[noreturn]] void fail(const std::string& file, const YAML::Node& node, const std::string& key,
-                       const std::string& message) {
-  throw InputError(where(file, node), key, message);
+std::string text(MapReader& m, const std::string& k) {
+  YAML::Node v = m.get(k);
+  std::string s = as_string(m.file(), v, m.path(k));
+  if (trim(s).empty()) fail(m.file(), v, m.path(k), "must not be empty");
+  return s;
 }
 
-const char* kind(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Map:
-      return "a map";
-    case YAML::NodeType::Sequence:
-      return "a list";
-    case YAML::NodeType::Scalar:
-      return "a scalar";
-    case YAML::NodeType::Null:
-      return "nothing";
-    default:
-      return "nothing";
-  }
+std::string text_or(MapReader& m, const std::string& k, std::string dflt) {
+  return given(m, k) ? text(m, k) : dflt;
 }
 
-// One YAML map read key by key; whatever is left unread when done() runs is an
-// unknown key, reported with the closest known one.
-class Fields {
- public:
-  Fields(const std::string& file, const YAML::Node& node, std::string path, std::vector<std::string> known)
-      : file_(file), node_(node), path_(std::move(path)), known_(std::move(known)) {
-    if (!node.IsMap()) fail(file, node, path_, std::string("expected a map, got ") + kind(node));
-    std::set<std::string> seen;
-    for (auto it = node.begin(); it != node.end(); ++it) {
-      std::string k = it->first.Scalar();
-      if (!seen.insert(k).second) fail(file, it->first, key(k), "duplicate key");
-      if (std::find(known_.begin(), known_.end(), k) == known_.end())
-        fail(file, it->first, key(k), "unknown key" + did_you_mean(k, known_));
-    }
+// A name or a list of distinct names.
+std::vector<std::string> names(MapReader& m, const std::string& k) {
+  YAML::Node v = m.get(k);
+  if (v.IsScalar()) return {text(m, k)};
+  std::vector<std::string> out = as_string_list(m.file(), v, m.path(k));
+  std::set<std::string> seen;
+  for (size_t i = 0; i < out.size(); ++i) {
+    std::string ki = m.path(k) + "[" + std::to_string(i) + "]";
+    if (trim(out[i]).empty()) fail(m.file(), v[i], ki, "must not be empty");
+    if (!seen.insert(out[i]).second) fail(m.file(), v[i], ki, "listed twice");
   }
-
-  std::string key(const std::string& k) const { return path_.empty() ? k : path_ + "." + k; }
-  YAML::Node get(const std::string& k) const { return node_[k]; }
-  bool has(const std::string& k) const { return node_[k].IsDefined() && !node_[k].IsNull(); }
-
-  YAML::Node require(const std::string& k) const {
-    if (!has(k)) fail(file_, node_, key(k), "required key is missing");
-    return node_[k];
-  }
-
-  std::string string(const std::string& k) const {
-    YAML::Node v = node_[k];
-    if (!v.IsScalar()) fail(file_, v, key(k), std::string("expected a value, got ") + kind(v));
-    if (trim(v.Scalar()).empty()) fail(file_, v, key(k), "must not be empty");
-    return v.Scalar();
-  }
-
-  std::string string_or(const std::string& k, std::string dflt) const { return has(k) ? string(k) : dflt; }
-
-  std::vector<std::string> strings(const std::string& k) const {
-    YAML::Node v = node_[k];
-    if (v.IsScalar()) return {string(k)};
-    if (!v.IsSequence()) fail(file_, v, key(k), std::string("expected a list, got ") + kind(v));
-    std::vector<std::string> out;
-    for (size_t i = 0; i < v.size(); ++i) {
-      std::string ki = key(k) + "[" + std::to_string(i) + "]";
-      if (!v[i].IsScalar() || trim(v[i].Scalar()).empty())
-        fail(file_, v[i], ki, std::string("expected a name, got ") + kind(v[i]));
-      if (std::find(out.begin(), out.end(), v[i].Scalar()) != out.end())
-        fail(file_, v[i], ki, "listed twice");
-      out.push_back(v[i].Scalar());
-    }
-    return out;
-  }
-
-  double number(const std::string& k) const {
-    double d;
-    YAML::Node v = node_[k];
-    if (!v.IsScalar() || !parse_number(v.Scalar(), d)) fail(file_, v, key(k), "expected a number");
-    return d;
-  }
-
-  const std::string& file() const { return file_; }
-
- private:
-  const std::string& file_;
-  YAML::Node node_;
-  std::string path_;
-  std::vector<std::string> known_;
-};
+  return out;
+}
 
 bool safe_name(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
@@ -174,13 +126,14 @@ class Scope {
   }
 
   void param(const YAML::Node& node, const std::string& key, const std::string& name,
-             const std::string& context = "") const {
+             const Expression* in = nullptr) const {
     if (!campaign_) return;
     std::vector<std::string> params = gather(&StepNames::params);
     if (std::find(params.begin(), params.end(), name) != params.end()) return;
     std::vector<std::string> axes = gather(&StepNames::axes);
     fail(file_, node, key,
-         "unknown parameter '" + name + "'" + context + did_you_mean(name, params) +
+         (in ? spec::unknown_parameter(name, *in, params)
+             : "unknown parameter '" + name + "'" + did_you_mean(name, params)) +
              (axes.empty() ? std::string() : " (" + of_step("axes") + ": " + join(axes, ", ") + ")"));
   }
 
@@ -215,7 +168,7 @@ class Scope {
   }
 
   void expression(const YAML::Node& node, const std::string& key, const Expression& e) const {
-    for (const auto& v : e.variables()) param(node, key, v, " in expression '" + e.text() + "'");
+    for (const auto& v : e.variables()) param(node, key, v, &e);
   }
 
  private:
@@ -238,131 +191,126 @@ class Scope {
 };
 
 template <typename E>
-E pick(const Fields& f, const std::string& k, const std::vector<std::pair<std::string, E>>& choices) {
-  std::string v = f.string(k);
-  std::vector<std::string> names;
-  for (const auto& [n, e] : choices) {
-    if (n == v) return e;
-    names.push_back(n);
-  }
-  fail(f.file(), f.get(k), f.key(k),
-       "'" + v + "' is not one of " + join(names, ", ") + did_you_mean(v, names));
+E pick(const std::string& file, const YAML::Node& node, const std::string& key,
+       const std::vector<std::pair<std::string, E>>& choices) {
+  std::vector<std::string> allowed;
+  for (const auto& c : choices) allowed.push_back(c.first);
+  std::string v = one_of(file, node, key, allowed);
+  return std::find_if(choices.begin(), choices.end(), [&](const auto& c) { return c.first == v; })->second;
 }
 
 AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const std::string& path,
                        Scope scope) {
-  Fields f(file, node, path,
-           {"name", "scaling", "step", "x", "time", "samples", "group_by", "compare", "aggregate", "ratio",
-            "stall", "repeat"});
+  if (!node.IsMap()) fail(file, node, path, std::string("expected a map, got ") + type_name(node));
+  MapReader f(file, node, path,
+              {"name", "scaling", "step", "x", "time", "samples", "group_by", "compare", "aggregate", "ratio",
+               "stall", "repeat"});
   AnalysisSpec a;
-  a.where = where(file, node);
+  a.where = location(file, node);
   f.require("name");
-  a.name = f.string("name");
+  a.name = text(f, "name");
   if (!safe_name(a.name))
-    fail(file, f.get("name"), f.key("name"), "'" + a.name + "' must use only letters, digits, '_', '-', '.'");
-  if (f.has("scaling"))
-    a.scaling = pick<Scaling>(
-        f, "scaling", {{"weak", Scaling::weak}, {"strong", Scaling::strong}, {"none", Scaling::none}});
-  a.step = f.string_or("step", "");
-  if (!a.step.empty()) scope.step(f.get("step"), f.key("step"), a.step);
+    fail(file, f.get("name"), f.path("name"),
+         "'" + a.name + "' must use only letters, digits, '_', '-', '.'");
+  if (given(f, "scaling"))
+    a.scaling =
+        pick<Scaling>(file, f.get("scaling"), f.path("scaling"),
+                      {{"weak", Scaling::weak}, {"strong", Scaling::strong}, {"none", Scaling::none}});
+  a.step = text_or(f, "step", "");
+  if (!a.step.empty()) scope.step(f.get("step"), f.path("step"), a.step);
   f.require("x");
-  a.x = f.string("x");
-  scope.param(f.get("x"), f.key("x"), a.x);
-  a.repeat = f.string_or("repeat", "repeat");
+  a.x = text(f, "x");
+  scope.param(f.get("x"), f.path("x"), a.x);
+  a.repeat = text_or(f, "repeat", "repeat");
   // The default names the parameter matrix.repeat adds; without repetitions it is absent, and that is fine.
-  if (f.has("repeat")) scope.param(f.get("repeat"), f.key("repeat"), a.repeat);
+  if (given(f, "repeat")) scope.param(f.get("repeat"), f.path("repeat"), a.repeat);
 
   YAML::Node t = f.require("time");
   if (t.IsScalar()) {
-    a.time.metric = f.string("time");
-    scope.metric(t, f.key("time"), a.time.metric);
+    a.time.metric = text(f, "time");
+    scope.metric(t, f.path("time"), a.time.metric);
   } else {
-    Fields tf(file, t, f.key("time"), {"metric", "warmup"});
+    MapReader tf(file, t, f.path("time"), {"metric", "warmup"});
     tf.require("metric");
-    a.time.metric = tf.string("metric");
-    scope.metric(tf.get("metric"), tf.key("metric"), a.time.metric);
-    if (tf.has("warmup")) {
-      a.time.warmup = tf.number("warmup");
-      if (a.time.warmup < 0) fail(file, tf.get("warmup"), tf.key("warmup"), "must not be negative");
+    a.time.metric = text(tf, "metric");
+    scope.metric(tf.get("metric"), tf.path("metric"), a.time.metric);
+    if (given(tf, "warmup")) {
+      a.time.warmup = as_number(file, tf.get("warmup"), tf.path("warmup"));
+      if (a.time.warmup < 0) fail(file, tf.get("warmup"), tf.path("warmup"), "must not be negative");
     }
   }
 
-  if (f.has("samples")) {
-    a.samples = f.string("samples");
+  if (given(f, "samples")) {
+    a.samples = text(f, "samples");
     try {
-      scope.expression(f.get("samples"), f.key("samples"), Expression(a.samples));
+      scope.expression(f.get("samples"), f.path("samples"), Expression(a.samples));
     } catch (const ExpressionError& e) {
-      fail(file, f.get("samples"), f.key("samples"), e.what());
+      fail(file, f.get("samples"), f.path("samples"), e.what());
     }
   } else if (a.scaling == Scaling::weak) {
-    fail(file, node, f.key("samples"),
+    fail(file, node, f.path("samples"),
          "weak scaling needs a samples expression (throughput = samples / time)");
   }
 
-  if (f.has("group_by")) a.group_by = f.strings("group_by");
+  if (given(f, "group_by")) a.group_by = names(f, "group_by");
   for (size_t i = 0; i < a.group_by.size(); ++i) {
     if (a.group_by[i] == a.x)
-      fail(file, f.get("group_by"), f.key("group_by"), "'" + a.x + "' is already the x axis");
+      fail(file, f.get("group_by"), f.path("group_by"), "'" + a.x + "' is already the x axis");
     YAML::Node at = f.get("group_by").IsSequence() ? f.get("group_by")[i] : f.get("group_by");
-    scope.param(at, f.key("group_by") + "[" + std::to_string(i) + "]", a.group_by[i]);
+    scope.param(at, f.path("group_by") + "[" + std::to_string(i) + "]", a.group_by[i]);
   }
 
-  if (f.has("compare")) {
-    Fields cf(file, f.get("compare"), f.key("compare"), {"axis", "baseline"});
+  if (given(f, "compare")) {
+    MapReader cf(file, f.get("compare"), f.path("compare"), {"axis", "baseline"});
     cf.require("axis");
     cf.require("baseline");
-    CompareSpec c{cf.string("axis"), cf.string("baseline")};
+    CompareSpec c{text(cf, "axis"), text(cf, "baseline")};
     bool grouped = std::find(a.group_by.begin(), a.group_by.end(), c.axis) != a.group_by.end();
     if (c.axis == a.x || grouped)
-      fail(file, cf.get("axis"), cf.key("axis"),
+      fail(file, cf.get("axis"), cf.path("axis"),
            "'" + c.axis + "' is already " + (grouped ? "in group_by" : "the x axis"));
-    scope.param(cf.get("axis"), cf.key("axis"), c.axis);
-    scope.value(cf.get("baseline"), cf.key("baseline"), c.axis, c.baseline);
+    scope.param(cf.get("axis"), cf.path("axis"), c.axis);
+    scope.value(cf.get("baseline"), cf.path("baseline"), c.axis, c.baseline);
     a.compare = c;
   }
 
-  if (f.has("aggregate")) {
+  if (given(f, "aggregate")) {
     YAML::Node agg = f.get("aggregate");
-    std::vector<std::pair<std::string, Aggregate>> choices = {
-        {"mean", Aggregate::mean}, {"std", Aggregate::std},       {"min", Aggregate::min},
-        {"max", Aggregate::max},   {"median", Aggregate::median}, {"count", Aggregate::count}};
-    std::vector<std::string> names;
-    for (const auto& c : choices) names.push_back(c.first);
-    std::vector<std::string> given = f.strings("aggregate");
-    for (size_t i = 0; i < given.size(); ++i) {
-      auto it = std::find_if(choices.begin(), choices.end(), [&](auto& c) { return c.first == given[i]; });
-      const YAML::Node& at = agg.IsSequence() ? agg[i] : agg;
-      if (it == choices.end())
-        fail(file, at, f.key("aggregate"),
-             "'" + given[i] + "' is not one of " + join(names, ", ") + did_you_mean(given[i], names));
-      a.aggregate.push_back(it->second);
-    }
+    std::vector<std::string> listed = names(f, "aggregate");
+    for (size_t i = 0; i < listed.size(); ++i)
+      a.aggregate.push_back(pick<Aggregate>(file, agg.IsSequence() ? agg[i] : agg, f.path("aggregate"),
+                                            {{"mean", Aggregate::mean},
+                                             {"std", Aggregate::std},
+                                             {"min", Aggregate::min},
+                                             {"max", Aggregate::max},
+                                             {"median", Aggregate::median},
+                                             {"count", Aggregate::count}}));
   }
 
-  if (f.has("ratio")) {
-    Fields rf(file, f.get("ratio"), f.key("ratio"), {"axis", "numerator", "denominator"});
+  if (given(f, "ratio")) {
+    MapReader rf(file, f.get("ratio"), f.path("ratio"), {"axis", "numerator", "denominator"});
     rf.require("axis");
     rf.require("numerator");
     rf.require("denominator");
-    RatioSpec r{rf.string("axis"), rf.string("numerator"), rf.string("denominator")};
+    RatioSpec r{text(rf, "axis"), text(rf, "numerator"), text(rf, "denominator")};
     if (r.axis != a.x && !(a.compare && a.compare->axis == r.axis))
-      fail(file, rf.get("axis"), rf.key("axis"),
+      fail(file, rf.get("axis"), rf.path("axis"),
            "'" + r.axis + "' must be the x axis ('" + a.x + "')" +
                (a.compare ? " or the compare axis ('" + a.compare->axis + "')" : std::string()));
     if (r.numerator == r.denominator)
-      fail(file, rf.get("denominator"), rf.key("denominator"), "is the same as the numerator");
-    scope.value(rf.get("numerator"), rf.key("numerator"), r.axis, r.numerator);
-    scope.value(rf.get("denominator"), rf.key("denominator"), r.axis, r.denominator);
+      fail(file, rf.get("denominator"), rf.path("denominator"), "is the same as the numerator");
+    scope.value(rf.get("numerator"), rf.path("numerator"), r.axis, r.numerator);
+    scope.value(rf.get("denominator"), rf.path("denominator"), r.axis, r.denominator);
     a.ratio = r;
   }
 
-  if (f.has("stall")) {
-    Fields sf(file, f.get("stall"), f.key("stall"), {"data", "compute"});
+  if (given(f, "stall")) {
+    MapReader sf(file, f.get("stall"), f.path("stall"), {"data", "compute"});
     sf.require("data");
     sf.require("compute");
-    a.stall = StallSpec{sf.string("data"), sf.string("compute")};
-    scope.metric(sf.get("data"), sf.key("data"), a.stall->data);
-    scope.metric(sf.get("compute"), sf.key("compute"), a.stall->compute);
+    a.stall = StallSpec{text(sf, "data"), text(sf, "compute")};
+    scope.metric(sf.get("data"), sf.path("data"), a.stall->data);
+    scope.metric(sf.get("compute"), sf.path("compute"), a.stall->compute);
   }
   return a;
 }
@@ -371,7 +319,8 @@ std::vector<AnalysisSpec> parse(const YAML::Node& list, const std::string& file,
                                 const CampaignNames* campaign) {
   std::vector<AnalysisSpec> out;
   if (!list.IsDefined() || list.IsNull()) return out;
-  if (!list.IsSequence()) fail(file, list, "analyses", std::string("expected a list, got ") + kind(list));
+  if (!list.IsSequence())
+    fail(file, list, "analyses", std::string("expected a list, got ") + type_name(list));
   for (size_t i = 0; i < list.size(); ++i) {
     std::string path = "analyses[" + std::to_string(i) + "]";
     AnalysisSpec a = parse_one(list[i], file, path, Scope(file, campaign));

@@ -59,7 +59,7 @@ struct AnalysisSpec {
   std::string step;  // campaign step filter; empty = every case
   std::string x;     // parameter on the x axis
   TimeSpec time;
-  std::string samples;                // muparser expression over numeric params; may be empty
+  std::string samples;                // spec/expression.hpp over numeric params; may be empty
   std::vector<std::string> group_by;  // one table per distinct combination
   std::optional<CompareSpec> compare;
   std::vector<Aggregate> aggregate;  // empty = automatic: mean, plus std and count with repetitions

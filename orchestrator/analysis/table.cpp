@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstdio>
 
-#include "analysis/expression.hpp"
+#include "spec/expression.hpp"
 
 namespace campaign::analysis {
+
+using spec::parse_number;
 
 std::string Table::stem() const {
   std::string s = analysis;

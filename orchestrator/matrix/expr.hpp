@@ -1,19 +1,15 @@
-// Arithmetic over case parameters, compiled once with muparser and evaluated
-// per case (e.g. `nodes: ceil(ranks / ranks_per_node)`, `n_train: 256 * ranks`).
+// Arithmetic over case parameters (spec/expression.hpp) bound to the matrix's
+// numeric slots, e.g. `nodes: ceil(ranks / ranks_per_node)`, `n_train: 256 * ranks`.
 //
 // Invariant: an Expression only refers to names that existed when it was
 // compiled; unknown names are rejected at compile time with a hint.
 #pragma once
 
-#include <memory>
 #include <string>
 #include <vector>
 
+#include "spec/expression.hpp"
 #include "util/error.hpp"
-
-namespace mu {
-class Parser;
-}
 
 namespace campaign::matrix {
 
@@ -25,23 +21,21 @@ class Expression {
  public:
   // `known` are the names visible to the expression; `slots` has one double per
   // known name and must outlive the Expression (evaluation reads it).
-  Expression(const std::string& text, const std::vector<std::string>& known, double* slots, Location where,
-             std::string key);
-  Expression(Expression&&) noexcept;
-  Expression& operator=(Expression&&) noexcept;
-  ~Expression();
+  Expression(const std::string& text, const std::vector<std::string>& known, const double* slots,
+             Location where, std::string key);
 
   double eval() const;
   // Indices into `known` of the names the expression uses.
   const std::vector<size_t>& uses() const { return uses_; }
-  const std::string& text() const { return text_; }
+  const std::string& text() const { return expr_.text(); }
   const Location& where() const { return where_; }
   const std::string& key() const { return key_; }
 
  private:
-  std::unique_ptr<mu::Parser> parser_;
+  spec::Expression expr_;
   std::vector<size_t> uses_;
-  std::string text_;
+  const double* slots_;
+  mutable std::vector<double> values_;  // of the names used, refilled by eval()
   Location where_;
   std::string key_;
 };

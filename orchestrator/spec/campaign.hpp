@@ -73,7 +73,7 @@ struct Matrix {
 
 struct Derived {
   std::string name;
-  std::string expression;  // muparser
+  std::string expression;  // spec/expression.hpp
   Location where;
 };
 

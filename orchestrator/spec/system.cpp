@@ -41,14 +41,6 @@ std::vector<std::pair<std::string, std::string>> env_map(const std::string& file
   return out;
 }
 
-std::string one_of(const std::string& file, const YAML::Node& v, const std::string& key,
-                   const std::vector<std::string>& allowed) {
-  std::string s = as_string(file, v, key);
-  if (std::find(allowed.begin(), allowed.end(), s) == allowed.end())
-    fail(file, v, key, "'" + s + "' is not one of " + join(allowed, ", ") + did_you_mean(s, allowed));
-  return s;
-}
-
 void check_regex(const std::string& file, const YAML::Node& v, const std::string& key,
                  const std::string& re) {
   try {

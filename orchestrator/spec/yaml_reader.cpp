@@ -1,11 +1,13 @@
 #include "spec/yaml_reader.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include "spec/expression.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::spec {
@@ -68,9 +70,7 @@ std::string as_string(const std::string& file, const YAML::Node& node, const std
 double as_number(const std::string& file, const YAML::Node& node, const std::string& key) {
   std::string s = as_string(file, node, key);
   double v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || s.empty())
-    fail(file, node, key, "expected a number, got '" + s + "'");
+  if (!parse_number(s, v)) fail(file, node, key, "expected a number, got '" + s + "'");
   return v;
 }
 
@@ -88,6 +88,14 @@ bool as_bool(const std::string& file, const YAML::Node& node, const std::string&
   if (s == "true" || s == "yes" || s == "on") return true;
   if (s == "false" || s == "no" || s == "off") return false;
   fail(file, node, key, "expected true or false, got '" + s + "'");
+}
+
+std::string one_of(const std::string& file, const YAML::Node& node, const std::string& key,
+                   const std::vector<std::string>& allowed) {
+  std::string s = as_string(file, node, key);
+  if (std::find(allowed.begin(), allowed.end(), s) == allowed.end())
+    fail(file, node, key, "'" + s + "' is not one of " + join(allowed, ", ") + did_you_mean(s, allowed));
+  return s;
 }
 
 std::vector<std::string> as_string_list(const std::string& file, const YAML::Node& node,
@@ -117,6 +125,13 @@ MapReader::MapReader(const std::string& file, const YAML::Node& node, std::strin
     if (!seen.insert(k).second) fail(file, it->first, this->path(k), "duplicate key");
     entries_.emplace_back(k, it->first);
   }
+}
+
+MapReader::MapReader(const std::string& file, const YAML::Node& node, std::string path,
+                     const std::vector<std::string>& keys)
+    : MapReader(file, node, std::move(path)) {
+  known_.insert(keys.begin(), keys.end());
+  finish();
 }
 
 YAML::Node MapReader::get(const std::string& key) {

@@ -34,18 +34,27 @@ Location location(const std::string& file, const YAML::Node& node);
 
 // Scalar conversions with typed errors ("expected a number, got 'abc'").
 std::string as_string(const std::string& file, const YAML::Node& node, const std::string& key);
+// A finite number, written as spec::parse_number reads it.
 double as_number(const std::string& file, const YAML::Node& node, const std::string& key);
 long as_int(const std::string& file, const YAML::Node& node, const std::string& key);
 bool as_bool(const std::string& file, const YAML::Node& node, const std::string& key);
 // A scalar or a list of scalars.
 std::vector<std::string> as_string_list(const std::string& file, const YAML::Node& node,
                                         const std::string& key);
+// A string that is one of `allowed` ("did you mean" otherwise).
+std::string one_of(const std::string& file, const YAML::Node& node, const std::string& key,
+                   const std::vector<std::string>& allowed);
 const char* type_name(const YAML::Node& node);
 
 class MapReader {
  public:
   // `path` is the dotted key of this map ("" for the document root).
   MapReader(const std::string& file, const YAML::Node& node, std::string path);
+  // A map whose keys are among `keys`: any other is reported at once, before
+  // a value is read, so a misspelt required key is named as unknown (with a
+  // "did you mean") rather than as missing.
+  MapReader(const std::string& file, const YAML::Node& node, std::string path,
+            const std::vector<std::string>& keys);
 
   // The value of `key`, or an undefined node when absent. Marks the key as known.
   YAML::Node get(const std::string& key);

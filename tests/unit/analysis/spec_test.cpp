@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "spec/campaign.hpp"
+
 using namespace campaign;
 using namespace campaign::analysis;
 
@@ -94,6 +96,25 @@ TEST_CASE("unknown keys are errors with a suggestion and a position", "[analysis
   CHECK(nested.key() == "analyses[0].time.warmpu");
   CHECK_THAT(nested.message(), Catch::Contains("did you mean 'warmup'?"));
   CHECK(nested.where().line == 2);
+}
+
+TEST_CASE("analyses and the rest of the campaign report mistakes alike", "[analysis][spec]") {
+  // One reader for the whole file: the same text for an unknown key anywhere.
+  std::string campaign_error;
+  try {
+    spec::parse_campaign("name: t\njob: {comand: x}\n", "c.yaml");
+  } catch (const InputError& e) {
+    campaign_error = e.message();
+  }
+  CHECK(campaign_error == "unknown key, did you mean 'command'?");
+  CHECK(error_of("analyses:\n  - {name: w, x: r, time: {metric: t, warmpu: 1}}\n").message() ==
+        "unknown key, did you mean 'warmup'?");
+  // A misspelt required key is unknown, not missing.
+  CHECK(error_of("analyses:\n  - {nmae: w, x: r, time: t}\n").message() ==
+        "unknown key, did you mean 'name'?");
+  CHECK(error_of("analyses:\n  - {name: w, x: [r], time: t}\n").message() == "expected a string, got a list");
+  CHECK(error_of("analyses:\n  - {name: w, x: r, time: {metric: t, warmup: nan}}\n").message() ==
+        "expected a number, got 'nan'");
 }
 
 TEST_CASE("bad values name their key", "[analysis][spec]") {
@@ -195,6 +216,15 @@ InputError checked_error_of(const std::string& entry) {
 }
 
 }  // namespace
+
+TEST_CASE("samples know the functions of the matrix's expressions", "[analysis][spec]") {
+  auto specs = parse_analyses(
+      YAML::Load("analyses:\n  - {name: a, scaling: weak, x: ranks, time: epoch_time,"
+                 " samples: 'pow(2, log2(ranks)) * mod(n_train, 7) + round(n_train / 3) + trunc(ranks)'}\n")
+          ["analyses"],
+      "c.yaml", campaign_names());
+  REQUIRE(specs.size() == 1);
+}
 
 TEST_CASE("checked against the campaign, every name an analysis uses exists", "[analysis][spec]") {
   auto names = campaign_names();

@@ -144,3 +144,23 @@ TEST_CASE("100 percent of the cases of a large matrix are planned") {
   CHECK(p.cases.size() == 1000);
   CHECK(p.param(p.cases.back(), "n") == "1000");
 }
+
+TEST_CASE("expression errors have the format of the analyses' ones") {
+  auto error_of = [](const std::string& derived) -> std::string {
+    try {
+      plan_of("name: t\nmatrix: {ranks: [1, 2]}\nderived: {n: '" + derived + "'}\njob: {command: echo}\n");
+    } catch (const InputError& e) {
+      CHECK(e.key() == "derived.n");
+      return e.message();
+    }
+    return "no error";
+  };
+  CHECK(error_of("flor(ranks)") ==
+        "unknown function 'flor' in expression 'flor(ranks)', did you mean 'floor'?");
+  CHECK(error_of("2 * rank") == "unknown parameter 'rank' in expression '2 * rank', did you mean 'ranks'?");
+  CHECK_THAT(error_of("(ranks"), Catch::StartsWith("cannot parse expression '(ranks': "));
+  auto p = plan_of(
+      "name: t\nmatrix: {ranks: [8]}\nderived: {n: 'round(log2(ranks) / 2) + mod(ranks, 3) + pow(ranks, "
+      "2)'}\njob: {command: echo}\n");
+  CHECK(p.param(p.cases[0], "n") == "68");
+}

@@ -63,6 +63,9 @@ TEST_CASE("errors name file, line, column and key") {
   CHECK(error_of("name: t\nmatrix:\n  ranks: []\n") ==
         "c.yaml:3:10: matrix.ranks: axis has no values (an empty axis would make an empty matrix)");
   CHECK(error_of("name: t\nbudget: lots\n") == "c.yaml:2:9: budget: expected a number, got 'lots'");
+  // Numbers are read as expressions and analyses read them: finite, '+' allowed.
+  CHECK(error_of("name: t\nbudget: nan\n") == "c.yaml:2:9: budget: expected a number, got 'nan'");
+  CHECK(error_of("name: t\nbudget: +2.5\n").empty());
   CHECK(error_of("name: t\nsystems: {local: {nme: x}}\n") == "c.yaml:2:19: systems.local.nme: unknown key");
 }
 

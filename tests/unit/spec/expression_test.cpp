@@ -1,11 +1,12 @@
-// The samples expression: compiled once, evaluated per case's parameters.
-#include "analysis/expression.hpp"
+// The one expression language (derived values, job geometry, analysis
+// samples): compiled once, evaluated per case's parameters.
+#include "spec/expression.hpp"
 
 #include <catch2/catch.hpp>
 
-using namespace campaign::analysis;
+using namespace campaign::spec;
 
-TEST_CASE("expressions read numeric parameters and know ceil and floor", "[analysis][expression]") {
+TEST_CASE("expressions read numeric parameters and know ceil and floor", "[spec][expression]") {
   Expression e("(n_train + n_valid) * ceil(ranks / 4) + floor(2.7)");
   CHECK(e.variables() == std::vector<std::string>{"n_train", "n_valid", "ranks"});
   CHECK(e.eval({{"n_train", "256"}, {"n_valid", "256"}, {"ranks", "5"}, {"other", "x"}}) == 512 * 2 + 2);
@@ -20,7 +21,7 @@ TEST_CASE("expressions read numeric parameters and know ceil and floor", "[analy
   CHECK(constant.eval({}) == 512);
 }
 
-TEST_CASE("expression errors say what is wrong", "[analysis][expression]") {
+TEST_CASE("expression errors say what is wrong", "[spec][expression]") {
   CHECK_THROWS_AS(Expression("(a + "), ExpressionError);
   CHECK_THROWS_WITH(Expression("a +* b"), Catch::Contains("cannot parse expression 'a +* b'"));
   Expression e("a * b");
@@ -34,7 +35,7 @@ TEST_CASE("expression errors say what is wrong", "[analysis][expression]") {
   CHECK_THROWS_WITH(div.eval({{"a", "0"}}), Catch::Contains("not finite"));
 }
 
-TEST_CASE("parse_number accepts whole numbers only", "[analysis][expression]") {
+TEST_CASE("parse_number accepts whole numbers only", "[spec][expression]") {
   double d = 0;
   CHECK(parse_number("8", d));
   CHECK(d == 8);
@@ -44,4 +45,11 @@ TEST_CASE("parse_number accepts whole numbers only", "[analysis][expression]") {
   CHECK_FALSE(parse_number("", d));
   CHECK_FALSE(parse_number("gpu", d));
   CHECK_FALSE(parse_number("nan", d));
+}
+
+TEST_CASE("every expression knows round, trunc, log2, mod and pow", "[spec][expression]") {
+  Expression e("round(x / 3) + trunc(-2.5) + log2(ranks) + mod(ranks, 3) + pow(2, 3)");
+  CHECK(e.eval({{"x", "4"}, {"ranks", "8"}}) == 1 - 2 + 3 + 2 + 8);
+  double values[] = {8, 4};  // by variables(): ranks, x
+  CHECK(e.eval(values) == 1 - 2 + 3 + 2 + 8);
 }
