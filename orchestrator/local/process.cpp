@@ -259,6 +259,8 @@ struct Plan {
   len = put_field(buf, len, sizeof buf, "end_ms",
                   static_cast<long long>(now.tv_sec) * 1000 + now.tv_nsec / 1000000);
   buf[len - 1] = '\n';
+  // write_file_atomic done by hand: this is a forked child, where only async-signal-safe calls
+  // are allowed (no ofstream, no allocation).
   int fd = ::open(p.status_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd >= 0) {
     write_all(fd, buf, len);
