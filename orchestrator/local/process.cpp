@@ -26,11 +26,6 @@
 
 namespace campaign::local {
 
-void Fd::reset(int fd) {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = fd;
-}
-
 FileLock::FileLock(const Fd& fd) : fd_(fd.get()) {
   while (::flock(fd_, LOCK_EX) != 0) {
     if (errno != EINTR) throw Error(std::string("cannot lock the local spool: ") + std::strerror(errno));

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "util/error.hpp"
+#include "util/fd.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::report {
@@ -21,16 +22,6 @@ namespace campaign::report {
 namespace {
 
 constexpr size_t kMaxOutput = 64 * 1024;
-
-// Closes a descriptor once, whatever path leaves the scope.
-struct Fd {
-  int fd = -1;
-  ~Fd() { reset(); }
-  void reset() {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
-  }
-};
 
 }  // namespace
 
@@ -71,14 +62,14 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
 
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(std::string("pipe: ") + std::strerror(errno));
-  Fd out{fds[0]}, in{fds[1]};
+  Fd out(fds[0]), in(fds[1]);
   pid_t pid = ::fork();
   if (pid < 0) throw Error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, 0);
-    ::dup2(in.fd, 1);
-    ::dup2(in.fd, 2);
+    ::dup2(in.get(), 1);
+    ::dup2(in.get(), 2);
     if (!dir.empty() && ::chdir(dir.c_str()) != 0) _exit(126);
     ::execv(args[0], args.data());
     ssize_t ignored = ::write(2, exec_fail.data(), exec_fail.size());
@@ -106,10 +97,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
     }
     if (!eof) {
       // Short slices: a grandchild may keep the pipe open after the child exits.
-      pollfd p{out.fd, POLLIN, 0};
+      pollfd p{out.get(), POLLIN, 0};
       int n = ::poll(&p, 1, static_cast<int>(std::min<long>(left.count(), 100)));
       if (n > 0) {
-        ssize_t got = ::read(out.fd, buf, sizeof buf);
+        ssize_t got = ::read(out.get(), buf, sizeof buf);
         if (got > 0)
           append(buf, got);
         else if (got == 0 || errno != EINTR)
@@ -130,9 +121,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
     }
   }
   if (!eof) {  // what the child wrote before exiting, without waiting for grandchildren
-    ::fcntl(out.fd, F_SETFL, ::fcntl(out.fd, F_GETFL) | O_NONBLOCK);
+    ::fcntl(out.get(), F_SETFL, ::fcntl(out.get(), F_GETFL) | O_NONBLOCK);
     ssize_t got;
-    while ((got = ::read(out.fd, buf, sizeof buf)) > 0) append(buf, got);
+    while ((got = ::read(out.get(), buf, sizeof buf)) > 0) append(buf, got);
   }
   if (!lost && WIFEXITED(status) && !r.timed_out) r.exit_code = WEXITSTATUS(status);
   return r;

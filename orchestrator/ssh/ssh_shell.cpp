@@ -26,6 +26,7 @@
 #include "ssh/jump.hpp"
 #include "ssh/remote_command.hpp"
 #include "util/atomic_file.hpp"
+#include "util/fd.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::ssh {
@@ -110,20 +111,6 @@ std::string unique_suffix() {
   static std::atomic<unsigned> counter{0};
   return ".campaign-tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
 }
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 }  // namespace
 
