@@ -1,5 +1,8 @@
 // Detached job start (see process.hpp for the process tree) and process identity through /proc.
 //
+// Not util/process.hpp's run_program: the job must outlive us (new session, double fork, a monitor
+// that writes its status), which posix_spawn cannot express; only the argv/envp arrays are shared.
+//
 // Everything between fork() and execve()/_exit() runs in a copy of a possibly multi-threaded
 // process, so it only calls async-signal-safe functions on data prepared before the fork: no
 // allocation, no locks, no stdio, no exceptions.
@@ -22,6 +25,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "util/process.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::local {
@@ -338,10 +342,8 @@ PendingSpawn spawn_detached(const SpawnRequest& request) {
   std::string status_tmp = request.status_path.string() + ".tmp";
   std::string cwd = request.cwd.string(), status_path = request.status_path.string();
   Plan plan{};
-  for (const auto& a : request.argv) plan.argv.push_back(const_cast<char*>(a.c_str()));
-  plan.argv.push_back(nullptr);
-  for (const auto& e : request.env) plan.envp.push_back(const_cast<char*>(e.c_str()));
-  plan.envp.push_back(nullptr);
+  plan.argv = c_array(request.argv);
+  plan.envp = c_array(request.env);
   plan.cwd = cwd.c_str();
   plan.status_path = status_path.c_str();
   plan.status_tmp = status_tmp.c_str();
