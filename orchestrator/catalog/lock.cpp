@@ -83,12 +83,11 @@ WriterLock WriterLock::acquire(const std::filesystem::path& workdir) {
   const auto path = path_in(workdir);
   // O_CLOEXEC: scheduler commands and local jobs we start must not inherit the
   // lock and keep it alive after we exit.
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) throw CatalogError("cannot open " + path.string() + ": " + errno_text(errno));
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+  Fd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!fd.open()) throw CatalogError("cannot open " + path.string() + ": " + errno_text(errno));
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     int err = errno;
-    std::string text = read_all(fd);
-    ::close(fd);
+    std::string text = read_all(fd.get());
     if (err == EWOULDBLOCK) {
       auto holder = parse_holder(text);
       std::string db = (workdir / "campaign.db").string();
@@ -106,30 +105,24 @@ WriterLock WriterLock::acquire(const std::filesystem::path& workdir) {
                                         std::chrono::system_clock::now().time_since_epoch())
                                         .count()) +
                      "\n";
-  if (::ftruncate(fd, 0) != 0 ||
-      ::pwrite(fd, line.data(), line.size(), 0) != static_cast<ssize_t>(line.size())) {
-    int err = errno;
-    ::close(fd);
-    throw CatalogError("cannot write " + path.string() + ": " + errno_text(err));
-  }
-  return WriterLock(fd);
+  if (::ftruncate(fd.get(), 0) != 0 ||
+      ::pwrite(fd.get(), line.data(), line.size(), 0) != static_cast<ssize_t>(line.size()))
+    throw CatalogError("cannot write " + path.string() + ": " + errno_text(errno));
+  return WriterLock(std::move(fd));
 }
 
 std::optional<LockHolder> WriterLock::read_holder(const std::filesystem::path& workdir) {
-  int fd = ::open(path_in(workdir).c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  std::string text = read_all(fd);
-  ::close(fd);
-  return parse_holder(text);
+  Fd fd(::open(path_in(workdir).c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.open()) return std::nullopt;
+  return parse_holder(read_all(fd.get()));
 }
 
-WriterLock::WriterLock(WriterLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+WriterLock::WriterLock(WriterLock&& other) noexcept = default;
 
 WriterLock& WriterLock::operator=(WriterLock&& other) noexcept {
   if (this != &other) {
     release();
-    fd_ = other.fd_;
-    other.fd_ = -1;
+    fd_ = std::move(other.fd_);
   }
   return *this;
 }
@@ -137,14 +130,13 @@ WriterLock& WriterLock::operator=(WriterLock&& other) noexcept {
 WriterLock::~WriterLock() { release(); }
 
 void WriterLock::release() noexcept {
-  if (fd_ < 0) return;
+  if (!fd_.open()) return;
   // Emptied so a reader does not mistake us for a live holder; the file stays
   // (unlinking a lock file races with a process that just opened it).
-  if (::ftruncate(fd_, 0) != 0) {
+  if (::ftruncate(fd_.get(), 0) != 0) {
     // Best effort: stale text is harmless, the OS lock is what counts.
   }
-  ::close(fd_);
-  fd_ = -1;
+  fd_.reset();
 }
 
 }  // namespace campaign

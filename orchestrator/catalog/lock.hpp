@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 
+#include "util/fd.hpp"
+
 namespace campaign {
 
 // Who holds (or last held) a lock, as written in the lock file.
@@ -47,8 +49,8 @@ class WriterLock {
   void release() noexcept;
 
  private:
-  explicit WriterLock(int fd) : fd_(fd) {}
-  int fd_ = -1;
+  explicit WriterLock(Fd fd) : fd_(std::move(fd)) {}
+  Fd fd_;
 };
 
 }  // namespace campaign

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "util/fd.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::collect {
@@ -21,20 +22,6 @@ namespace campaign::collect {
 namespace fs = std::filesystem;
 
 namespace {
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 [[noreturn]] void fail(const std::string& display, std::string reason) {
   throw CollectError(Location{display, 0, 0}, std::move(reason));

@@ -130,21 +130,4 @@ std::optional<std::string> read_small_file(const std::filesystem::path& path) {
   }
 }
 
-void write_file_atomic(const std::filesystem::path& path, const std::string& text) {
-  auto tmp = path;
-  tmp += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << text;
-    f.flush();
-    if (!f) throw Error("cannot write " + tmp.string() + ": " + std::strerror(errno));
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw Error("cannot write " + path.string() + ": " + ec.message());
-  }
-}
-
 }  // namespace campaign::local

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "local/process.hpp"
+#include "util/atomic_file.hpp"
 #include "util/state.hpp"
 
 namespace campaign::local {
@@ -73,7 +74,5 @@ std::optional<JobRecord> record_from_json(const std::string& text);
 
 // Small files: nullopt when missing; throws Error when present but unreadable.
 std::optional<std::string> read_small_file(const std::filesystem::path& path);
-// Writes through `path`.tmp.<pid> and rename(2); throws Error.
-void write_file_atomic(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace campaign::local

@@ -1,5 +1,9 @@
 // The built-in launcher: posix_spawnp per rank, one poll loop over a signalfd (SIGINT, SIGTERM,
 // SIGCHLD) and, with labels, the ranks' output pipes.
+//
+// Not util/process.hpp's run_program: that runs one child to completion, while the launcher runs N
+// ranks at once, relays their output live, forwards signals to all and stops the rest when one
+// fails. It shares the spawn attributes, argv/envp arrays and exit status decoding.
 #include "local/launch.hpp"
 
 #include <arpa/inet.h>
@@ -20,6 +24,7 @@
 #include <tuple>
 
 #include "local/process.hpp"
+#include "util/process.hpp"
 #include "util/strings.hpp"
 
 extern char** environ;
@@ -101,12 +106,6 @@ struct Rank {
   Stream out, err;
 };
 
-int decode_status(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 255;
-}
-
 // Blocks signals in this thread for its lifetime, and restores the previous mask.
 class SignalBlock {
  public:
@@ -117,21 +116,6 @@ class SignalBlock {
 
  private:
   sigset_t old_;
-};
-
-struct SpawnAttrs {
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attr;
-  SpawnAttrs() {
-    posix_spawn_file_actions_init(&actions);
-    posix_spawnattr_init(&attr);
-  }
-  ~SpawnAttrs() {
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-  }
-  SpawnAttrs(const SpawnAttrs&) = delete;
-  SpawnAttrs& operator=(const SpawnAttrs&) = delete;
 };
 
 std::pair<Fd, Fd> make_pipe() {
@@ -213,13 +197,9 @@ int launch(int ranks, const std::vector<std::string>& argv, const LaunchOptions&
     set("SLURM_LOCALID", std::to_string(i));
     set("SLURM_NNODES", "1");
     set("SLURM_NODEID", "0");
-    std::vector<char*> cenv, cargv;
-    for (auto& e : env) cenv.push_back(e.data());
-    cenv.push_back(nullptr);
-    for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-    cargv.push_back(nullptr);
+    std::vector<char*> cenv = c_array(env), cargv = c_array(argv);
 
-    SpawnAttrs sa;
+    SpawnAttributes sa;
     Fd out_write, err_write;
     if (options.label) {
       std::tie(r.out.fd, out_write) = make_pipe();
@@ -228,12 +208,7 @@ int launch(int ranks, const std::vector<std::string>& argv, const LaunchOptions&
       posix_spawn_file_actions_adddup2(&sa.actions, out_write.get(), STDOUT_FILENO);
       posix_spawn_file_actions_adddup2(&sa.actions, err_write.get(), STDERR_FILENO);
     }
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&sa.attr, &none);
-    posix_spawnattr_setsigdefault(&sa.attr, &all);
-    posix_spawnattr_setflags(&sa.attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    sa.default_signals();
 
     int rc = ::posix_spawnp(&r.pid, argv[0].c_str(), &sa.actions, &sa.attr, cargv.data(), cenv.data());
     if (rc != 0) {
@@ -290,7 +265,7 @@ int launch(int ranks, const std::vector<std::string>& argv, const LaunchOptions&
       pid_t w = ::waitpid(r.pid, &status, WNOHANG);
       if (w == r.pid || (w < 0 && errno == ECHILD)) {
         r.running = false;
-        fail(w == r.pid ? decode_status(status) : 255);
+        fail(w == r.pid ? shell_exit_code(status) : 255);
       }
     }
     if (kill_due && Clock::now() >= kill_at) {

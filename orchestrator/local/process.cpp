@@ -1,5 +1,8 @@
 // Detached job start (see process.hpp for the process tree) and process identity through /proc.
 //
+// Not util/process.hpp's run_program: the job must outlive us (new session, double fork, a monitor
+// that writes its status), which posix_spawn cannot express; only the argv/envp arrays are shared.
+//
 // Everything between fork() and execve()/_exit() runs in a copy of a possibly multi-threaded
 // process, so it only calls async-signal-safe functions on data prepared before the fork: no
 // allocation, no locks, no stdio, no exceptions.
@@ -22,14 +25,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "util/process.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::local {
-
-void Fd::reset(int fd) {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = fd;
-}
 
 FileLock::FileLock(const Fd& fd) : fd_(fd.get()) {
   while (::flock(fd_, LOCK_EX) != 0) {
@@ -259,6 +258,8 @@ struct Plan {
   len = put_field(buf, len, sizeof buf, "end_ms",
                   static_cast<long long>(now.tv_sec) * 1000 + now.tv_nsec / 1000000);
   buf[len - 1] = '\n';
+  // write_file_atomic done by hand: this is a forked child, where only async-signal-safe calls
+  // are allowed (no ofstream, no allocation).
   int fd = ::open(p.status_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd >= 0) {
     write_all(fd, buf, len);
@@ -341,10 +342,8 @@ PendingSpawn spawn_detached(const SpawnRequest& request) {
   std::string status_tmp = request.status_path.string() + ".tmp";
   std::string cwd = request.cwd.string(), status_path = request.status_path.string();
   Plan plan{};
-  for (const auto& a : request.argv) plan.argv.push_back(const_cast<char*>(a.c_str()));
-  plan.argv.push_back(nullptr);
-  for (const auto& e : request.env) plan.envp.push_back(const_cast<char*>(e.c_str()));
-  plan.envp.push_back(nullptr);
+  plan.argv = c_array(request.argv);
+  plan.envp = c_array(request.env);
   plan.cwd = cwd.c_str();
   plan.status_path = status_path.c_str();
   plan.status_tmp = status_tmp.c_str();

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "spec/library.hpp"
+#include "util/atomic_file.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
 #include "util/walltime.hpp"
@@ -192,25 +193,11 @@ std::vector<Script> render_all(const matrix::Plan& plan, const RenderOptions& op
 }
 
 namespace {
-void write_atomic(const fs::path& path, const std::string& text, fs::perms perms) {
-  fs::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot write " + tmp.string());
-    out << text;
-    if (!out.flush()) throw Error("cannot write " + tmp.string());
-  }
-  fs::permissions(tmp, perms);
-  fs::rename(tmp, path);
-}
+constexpr fs::perms kScriptPerms = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                   fs::perms::others_read | fs::perms::others_exec;
 }  // namespace
 
-void write_script(const Script& script) {
-  write_atomic(script.path, script.text,
-               fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
-                   fs::perms::others_exec);
-}
+void write_script(const Script& script) { write_file_atomic(script.path, script.text, kScriptPerms); }
 
 void write_scripts(const std::vector<Script>& scripts, const fs::path& workdir) {
   std::error_code ec;
@@ -229,9 +216,7 @@ void write_scripts(const std::vector<Script>& scripts, const fs::path& workdir) 
       fs::path rel = s.path.lexically_relative(target);
       fs::path p = staging / rel;
       fs::create_directories(p.parent_path());
-      write_atomic(p, s.text,
-                   fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                       fs::perms::others_read | fs::perms::others_exec);
+      write_file_atomic(p, s.text, kScriptPerms);
     }
     if (fresh) fs::rename(staging, target);
   } catch (...) {

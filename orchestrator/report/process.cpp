@@ -1,19 +1,15 @@
-// Implements report/process.hpp with fork/exec and one pipe for stdout and
-// stderr; the child only makes async-signal-safe calls.
+// Implements report/process.hpp on util/process.hpp's run_program, with stdout
+// and stderr in one stream.
 #include "report/process.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
 #include "util/error.hpp"
+#include "util/process.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::report {
@@ -21,16 +17,6 @@ namespace campaign::report {
 namespace {
 
 constexpr size_t kMaxOutput = 64 * 1024;
-
-// Closes a descriptor once, whatever path leaves the scope.
-struct Fd {
-  int fd = -1;
-  ~Fd() { reset(); }
-  void reset() {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
-  }
-};
 
 }  // namespace
 
@@ -61,81 +47,23 @@ std::optional<std::filesystem::path> find_executable(const std::string& name,
 ProcessResult run_process(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
                           std::chrono::milliseconds timeout) {
   if (argv.empty()) throw Error("run_process: empty argv");
-  // Everything the child needs is prepared before fork(): after it, only
-  // async-signal-safe calls.
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  std::string dir = cwd.string();
-  std::string exec_fail = "cannot run " + argv[0] + "\n";
-
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(std::string("pipe: ") + std::strerror(errno));
-  Fd out{fds[0]}, in{fds[1]};
-  pid_t pid = ::fork();
-  if (pid < 0) throw Error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0) ::dup2(devnull, 0);
-    ::dup2(in.fd, 1);
-    ::dup2(in.fd, 2);
-    if (!dir.empty() && ::chdir(dir.c_str()) != 0) _exit(126);
-    ::execv(args[0], args.data());
-    ssize_t ignored = ::write(2, exec_fail.data(), exec_fail.size());
-    (void)ignored;
-    _exit(127);
+  RunOptions options;
+  options.timeout = timeout;
+  options.cwd = cwd;
+  options.output = Output::merged;
+  options.until = Until::exited;  // a grandchild may keep the pipe open after the child exits
+  options.max_output = kMaxOutput;
+  RunResult r = run_program(argv, options);
+  ProcessResult result;
+  if (r.start_error != 0) {
+    result.exit_code = 127;
+    result.output = "cannot run " + argv[0] + ": " + std::strerror(r.start_error) + "\n";
+    return result;
   }
-  in.reset();
-
-  ProcessResult r;
-  auto append = [&](const char* data, ssize_t n) {
-    if (r.output.size() < kMaxOutput)
-      r.output.append(data, std::min(static_cast<size_t>(n), kMaxOutput - r.output.size()));
-  };
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  char buf[4096];
-  int status = 0;
-  bool reaped = false, eof = false, lost = false;
-  while (!reaped) {
-    auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      r.timed_out = true;
-      ::kill(pid, SIGKILL);
-      break;
-    }
-    if (!eof) {
-      // Short slices: a grandchild may keep the pipe open after the child exits.
-      pollfd p{out.fd, POLLIN, 0};
-      int n = ::poll(&p, 1, static_cast<int>(std::min<long>(left.count(), 100)));
-      if (n > 0) {
-        ssize_t got = ::read(out.fd, buf, sizeof buf);
-        if (got > 0)
-          append(buf, got);
-        else if (got == 0 || errno != EINTR)
-          eof = true;
-      }
-    } else {
-      ::usleep(20 * 1000);
-    }
-    pid_t w = ::waitpid(pid, &status, WNOHANG);
-    if (w < 0 && errno == ECHILD) {  // reaped by someone else (a SIGCHLD handler): status unknown
-      lost = true;
-      break;
-    }
-    reaped = w == pid;
-  }
-  if (!reaped && !lost) {
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  if (!eof) {  // what the child wrote before exiting, without waiting for grandchildren
-    ::fcntl(out.fd, F_SETFL, ::fcntl(out.fd, F_GETFL) | O_NONBLOCK);
-    ssize_t got;
-    while ((got = ::read(out.fd, buf, sizeof buf)) > 0) append(buf, got);
-  }
-  if (!lost && WIFEXITED(status) && !r.timed_out) r.exit_code = WEXITSTATUS(status);
-  return r;
+  result.timed_out = r.timed_out;
+  result.output = std::move(r.out);
+  if (r.status && WIFEXITED(*r.status) && !r.timed_out) result.exit_code = WEXITSTATUS(*r.status);
+  return result;
 }
 
 }  // namespace campaign::report

@@ -2,7 +2,8 @@
 // shell - in a given directory, with its output captured and a time limit.
 //
 // Invariant: run_process() returns only after the child has been reaped; a
-// child that outlives the timeout is killed, so no helper is left behind.
+// child that outlives the timeout is killed with its process group, so no
+// helper is left behind.
 #pragma once
 
 #include <chrono>

@@ -13,6 +13,7 @@
 #include "report/plot.hpp"
 #include "report/process.hpp"
 #include "report/writers.hpp"
+#include "util/atomic_file.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
@@ -141,17 +142,7 @@ std::string base64(const std::string& bytes) {
 }
 
 void write_file(const fs::path& path, const std::string& text, std::vector<fs::path>& written) {
-  fs::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) throw Error("cannot write " + tmp.string() + ": " + std::strerror(errno));
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) throw Error("cannot write " + path.string() + ": " + ec.message());
+  write_file_atomic(path, text);
   written.push_back(path);
 }
 

@@ -34,31 +34,34 @@ JumpTunnel::JumpTunnel(const SshOptions& options, const Endpoint& jump, const En
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
     throw ConnectError(std::string("socketpair: ") + std::strerror(errno));
-  local_ = pair[0];
+  local_.reset(pair[0]);
   session_end_ = pair[1];
   struct stat st {};
   ::fstat(session_end_, &st);
   session_end_dev_ = st.st_dev;
   session_end_ino_ = st.st_ino;
-  if (::pipe2(wake_, O_CLOEXEC) != 0) {
+  int wake[2];
+  if (::pipe2(wake, O_CLOEXEC) != 0) {
     int e = errno;
-    ::close(local_);
     ::close(session_end_);
     throw ConnectError(std::string("pipe: ") + std::strerror(e));
   }
-  ::fcntl(local_, F_SETFL, ::fcntl(local_, F_GETFL) | O_NONBLOCK);
+  wake_read_.reset(wake[0]);
+  wake_write_.reset(wake[1]);
+  ::fcntl(local_.get(), F_SETFL, ::fcntl(local_.get(), F_GETFL) | O_NONBLOCK);
   thread_ = std::thread([this] { forward(); });
 }
 
 JumpTunnel::~JumpTunnel() {
   if (thread_.joinable()) {
     char stop = 1;
-    while (::write(wake_[1], &stop, 1) < 0 && errno == EINTR) {
+    while (::write(wake_write_.get(), &stop, 1) < 0 && errno == EINTR) {
     }
     thread_.join();
   }
-  for (int fd : {local_, wake_[0], wake_[1]})
-    if (fd >= 0) ::close(fd);
+  local_.reset();
+  wake_read_.reset();
+  wake_write_.reset();
   // libssh 0.10 closes a socket given with SSH_OPTIONS_FD when ssh_connect() fails, but not when a
   // connected session is freed. Close it here only if that number still names our socket (a
   // socket's inode is unique while open), so a number reused meanwhile is never closed.
@@ -82,8 +85,8 @@ void JumpTunnel::forward() noexcept {
     return 0;
   };
   bool ready = event && ssh_event_add_session(event.get(), session_.get()) == SSH_OK &&
-               ssh_event_add_fd(event.get(), wake_[0], POLLIN, mark, &stop) == SSH_OK &&
-               ssh_event_add_fd(event.get(), local_, POLLIN, mark, &local_ready) == SSH_OK;
+               ssh_event_add_fd(event.get(), wake_read_.get(), POLLIN, mark, &stop) == SSH_OK &&
+               ssh_event_add_fd(event.get(), local_.get(), POLLIN, mark, &local_ready) == SSH_OK;
 
   // One round of copying; false when the tunnel is finished or broken.
   auto step = [&]() -> bool {
@@ -95,14 +98,14 @@ void JumpTunnel::forward() noexcept {
       to_local.append(buf, static_cast<size_t>(n));
     }
     if (!to_local.empty()) {
-      ssize_t w = ::send(local_, to_local.data(), to_local.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      ssize_t w = ::send(local_.get(), to_local.data(), to_local.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
       if (w > 0)
         to_local.erase(0, static_cast<size_t>(w));
       else if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
         return false;
     }
     if (to_local.empty() && !remote_eof_passed && ssh_channel_is_eof(channel)) {
-      ::shutdown(local_, SHUT_WR);  // the target server closed its side: pass the end of file on
+      ::shutdown(local_.get(), SHUT_WR);  // the target server closed its side: pass the end of file on
       remote_eof_passed = true;
     }
     if (to_local.empty() && (ssh_channel_is_closed(channel) || !session_alive(session_.get()))) return false;
@@ -113,13 +116,13 @@ void JumpTunnel::forward() noexcept {
     ssh_event_dopoll(event.get(), to_local.empty() ? 200 : 5);
     if (stop) return false;
     if (local_ready && !local_eof) {
-      ssize_t n = ::recv(local_, buf, sizeof buf, MSG_DONTWAIT);
+      ssize_t n = ::recv(local_.get(), buf, sizeof buf, MSG_DONTWAIT);
       if (n > 0) {
         // Blocking write: waits for the channel window, queueing incoming data meanwhile.
         if (ssh_channel_write(channel, buf, static_cast<uint32_t>(n)) != n) return false;
       } else if (n == 0) {
         local_eof = true;
-        ssh_event_remove_fd(event.get(), local_);  // or it would report end of file forever
+        ssh_event_remove_fd(event.get(), local_.get());  // or it would report end of file forever
         ssh_channel_send_eof(channel);
       } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
         return false;
@@ -130,7 +133,7 @@ void JumpTunnel::forward() noexcept {
   while (ready && step()) {
   }
   // The target session must see the tunnel end instead of waiting for bytes that will never come.
-  ::shutdown(local_, SHUT_RDWR);
+  ::shutdown(local_.get(), SHUT_RDWR);
 }
 
 }  // namespace campaign::ssh

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "ssh/session.hpp"
+#include "util/fd.hpp"
 
 namespace campaign::ssh {
 
@@ -35,11 +36,11 @@ class JumpTunnel {
 
   SessionPtr session_;
   ChannelPtr channel_;
-  int local_ = -1;             // the forwarder's end of the socketpair
-  int session_end_ = -1;       // the target session's end
+  Fd local_;                   // the forwarder's end of the socketpair
+  int session_end_ = -1;       // the target session's end: not an Fd, libssh may close it itself
   dev_t session_end_dev_ = 0;  // its identity, to recognise it at close time
   ino_t session_end_ino_ = 0;
-  int wake_[2] = {-1, -1};  // a byte here stops the forwarder at once
+  Fd wake_read_, wake_write_;  // a byte here stops the forwarder at once
   std::thread thread_;
 };
 

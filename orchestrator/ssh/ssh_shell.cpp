@@ -25,6 +25,8 @@
 
 #include "ssh/jump.hpp"
 #include "ssh/remote_command.hpp"
+#include "util/atomic_file.hpp"
+#include "util/fd.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::ssh {
@@ -109,20 +111,6 @@ std::string unique_suffix() {
   static std::atomic<unsigned> counter{0};
   return ".campaign-tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
 }
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 }  // namespace
 
@@ -585,6 +573,8 @@ void SshShell::put(const fs::path& local, const std::string& remote) {
       }
     }
 
+    // The remote twin of write_file_atomic: the same temporary-then-rename, but through SFTP calls
+    // (and `mv -f` where SFTP v3 cannot replace a file), so it cannot share the local code.
     const std::string dir = parent_of(remote);
     const std::string tmp =
         (dir.empty() ? "" : (dir == "/" ? "/" : dir + "/")) + "." + base_of(remote) + unique_suffix();
@@ -638,26 +628,19 @@ void SshShell::get(const std::string& remote, const fs::path& local) {
     SftpFilePtr in(sftp_open(s, remote.c_str(), O_RDONLY, 0));
     if (!in)
       throw TransportError(describe() + ": cannot read " + remote + ": " + sftp_reason(s, c.session.get()));
-    const fs::path tmp = local.string() + unique_suffix();
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw TransportError("cannot write " + tmp.string() + ": " + std::strerror(errno));
-    bool ok = read_pipelined(in.get(), UINT64_MAX, [&](const char* data, size_t n) {
-      out.write(data, static_cast<std::streamsize>(n));
-    });
-    out.close();
-    std::error_code ec;
-    if (!ok) {
-      fs::remove(tmp, ec);
-      throw TransportError(describe() + ": cannot read " + remote + ": " + sftp_reason(s, c.session.get()));
-    }
-    if (!out) {
-      fs::remove(tmp, ec);
-      throw TransportError("cannot write " + tmp.string());
-    }
-    fs::rename(tmp, local, ec);
-    if (ec) {
-      fs::remove(tmp, ec);
-      throw TransportError("cannot write " + local.string() + ": " + ec.message());
+    try {
+      write_file_atomic(local, [&](std::ostream& out) {
+        bool ok = read_pipelined(in.get(), UINT64_MAX, [&](const char* data, size_t n) {
+          out.write(data, static_cast<std::streamsize>(n));
+        });
+        if (!ok)
+          throw TransportError(describe() + ": cannot read " + remote + ": " +
+                               sftp_reason(s, c.session.get()));
+      });
+    } catch (const TransportError&) {
+      throw;
+    } catch (const Error& e) {
+      throw TransportError(e.what());
     }
     return true;
   });

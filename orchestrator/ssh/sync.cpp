@@ -14,6 +14,7 @@
 #include <memory>
 #include <set>
 
+#include "util/atomic_file.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::ssh {
@@ -341,15 +342,11 @@ SyncResult sync_down(transport::Shell& shell, const std::string& remote_dir, con
       if (!text) {
         shell.get(paths[i - begin], local);  // gone or unreadable since the listing: get() says which
       } else {
-        fs::path tmp = local;
-        tmp += ".campaign-tmp";
-        {
-          std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-          out.write(text->data(), static_cast<std::streamsize>(text->size()));
-          if (!out.flush()) throw TransportError("sync: cannot write " + tmp.string());
+        try {
+          write_file_atomic(local, *text);
+        } catch (const Error& e) {
+          throw TransportError(std::string("sync: ") + e.what());
         }
-        fs::rename(tmp, local, ec);
-        if (ec) throw TransportError("sync: cannot write " + local.string() + ": " + ec.message());
       }
       fetched(f);
     }

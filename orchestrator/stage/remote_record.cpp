@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "util/atomic_file.hpp"
 #include "util/error.hpp"
 
 namespace fs = std::filesystem;
@@ -34,14 +35,7 @@ void write_remote_record(const fs::path& local_workdir, const RemoteRecord& reco
   nlohmann::json j{{"system", record.system}, {"host", record.host}, {"workdir", record.workdir}};
   fs::create_directories(local_workdir);
   const fs::path path = local_workdir / kRemoteRecordFile;
-  fs::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << j.dump(2) << "\n";
-    if (!out.flush()) throw Error("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, path);
+  write_file_atomic(path, j.dump(2) + "\n");
 }
 
 }  // namespace campaign::stage

@@ -1,4 +1,4 @@
-// Shell on this machine: posix_spawnp with pipes, a poll loop and a deadline.
+// Shell on this machine: run_program (util/process.hpp) with shell conventions for exit codes.
 //
 // Invariants: run() never blocks past its timeout for a child that misbehaves (fills a pipe, closes
 // its output and keeps running, ignores stdin); a timed-out child is killed with its whole process

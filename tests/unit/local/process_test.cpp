@@ -144,11 +144,11 @@ TEST_CASE("job records round-trip through JSON", "[local][record]") {
 
 TEST_CASE("atomic writes leave no temporaries", "[local][record]") {
   TempDir tmp("atomic");
-  write_file_atomic(tmp.path / "f", "one");
-  write_file_atomic(tmp.path / "f", "two");
+  campaign::write_file_atomic(tmp.path / "f", "one");
+  campaign::write_file_atomic(tmp.path / "f", "two");
   CHECK(read(tmp.path / "f") == "two");
   CHECK(std::distance(fs::directory_iterator(tmp.path), fs::directory_iterator()) == 1);
   CHECK_FALSE(read_small_file(tmp.path / "none"));
   CHECK(read_small_file(tmp.path / "f") == "two");
-  CHECK_THROWS_AS(write_file_atomic(tmp.path / "no" / "f", "x"), campaign::Error);
+  CHECK_THROWS_AS(campaign::write_file_atomic(tmp.path / "no" / "f", "x"), campaign::Error);
 }
