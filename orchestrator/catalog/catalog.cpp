@@ -470,15 +470,13 @@ std::vector<Catalog::Series> Catalog::metric_series_of(std::int64_t campaign_id,
 
 // --- budget --------------------------------------------------------------
 
-double Catalog::consumed_node_hours(std::int64_t campaign_id) {
-  Impl& c = *impl_;
-  return c.guard("consumed_node_hours", [&] {
-    auto q = c.query(
-        "SELECT coalesce(sum(a.nodes * CASE "
-        "  WHEN a.state = 'running' AND a.started IS NOT NULL THEN max(?1 - a.started, coalesce(a.elapsed_s, "
-        "0)) "
-        "  ELSE coalesce(a.elapsed_s, a.ended - a.started, 0) END), 0) / 3600.0 "
-        "FROM attempts a JOIN cases c ON c.id = a.case_id WHERE c.campaign_id = ?2 AND a.nodes IS NOT NULL");
+namespace {
+
+// One sum of node-hours over a campaign's attempts: `sql` binds ?1 to now and ?2 to the campaign.
+template <class Impl>  // Catalog::Impl, private to Catalog
+double node_hours(Impl& c, const char* op, const char* sql, std::int64_t campaign_id) {
+  return c.guard(op, [&] {
+    auto q = c.query(sql);
     q->bind(1, c.now());
     q->bind(2, campaign_id);
     q->executeStep();
@@ -486,20 +484,28 @@ double Catalog::consumed_node_hours(std::int64_t campaign_id) {
   });
 }
 
+}  // namespace
+
+double Catalog::consumed_node_hours(std::int64_t campaign_id) {
+  return node_hours(
+      *impl_, "consumed_node_hours",
+      "SELECT coalesce(sum(a.nodes * CASE "
+      "  WHEN a.state = 'running' AND a.started IS NOT NULL THEN max(?1 - a.started, coalesce(a.elapsed_s, "
+      "0)) "
+      "  ELSE coalesce(a.elapsed_s, a.ended - a.started, 0) END), 0) / 3600.0 "
+      "FROM attempts a JOIN cases c ON c.id = a.case_id WHERE c.campaign_id = ?2 AND a.nodes IS NOT NULL",
+      campaign_id);
+}
+
 double Catalog::in_flight_node_hours(std::int64_t campaign_id) {
-  Impl& c = *impl_;
-  return c.guard("in_flight_node_hours", [&] {
-    auto q = c.query(
-        "SELECT coalesce(sum(a.nodes * CASE "
-        "  WHEN a.state = 'running' AND a.started IS NOT NULL THEN max(0, a.walltime_s - (?1 - a.started)) "
-        "  ELSE a.walltime_s END), 0) / 3600.0 FROM attempts a "
-        "JOIN cases c ON c.id = a.case_id "
-        "WHERE c.campaign_id = ?2 AND a.state IN ('submitting', 'queued', 'running')");
-    q->bind(1, c.now());
-    q->bind(2, campaign_id);
-    q->executeStep();
-    return q->getColumn(0).getDouble();
-  });
+  return node_hours(*impl_, "in_flight_node_hours",
+                    "SELECT coalesce(sum(a.nodes * CASE "
+                    "  WHEN a.state = 'running' AND a.started IS NOT NULL THEN max(0, a.walltime_s - (?1 - "
+                    "a.started)) "
+                    "  ELSE a.walltime_s END), 0) / 3600.0 FROM attempts a "
+                    "JOIN cases c ON c.id = a.case_id "
+                    "WHERE c.campaign_id = ?2 AND a.state IN ('submitting', 'queued', 'running')",
+                    campaign_id);
 }
 
 // --- events --------------------------------------------------------------
