@@ -54,6 +54,8 @@ struct EngineOptions {
   // when the scheduler has no record of the job for this many polls (no accounting: the local
   // executor's records expired, slurmdbd without the job) or cannot be reached for this long.
   int confirm_after_polls = 3;
+  // While other jobs run, completions on their markers are asked about at every this many polls.
+  int confirm_every_polls = 3;
   double confirm_timeout_s = 600;
   double limit_pause_s = 30;  // pause of submissions after a scheduler refused one for a limit
   // A `submitting` attempt left by an earlier run without a job of its name is
@@ -155,6 +157,7 @@ class Engine {
   // Attempts completed by their marker, awaiting the scheduler's accounting: attempt id -> (job id,
   // polls in which the scheduler had no record of it). Asked at every poll (same batched commands).
   std::map<std::int64_t, std::pair<std::string, int>> unconfirmed_;
+  int polls_since_confirm_ = 0;
   std::optional<Clock::time_point> unreachable_since_;  // the scheduler has failed every poll since
   std::vector<AttemptRow> latest_;                      // cached_latest()
   bool latest_valid_ = false;

@@ -96,7 +96,15 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
   std::vector<std::string> ids;
   for (auto& a : latest)
     if (is_active(a.state) && !a.job_id.empty()) active.push_back(&a), ids.push_back(a.job_id);
-  for (auto& [_, u] : unconfirmed_) ids.push_back(u.first);
+  // Completions already noticed on their markers are asked about every few polls while other jobs
+  // run (a sacct for jobs that left the queue costs the scheduler more than the squeue), at every poll
+  // once nothing else runs.
+  const bool confirm_now =
+      !unconfirmed_.empty() && (active.empty() || ++polls_since_confirm_ >= options_.confirm_every_polls);
+  if (confirm_now) {
+    polls_since_confirm_ = 0;
+    for (auto& [_, u] : unconfirmed_) ids.push_back(u.first);
+  }
   if (ids.empty()) return false;
   std::vector<sched::JobInfo> infos = scheduler_.query(ids);
   std::map<std::string, const sched::JobInfo*> by_id;
@@ -105,7 +113,7 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
   // Completions on the marker: confirmed or corrected once the job has ended for the scheduler too.
   for (auto& a : latest) {
     auto u = unconfirmed_.find(a.id);
-    if (u == unconfirmed_.end()) continue;
+    if (!confirm_now || u == unconfirmed_.end()) continue;
     auto found = by_id.find(u->second.first);
     if (found != by_id.end() && is_final(found->second->state) && found->second->state != State::lost) {
       confirm(a, found->second, "");

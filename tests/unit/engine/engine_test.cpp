@@ -144,6 +144,10 @@ struct Setup {
         engine(plan, dir.path, catalog, (sched.others = others, sched), shell, options(*this)) {
     engine.start();
   }
+  // While other jobs run, completions on their markers are asked about at every 3rd poll.
+  void polls(int n) {
+    for (int i = 0; i < n; ++i) engine.tick(true);
+  }
   void advance(std::chrono::seconds s) {
     steady += s;
     wall += s;
@@ -362,7 +366,7 @@ TEST_CASE("a node failure under an exit marker 0 is a node failure: corrected, r
   CHECK_FALSE(s.engine.finished());
   s.sched.jobs.at(id).info.state = State::node_fail;
   s.sched.jobs.at(id).info.raw_state = "NODE_FAIL";
-  s.engine.tick(true);
+  s.polls(3);
   auto attempts = s.catalog.attempts_of_case(a.case_id);
   REQUIRE(attempts.size() == 2);
   CHECK(attempts[0].state == State::node_fail);
@@ -385,7 +389,7 @@ TEST_CASE("a completion is collected once the accounting confirms it, with the a
   CHECK(s.attempt_of("c1").reason == "exit marker 0; awaiting the scheduler's accounting");
   CHECK(s.collected.empty());
   s.sched.finish(id, 0, 42);
-  s.engine.tick(true);
+  s.polls(3);
   auto a = s.attempt_of("c1");
   CHECK(a.confirmed);
   CHECK(a.elapsed_s == 42);
@@ -415,10 +419,9 @@ TEST_CASE("a completion the scheduler has no record of is confirmed on its marke
   const std::string id = s.sched.order.at(0);
   s.sched.write_marker(id, 0);
   s.sched.jobs.erase(id);  // no accounting: purged, or an executor that keeps no records
-  s.engine.tick(true);
-  s.engine.tick(true);
-  CHECK_FALSE(s.attempt_of("c1").confirmed);
-  s.engine.tick(true);  // the third poll without a record
+  s.polls(3);
+  CHECK_FALSE(s.attempt_of("c1").confirmed);  // asked at most twice so far
+  s.polls(6);  // asked three times without a record
   auto attempts = s.catalog.attempts_of_case(s.attempt_of("c1").case_id);
   CHECK(attempts.at(0).confirmed);
   CHECK(attempts.at(0).reason.find("accounting unavailable (the scheduler has no record of job") == 0);
