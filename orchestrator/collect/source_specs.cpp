@@ -49,6 +49,14 @@ std::string step_key(const std::string& file, const YAML::Node& n, const std::st
   return n.IsNull() ? "" : as_string(file, n, key);
 }
 
+// The optional `name`, `unit` and `scale` of a csv column, an mllog value or a json/yaml value.
+template <class Value>
+void read_labels(spec::MapReader& m, Value& v) {
+  if (auto x = m.get("name"); x.IsDefined()) v.name = as_nonempty(m.file(), x, m.path("name"));
+  if (auto x = m.get("unit"); x.IsDefined()) v.unit = as_string(m.file(), x, m.path("unit"));
+  if (auto x = m.get("scale"); x.IsDefined()) v.scale = as_number(m.file(), x, m.path("scale"));
+}
+
 }  // namespace
 
 std::string item_path(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
@@ -108,9 +116,7 @@ CsvSpec read_csv(spec::MapReader& m) {
     } else {
       auto im = item_map(file, item, ipath, "a column name or a map with 'column'", kCsvColumnKeys);
       c.column = as_nonempty(file, im.require("column"), im.path("column"));
-      if (auto v = im.get("name"); v.IsDefined()) c.name = as_nonempty(file, v, im.path("name"));
-      if (auto v = im.get("unit"); v.IsDefined()) c.unit = as_string(file, v, im.path("unit"));
-      if (auto v = im.get("scale"); v.IsDefined()) c.scale = as_number(file, v, im.path("scale"));
+      read_labels(im, c);
       if (auto v = im.get("optional"); v.IsDefined()) c.optional = as_bool(file, v, im.path("optional"));
     }
     if (c.name.empty()) c.name = c.column;
@@ -166,9 +172,7 @@ MllogSpec read_mllog(spec::MapReader& m) {
         auto im = item_map(file, item, ipath, "an event key (eval_error, ...) or a map with 'key'",
                            kMllogValueKeys);
         v.key = as_nonempty(file, im.require("key"), im.path("key"));
-        if (auto x = im.get("name"); x.IsDefined()) v.name = as_nonempty(file, x, im.path("name"));
-        if (auto x = im.get("unit"); x.IsDefined()) v.unit = as_string(file, x, im.path("unit"));
-        if (auto x = im.get("scale"); x.IsDefined()) v.scale = as_number(file, x, im.path("scale"));
+        read_labels(im, v);
         if (auto x = im.get("step"); x.IsDefined()) v.step_key = step_key(file, x, im.path("step"));
       }
       if (v.name.empty()) v.name = v.key;
@@ -207,9 +211,7 @@ DocSpec read_doc(spec::MapReader& m) {
       auto im = item_map(file, item, ipath, "a path or a map with 'path'", kDocValueKeys);
       const YAML::Node path_node = im.require("path");
       v.path = as_nonempty(file, path_node, im.path("path"));
-      if (auto x = im.get("name"); x.IsDefined()) v.name = as_nonempty(file, x, im.path("name"));
-      if (auto x = im.get("unit"); x.IsDefined()) v.unit = as_string(file, x, im.path("unit"));
-      if (auto x = im.get("scale"); x.IsDefined()) v.scale = as_number(file, x, im.path("scale"));
+      read_labels(im, v);
       if (auto x = im.get("optional"); x.IsDefined()) v.optional = as_bool(file, x, im.path("optional"));
       v.keys = split_path(file, path_node, im.path("path"), v.path);
     }
