@@ -49,6 +49,11 @@ std::shared_ptr<const Source> read_source(const std::string& file, const YAML::N
   if (!n.IsMap())
     fail(file, n, path, std::string("expected a map with 'engine' and 'file', got ") + spec::type_name(n));
   spec::MapReader m(file, n, path);
+  if (!m.has("engine")) {  // a misspelt 'engine' is named as unknown, with a "did you mean"
+    std::vector<std::string> all = kCommonKeys;
+    for (const auto& keys : kEngineKeys) all.insert(all.end(), keys.begin(), keys.end());
+    spec::MapReader(file, n, path, all);
+  }
   auto src = std::make_shared<Source>();
   const std::string engine =
       spec::one_of(file, m.require("engine", join(kEngines, ", ")), m.path("engine"), kEngines);

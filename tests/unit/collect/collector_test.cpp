@@ -128,6 +128,8 @@ TEST_CASE("collector: bad YAML gives InputError with file:line:col, key and hint
        "unknown key for a csv source"},
       {"sources:\n  - engine: cvs\n    file: a.csv\n", "2:13", "sources[0].engine",
        "'cvs' is not one of csv, mllog, regex, json, yaml, did you mean 'csv'?"},
+      {"sources:\n  - {engin: csv, file: a.csv}\n", "2:6", "sources[0].engin",
+       "unknown key, did you mean 'engine'?"},
       {"sources:\n  - file: a.csv\n", "2:5", "sources[0].engine",
        "required key is missing (csv, mllog, regex, json, yaml)"},
       {"sources:\n  - {engine: csv, file: a.csv, required: maybe, metrics: [a]}\n", "2:42",
