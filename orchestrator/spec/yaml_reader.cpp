@@ -85,8 +85,9 @@ long as_int(const std::string& file, const YAML::Node& node, const std::string& 
 
 bool as_bool(const std::string& file, const YAML::Node& node, const std::string& key) {
   std::string s = as_string(file, node, key);
-  if (s == "true" || s == "yes" || s == "on") return true;
-  if (s == "false" || s == "no" || s == "off") return false;
+  // YAML 1.1 spellings; collector files have used True/False.
+  if (s == "true" || s == "True" || s == "yes" || s == "on") return true;
+  if (s == "false" || s == "False" || s == "no" || s == "off") return false;
   fail(file, node, key, "expected true or false, got '" + s + "'");
 }
 
@@ -130,6 +131,10 @@ MapReader::MapReader(const std::string& file, const YAML::Node& node, std::strin
 MapReader::MapReader(const std::string& file, const YAML::Node& node, std::string path,
                      const std::vector<std::string>& keys)
     : MapReader(file, node, std::move(path)) {
+  allow(keys);
+}
+
+void MapReader::allow(const std::vector<std::string>& keys) {
   known_.insert(keys.begin(), keys.end());
   finish();
 }
@@ -142,9 +147,10 @@ YAML::Node MapReader::get(const std::string& key) {
   return YAML::Node(YAML::NodeType::Undefined);
 }
 
-YAML::Node MapReader::require(const std::string& key) {
+YAML::Node MapReader::require(const std::string& key, const std::string& what) {
   YAML::Node n = get(key);
-  if (!n.IsDefined() || n.IsNull()) fail(file_, node_, path(key), "required key is missing");
+  if (!n.IsDefined() || n.IsNull())
+    fail(file_, node_, path(key), "required key is missing" + (what.empty() ? "" : " (" + what + ")"));
   return n;
 }
 

@@ -58,15 +58,20 @@ class MapReader {
 
   // The value of `key`, or an undefined node when absent. Marks the key as known.
   YAML::Node get(const std::string& key);
-  // Same, but absence is an error.
-  YAML::Node require(const std::string& key);
+  // Same, but absence is an error; `what` ("the columns to collect") is added to it.
+  YAML::Node require(const std::string& key, const std::string& what = {});
   bool has(const std::string& key) const;
 
   // Throws on the first key that was never asked for.
   void finish() const;
+  // Marks `keys` as known and reports any other key now, as the constructor with keys does
+  // (for a map whose allowed keys depend on one of its values).
+  void allow(const std::vector<std::string>& keys);
 
   // Keys in document order with their key nodes (for maps of user-named entries).
   const std::vector<std::pair<std::string, YAML::Node>>& entries() const { return entries_; }
+  // This map's dotted key.
+  const std::string& path() const { return path_; }
   // Child path, e.g. "job" + "walltime" -> "job.walltime".
   std::string path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
   const std::string& file() const { return file_; }

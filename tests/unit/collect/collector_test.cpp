@@ -128,11 +128,14 @@ TEST_CASE("collector: bad YAML gives InputError with file:line:col, key and hint
        "unknown key for a csv source"},
       {"sources:\n  - engine: cvs\n    file: a.csv\n", "2:13", "sources[0].engine",
        "'cvs' is not one of csv, mllog, regex, json, yaml, did you mean 'csv'?"},
-      {"sources:\n  - file: a.csv\n", "2:5", "sources[0]", "missing key 'engine'"},
+      {"sources:\n  - {engin: csv, file: a.csv}\n", "2:6", "sources[0].engin",
+       "unknown key, did you mean 'engine'?"},
+      {"sources:\n  - file: a.csv\n", "2:5", "sources[0].engine",
+       "required key is missing (csv, mllog, regex, json, yaml)"},
       {"sources:\n  - {engine: csv, file: a.csv, required: maybe, metrics: [a]}\n", "2:42",
        "sources[0].required", "expected true or false, got 'maybe'"},
       {"sources:\n  - {engine: csv, file: a.csv, metrics: a}\n", "2:41", "sources[0].metrics",
-       "expected a list, got 'a'"},
+       "expected a list, got a scalar"},
       {"sources:\n  - {engine: csv, file: a.csv, metrics: [{column: a, scale: x2}]}\n", "2:61",
        "sources[0].metrics[0].scale", "expected a number, got 'x2'"},
       {"sources:\n  - {engine: csv, file: a.csv, metrics: [a, {column: b, name: a}]}\n", "2:45",
@@ -145,8 +148,10 @@ TEST_CASE("collector: bad YAML gives InputError with file:line:col, key and hint
        "must be relative to the run directory"},
       {"sources:\n  - {engine: csv, file: a.csv, stdout: true, metrics: [a]}\n", "2:25", "sources[0].file",
        "give either 'file' or 'stdout: true'"},
-      {"sources:\n  - {engine: csv, metrics: [a]}\n", "2:5", "sources[0]", "missing key 'file'"},
-      {"sources:\n  - {engine: csv, file: a.csv}\n", "2:5", "sources[0]", "missing key 'metrics'"},
+      {"sources:\n  - {engine: csv, metrics: [a]}\n", "2:5", "sources[0].file",
+       "required key is missing (a glob"},
+      {"sources:\n  - {engine: csv, file: a.csv}\n", "2:5", "sources[0].metrics",
+       "required key is missing (the columns to collect)"},
       {"sources:\n  - engine: regex\n    stdout: true\n    patterns:\n      - regex: '(unclosed'\n        "
        "name: x\n",
        "5:16", "sources[0].patterns[0].regex", "bad regex:"},
@@ -201,7 +206,7 @@ TEST_CASE("collector: bad YAML gives InputError with file:line:col, key and hint
       {"sources:\n  - {engine: yaml, file: a.yaml, values: [{path: 'a[x]'}]}\n", "2:50",
        "sources[0].values[0].path", "bad path 'a[x]': expected [index]"},
       {"sources: []\n", "1:10", "sources", "must not be empty"},
-      {"- a\n- b\n", "1:1", "", "expected a map with 'sources'"},
+      {"- a\n- b\n", "1:1", "(document)", "expected a map with 'sources'"},
   };
   for (const auto& c : cases) {
     INFO(c.yaml);
@@ -230,6 +235,5 @@ TEST_CASE("collector: files that are not YAML, or not there", "[collector]") {
   }
   write_file(dir / "empty.yaml", "");
   CHECK_THROWS_AS(load_collector(dir / "empty.yaml"), InputError);
-  CHECK_THROWS_WITH(load_collector(dir / "missing.yaml"),
-                    Catch::Matchers::Contains("cannot read collector file"));
+  CHECK_THROWS_WITH(load_collector(dir / "missing.yaml"), Catch::Matchers::Contains("cannot read file"));
 }
