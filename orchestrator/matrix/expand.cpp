@@ -319,7 +319,8 @@ void StepExpander::make_case(Values& values) {
   std::string pname = partition_name(values);
   cs.partition = partition_index(pname);
   const spec::Partition& part = sys_.partitions[cs.partition];
-  size_job(cs, values, part);
+  count_ranks(cs, values);
+  share_nodes(cs, values, part);
   record_geometry(cs, pname, values);
   cs.walltime_s = walltime_of(cs, values);
   check_walltime(cs, part, values);

@@ -108,8 +108,8 @@ size_t StepExpander::partition_index(const std::string& pname) {
   return pit->second;
 }
 
-// Ranks, nodes, ranks per node, cpus and GPUs per rank of `cs`, within `part`.
-void StepExpander::size_job(Case& cs, const Values& values, const spec::Partition& part) {
+// Ranks, nodes and ranks per node of `cs`.
+void StepExpander::count_ranks(Case& cs, const Values& values) {
   const std::string& desc = case_desc(values);
   Counts n{number_of(ranks_, values, desc), number_of(nodes_, values, desc), number_of(rpn_, values, desc)};
   complete(n);
@@ -125,27 +125,30 @@ void StepExpander::size_job(Case& cs, const Values& values, const spec::Partitio
     throw InputError(nodes_.where, nodes_.key,
                      std::to_string(cs.nodes) + " nodes x " + std::to_string(cs.ranks_per_node) +
                          " ranks per node cannot hold " + std::to_string(cs.ranks) + " ranks" + desc);
+}
+
+// Cpus and GPUs per rank of `cs`, and the check that its nodes fit `part`.
+void StepExpander::share_nodes(Case& cs, const Values& values, const spec::Partition& part) {
+  const std::string& desc = case_desc(values);
   // Unset, a rank gets its share of the node's cores and GPUs.
   auto C = number_of(cpr_, values, desc);
   cs.cpus_per_rank = C ? integer(*C, cpr_, desc) : std::max(1L, part.cores_per_node / cs.ranks_per_node);
   auto G = number_of(gpr_, values, desc);
   cs.gpus_per_rank = G ? integer(*G, gpr_, desc) : part.gpus_per_node / cs.ranks_per_node;
-  // Errors point at the key that was set: the per-rank count, else ranks per node.
-  if (cs.ranks_per_node * cs.cpus_per_rank > part.cores_per_node)
-    throw InputError(C ? cpr_.where : rpn_.where, C ? cpr_.key : rpn_.key,
-                     std::to_string(cs.ranks_per_node) + " ranks per node x " +
-                         std::to_string(cs.cpus_per_rank) + " cpus per rank exceed the " +
-                         std::to_string(part.cores_per_node) + " cores per node of partition '" + part.name +
-                         "'" + desc);
-  if (cs.ranks_per_node * cs.gpus_per_rank > part.gpus_per_node)
-    throw InputError(G ? gpr_.where : rpn_.where, G ? gpr_.key : rpn_.key,
-                     std::to_string(cs.ranks_per_node) + " ranks per node x " +
-                         std::to_string(cs.gpus_per_rank) + " GPUs per rank exceed the " +
-                         std::to_string(part.gpus_per_node) + " GPUs per node of partition '" + part.name +
-                         "'" + desc);
+  // An error points at the key that was set: the per-rank count, else ranks per node.
+  auto fits = [&](long per_rank, long per_node, const NumberField& f, bool set, const char* unit,
+                  const char* node_unit) {
+    if (cs.ranks_per_node * per_rank <= per_node) return;
+    const NumberField& at = set ? f : rpn_;
+    throw InputError(at.where, at.key,
+                     std::to_string(cs.ranks_per_node) + " ranks per node x " + std::to_string(per_rank) +
+                         " " + unit + " per rank exceed the " + std::to_string(per_node) + " " + node_unit +
+                         " per node of partition '" + part.name + "'" + desc);
+  };
+  fits(cs.cpus_per_rank, part.cores_per_node, cpr_, C.has_value(), "cpus", "cores");
+  fits(cs.gpus_per_rank, part.gpus_per_node, gpr_, G.has_value(), "GPUs", "GPUs");
   if (part.max_nodes && cs.nodes > part.max_nodes)
-    throw InputError(n.nodes && nodes_.expr ? nodes_.where : ranks_.where,
-                     nodes_.expr ? nodes_.key : ranks_.key,
+    throw InputError(nodes_.expr ? nodes_.where : ranks_.where, nodes_.expr ? nodes_.key : ranks_.key,
                      std::to_string(cs.nodes) + " nodes exceed the " + std::to_string(part.max_nodes) +
                          " nodes of partition '" + part.name + "'" + desc);
 }

@@ -65,7 +65,8 @@ class StepExpander {
                                   const std::string& case_desc) const;
   std::string partition_name(const Values& values) const;
   size_t partition_index(const std::string& pname);
-  void size_job(Case& cs, const Values& values, const spec::Partition& part);
+  void count_ranks(Case& cs, const Values& values);
+  void share_nodes(Case& cs, const Values& values, const spec::Partition& part);
   void record_geometry(const Case& cs, const std::string& pname, Values& values);
   long walltime_of(const Case& cs, const Values& values);
   void check_walltime(const Case& cs, const spec::Partition& part, const Values& values);
