@@ -1,8 +1,12 @@
 // Matrix expansion: each step's axes are combined (product, zip groups,
 // exclusions, repeats) into cases, in declaration order with the last axis
 // varying fastest; see step_expander.hpp for how the work is split.
+//
+// Invariant: every expression and template is compiled before the first case
+// is made, so a mistake in the campaign fails the same way however many cases
+// it has.
 #include <cmath>
-#include <limits>
+#include <cstdio>
 
 #include "matrix/step_expander.hpp"
 #include "matrix/steps.hpp"
@@ -88,93 +92,6 @@ void StepExpander::run() {
   compile();
   iterate();
   plan_.steps.push_back(std::move(sp_));
-}
-
-void StepExpander::build_schema() {
-  auto schema = std::make_shared<Schema>();
-  Schema& sc = *schema;
-  base_.clear();
-  auto set_base = [&](size_t slot, const Value& v) {
-    if (base_.size() <= slot) base_.resize(slot + 1);
-    base_[slot] = v;
-  };
-  set_base(sc.add("campaign"), Value::from_text(c_.name));
-  set_base(sc.add("step"), Value::from_text(step_.name));
-  set_base(sc.add("system"), Value::from_text(sys_.name));
-  set_base(sc.add("campaign_dir"), Value::from_text(c_.dir.string()));
-  set_base(sc.add("workdir"), Value::from_text(plan_.workdir));
-  for (auto& [k, v] : c_.params) set_base(sc.add(k), v);
-  std::unordered_map<std::string, std::string> owner;  // attribute -> axis
-  for (auto& axis : mx_.axes) {
-    if (owner.count(axis.name))
-      throw InputError(axis.where, "matrix." + axis.name,
-                       "'" + axis.name + "' is also an attribute of axis '" + owner[axis.name] + "'");
-    owner[axis.name] = axis.name;
-    sc.add(axis.name);
-    sp_.axes.push_back(axis.name);
-  }
-  for (auto& axis : mx_.axes)
-    for (auto& v : axis.values)
-      for (auto& [attr, _] : v.attributes) {
-        auto it = owner.find(attr);
-        if (it != owner.end() && it->second != axis.name)
-          throw InputError(v.where, "matrix." + axis.name + "." + attr,
-                           "'" + attr + "' is already defined by axis '" + it->second + "'");
-        owner[attr] = axis.name;
-        sc.add(attr);
-      }
-  // An attribute missing from some values of its axis needs a constant to fall back on.
-  for (auto& axis : mx_.axes)
-    for (auto& [attr, ax] : owner) {
-      if (ax != axis.name || attr == axis.name) continue;
-      for (auto& v : axis.values) {
-        bool has = false;
-        for (auto& a : v.attributes) has |= a.first == attr;
-        bool constant = false;
-        for (auto& p : c_.params) constant |= p.first == attr;
-        if (!has && !constant)
-          throw InputError(v.where, "matrix." + axis.name,
-                           "value '" + v.value.text + "' has no attribute '" + attr +
-                               "' that other values of the axis set (add it, or a default under params)");
-      }
-    }
-  if (mx_.repeat > 1) {
-    if (sc.find("repeat") >= 0 && owner.count("repeat"))
-      throw InputError(mx_.repeat_where, "matrix.repeat", "an axis or attribute is already called 'repeat'");
-    sc.add("repeat");
-    sp_.axes.push_back("repeat");
-  }
-  // A step with its own matrix keeps only the campaign's derived values it can
-  // compute (a staging step has no `ranks`); anything using a dropped one fails
-  // later as an undefined name.
-  if (own_matrix_) {
-    std::vector<spec::Derived> kept;
-    for (size_t i = 0; i < derived_.size(); ++i) {
-      bool ok = true;
-      if (i < campaign_derived_)
-        for (auto& n :
-             expression_names(derived_[i].expression, derived_[i].where, "derived." + derived_[i].name)) {
-          bool known = sc.find(n) >= 0;
-          for (auto& k : kept) known |= k.name == n;
-          ok &= known;
-        }
-      if (ok) kept.push_back(derived_[i]);
-    }
-    derived_ = std::move(kept);
-  }
-  for (auto& d : derived_) {
-    if (owner.count(d.name))
-      throw InputError(d.where, "derived." + d.name,
-                       "'" + d.name + "' is already a matrix axis or attribute");
-    sc.add(d.name);
-  }
-  user_names_ = sc.names.size();
-  for (const char* n : {"ranks", "nodes", "ranks_per_node", "cpus_per_rank", "gpus_per_rank", "partition"})
-    sc.add(n);
-  base_.resize(sc.names.size());
-  nums_.assign(sc.names.size(), std::numeric_limits<double>::quiet_NaN());
-  schema_ = schema;
-  sp_.schema = schema;
 }
 
 // Names visible to an expression: everything user-defined before `limit`.

@@ -1,9 +1,10 @@
 // Internal to matrix/: expands one step of a campaign into its cases.
 //
-// The work is split by concern across files: expand.cpp (schema, matrix
-// dimensions, exclusion, derived values, the case loop), geometry.cpp
-// (partition, ranks/nodes/cpus/gpus, walltime and the partition's limits) and
-// naming.cpp (case names, their uniqueness, stable keys).
+// The work is split by concern across files: schema.cpp (the names a step
+// sees), expand.cpp (matrix dimensions, exclusion, derived values, the case
+// loop), geometry.cpp (partition, ranks/nodes/cpus/gpus, walltime and the
+// partition's limits) and naming.cpp (case names, their uniqueness, stable
+// keys). steps.hpp orders the steps and links their cases.
 //
 // Invariant: compiled expressions read `nums_`, which holds the numeric value
 // of every slot of the case being built; `set()` keeps it in step with the
@@ -43,8 +44,12 @@ class StepExpander {
  private:
   using Values = std::vector<spec::Value>;
 
-  // expand.cpp
+  // schema.cpp
   void build_schema();
+  std::unordered_map<std::string, std::string> add_axes(Schema& sc);
+  void keep_computable_derived(const Schema& sc);
+
+  // expand.cpp
   std::vector<std::string> visible(size_t limit) const;
   void compile();
   void compile_derived();
