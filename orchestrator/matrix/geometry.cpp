@@ -1,0 +1,194 @@
+// The job geometry of a case: its partition, ranks, nodes, ranks per node,
+// cpus and GPUs per rank, and walltime, each checked against the partition.
+//
+// Invariant: a case that leaves here fits its partition (cores, GPUs, nodes,
+// walltime limit), and its geometry is visible to later templates as the
+// `ranks`, `nodes`... parameters.
+#include <algorithm>
+#include <cmath>
+
+#include "matrix/step_expander.hpp"
+#include "util/strings.hpp"
+#include "util/walltime.hpp"
+
+namespace campaign::matrix {
+
+namespace {
+
+struct Counts {
+  std::optional<double> ranks, nodes, per_node;
+};
+
+// Any two of ranks, nodes and ranks per node give the third; one alone is
+// spread one rank per node (or all on one node for ranks per node); none is 1.
+void complete(Counts& n) {
+  auto& [R, N, P] = n;
+  if (R && P && !N)
+    N = std::ceil(*R / *P);
+  else if (N && P && !R)
+    R = *N * *P;
+  else if (R && N && !P)
+    P = std::ceil(*R / *N);
+  else if (R && !N && !P)
+    P = 1, N = *R;
+  else if (N && !R && !P)
+    P = 1, R = *N;
+  else if (P && !R && !N)
+    N = 1, R = *P;
+  else if (!R && !N && !P)
+    R = N = P = 1;
+}
+
+}  // namespace
+
+void StepExpander::compile_geometry() {
+  const Schema& sc = *schema_;
+  auto number = [&](const spec::Field<std::string>& f, const char* name, NumberField& out) {
+    out.key = prefix_ + "job." + name;
+    out.where = f ? f.where : step_.where;
+    if (f) {
+      out.expr.emplace(*f, visible(user_names_), nums_.data(), f.where, out.key);
+    } else {
+      int i = sc.find(name);
+      if (i >= 0 && static_cast<size_t>(i) < user_names_) out.param = i;
+    }
+  };
+  const auto& job = sp_.job;
+  number(job.ranks, "ranks", ranks_);
+  number(job.nodes, "nodes", nodes_);
+  number(job.ranks_per_node, "ranks_per_node", rpn_);
+  number(job.cpus_per_rank, "cpus_per_rank", cpr_);
+  number(job.gpus_per_rank, "gpus_per_rank", gpr_);
+  // Templates see every name, the job's geometry included.
+  if (job.partition)
+    partition_ = TextTemplate(*job.partition, sc, job.partition.where, prefix_ + "job.partition");
+  else if (sc.find("partition") >= 0 && static_cast<size_t>(sc.find("partition")) < user_names_)
+    partition_ = TextTemplate("{{partition}}", sc, step_.where, prefix_ + "job.partition");
+  if (job.walltime) walltime_ = TextTemplate(*job.walltime, sc, job.walltime.where, prefix_ + "job.walltime");
+}
+
+long StepExpander::integer(double v, const NumberField& f, const std::string& case_desc) const {
+  if (!std::isfinite(v) || v != std::floor(v) || v < 0)
+    throw InputError(f.where, f.key, "must be a whole number, got " + format_number(v) + case_desc);
+  return static_cast<long>(v);
+}
+
+std::optional<double> StepExpander::number_of(const NumberField& f, const Values& values,
+                                              const std::string& case_desc) const {
+  if (f.expr) {
+    check_numeric(*f.expr, values, case_desc);
+    return f.expr->eval();
+  }
+  if (f.param >= 0) {
+    const spec::Value& v = values[static_cast<size_t>(f.param)];
+    if (!v.number) throw InputError(f.where, f.key, "'" + v.text + "' is not a number" + case_desc);
+    return *v.number;
+  }
+  return std::nullopt;
+}
+
+// The partition as the case names it (possibly an alias).
+std::string StepExpander::partition_name(const Values& values) const {
+  return partition_.empty() ? sys_.default_partition : partition_.render(values, Escape::none);
+}
+
+// Index of partition `pname` in sys_.partitions; cached by name because most
+// cases of a step share one.
+size_t StepExpander::partition_index(const std::string& pname) {
+  auto pit = partition_cache_.find(pname);
+  if (pit == partition_cache_.end()) {
+    const spec::Partition* p = spec::find_partition(sys_, pname);
+    if (!p)
+      throw InputError(partition_.empty() ? step_.where : partition_.where(), prefix_ + "job.partition",
+                       "system '" + sys_.name + "' has no partition '" + pname + "'" +
+                           did_you_mean(pname, spec::partition_names(sys_)) +
+                           " (partitions: " + join(spec::partition_names(sys_), ", ") + ")");
+    pit = partition_cache_.emplace(pname, static_cast<size_t>(p - sys_.partitions.data())).first;
+  }
+  return pit->second;
+}
+
+// Ranks, nodes and ranks per node of `cs`.
+void StepExpander::count_ranks(Case& cs, const Values& values) {
+  const std::string& desc = case_desc(values);
+  Counts n{number_of(ranks_, values, desc), number_of(nodes_, values, desc), number_of(rpn_, values, desc)};
+  complete(n);
+  cs.ranks = integer(*n.ranks, ranks_, desc);
+  cs.nodes = integer(*n.nodes, nodes_, desc);
+  cs.ranks_per_node = integer(*n.per_node, rpn_, desc);
+  // Fewer ranks than the nodes could hold: spread them evenly (2 ranks at 4 per node -> 2 on one node).
+  if (cs.nodes > 0 && cs.ranks > 0 && cs.ranks < cs.nodes * cs.ranks_per_node)
+    cs.ranks_per_node = (cs.ranks + cs.nodes - 1) / cs.nodes;
+  if (cs.ranks < 1 || cs.nodes < 1 || cs.ranks_per_node < 1)
+    throw InputError(ranks_.where, ranks_.key, "ranks, nodes and ranks per node must be at least 1" + desc);
+  if (cs.ranks > cs.nodes * cs.ranks_per_node)
+    throw InputError(nodes_.where, nodes_.key,
+                     std::to_string(cs.nodes) + " nodes x " + std::to_string(cs.ranks_per_node) +
+                         " ranks per node cannot hold " + std::to_string(cs.ranks) + " ranks" + desc);
+}
+
+// Cpus and GPUs per rank of `cs`, and the check that its nodes fit `part`.
+void StepExpander::share_nodes(Case& cs, const Values& values, const spec::Partition& part) {
+  const std::string& desc = case_desc(values);
+  // Unset, a rank gets its share of the node's cores and GPUs.
+  auto C = number_of(cpr_, values, desc);
+  cs.cpus_per_rank = C ? integer(*C, cpr_, desc) : std::max(1L, part.cores_per_node / cs.ranks_per_node);
+  auto G = number_of(gpr_, values, desc);
+  cs.gpus_per_rank = G ? integer(*G, gpr_, desc) : part.gpus_per_node / cs.ranks_per_node;
+  // An error points at the key that was set: the per-rank count, else ranks per node.
+  auto fits = [&](long per_rank, long per_node, const NumberField& f, bool set, const char* unit,
+                  const char* node_unit) {
+    if (cs.ranks_per_node * per_rank <= per_node) return;
+    const NumberField& at = set ? f : rpn_;
+    throw InputError(at.where, at.key,
+                     std::to_string(cs.ranks_per_node) + " ranks per node x " + std::to_string(per_rank) +
+                         " " + unit + " per rank exceed the " + std::to_string(per_node) + " " + node_unit +
+                         " per node of partition '" + part.name + "'" + desc);
+  };
+  fits(cs.cpus_per_rank, part.cores_per_node, cpr_, C.has_value(), "cpus", "cores");
+  fits(cs.gpus_per_rank, part.gpus_per_node, gpr_, G.has_value(), "GPUs", "GPUs");
+  if (part.max_nodes && cs.nodes > part.max_nodes)
+    throw InputError(nodes_.expr ? nodes_.where : ranks_.where, nodes_.expr ? nodes_.key : ranks_.key,
+                     std::to_string(cs.nodes) + " nodes exceed the " + std::to_string(part.max_nodes) +
+                         " nodes of partition '" + part.name + "'" + desc);
+}
+
+// Makes the geometry visible to the templates rendered after it (walltime, name).
+void StepExpander::record_geometry(const Case& cs, const std::string& pname, Values& values) {
+  const Schema& sc = *schema_;
+  set(values, static_cast<size_t>(sc.find("ranks")), static_cast<double>(cs.ranks));
+  set(values, static_cast<size_t>(sc.find("nodes")), static_cast<double>(cs.nodes));
+  set(values, static_cast<size_t>(sc.find("ranks_per_node")), static_cast<double>(cs.ranks_per_node));
+  set(values, static_cast<size_t>(sc.find("cpus_per_rank")), static_cast<double>(cs.cpus_per_rank));
+  set(values, static_cast<size_t>(sc.find("gpus_per_rank")), static_cast<double>(cs.gpus_per_rank));
+  // A user-defined `partition` parameter keeps its value.
+  size_t pslot = static_cast<size_t>(sc.find("partition"));
+  if (pslot >= user_names_) values[pslot] = spec::Value{pname, std::nullopt};
+}
+
+// Seconds of the step's walltime template (parsed once per distinct text), or
+// the case's default when the job sets none.
+long StepExpander::walltime_of(const Case& cs, const Values& values) {
+  if (walltime_.empty()) return cs.walltime_s;
+  std::string w = walltime_.render(values, Escape::none);
+  auto wit = walltime_cache_.find(w);
+  if (wit == walltime_cache_.end()) {
+    auto secs = parse_walltime(w);
+    if (!secs || *secs <= 0)
+      throw InputError(walltime_.where(), prefix_ + "job.walltime",
+                       "not a walltime: '" + w + "' (use HH:MM:SS, 90m, 2h...)" + case_desc(values));
+    wit = walltime_cache_.emplace(w, *secs).first;
+  }
+  return wit->second;
+}
+
+// The partition's limit, else the system's.
+void StepExpander::check_walltime(const Case& cs, const spec::Partition& part, const Values& values) {
+  long limit = part.max_walltime_s ? part.max_walltime_s : sys_.limits.max_walltime_s;
+  if (cs.walltime_s > limit)
+    throw InputError(walltime_.empty() ? step_.where : walltime_.where(), prefix_ + "job.walltime",
+                     "walltime " + format_hms(cs.walltime_s) + " exceeds the " + format_hms(limit) +
+                         " limit of partition '" + part.name + "' on " + sys_.name + case_desc(values));
+}
+
+}  // namespace campaign::matrix
