@@ -97,8 +97,8 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
   for (auto& a : latest)
     if (is_active(a.state) && !a.job_id.empty()) active.push_back(&a), ids.push_back(a.job_id);
   // Completions already noticed on their markers are asked about every few polls while other jobs
-  // run (a sacct for jobs that left the queue costs the scheduler more than the squeue), at every poll
-  // once nothing else runs.
+  // run (jobs that left the queue cost the scheduler an accounting query), at every poll once
+  // nothing else runs.
   const bool confirm_now =
       !unconfirmed_.empty() && (active.empty() || ++polls_since_confirm_ >= options_.confirm_every_polls);
   if (confirm_now) {
