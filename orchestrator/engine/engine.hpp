@@ -24,6 +24,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -157,7 +158,8 @@ class Engine {
   // Attempts completed by their marker, awaiting the scheduler's accounting: attempt id -> (job id,
   // polls in which the scheduler had no record of it). Asked at every poll (same batched commands).
   std::map<std::int64_t, std::pair<std::string, int>> unconfirmed_;
-  int polls_since_confirm_ = 0;
+  // Starts "due": an engine's first poll asks (status --refresh is one tick, resume starts afresh).
+  int polls_since_confirm_ = std::numeric_limits<int>::max() - 1;
   std::optional<Clock::time_point> unreachable_since_;  // the scheduler has failed every poll since
   std::vector<AttemptRow> latest_;                      // cached_latest()
   bool latest_valid_ = false;
