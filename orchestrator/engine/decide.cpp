@@ -45,7 +45,7 @@ void confirm(Actions& out, Memory& memory, const AttemptRow& a, const sched::Job
                  (info->reason.empty() || info->reason == "None" ? "" : " (" + info->reason + ")") +
                  "; the job's exit marker said 0";
       m.state = info->state;
-      m.note = *u.reason;
+      m.note = a.case_name + ": " + *u.reason;
       m.warn = true;
       memory.misses.erase(a.id);
       memory.marker_exit.erase(a.id);
@@ -55,7 +55,7 @@ void confirm(Actions& out, Memory& memory, const AttemptRow& a, const sched::Job
     }
   } else {
     u.reason = "accounting unavailable (" + why + "): completed on its exit marker alone";
-    m.note = *u.reason;
+    m.note = a.case_name + ": " + *u.reason;
   }
   u.confirmed = true;
   m.update = std::move(u);

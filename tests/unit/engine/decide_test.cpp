@@ -120,6 +120,7 @@ TEST_CASE("the accounting confirms a marker's completion, or corrects it, or is 
   CHECK(a.marks[0].update.reason == "");
   CHECK(a.marks[1].state == State::node_fail);
   CHECK(a.marks[1].warn);
+  CHECK(a.marks[1].note == "c2: " + *a.marks[1].update.reason);  // the log names the case
   CHECK(*a.marks[1].update.reason ==
         "the scheduler's accounting says NODE_FAIL; the job's exit marker said 0");
   CHECK(m.unconfirmed.size() == 1);
