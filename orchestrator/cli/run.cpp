@@ -10,7 +10,6 @@
 #include "cli/cli.hpp"
 #include "engine/engine.hpp"
 #include "results/code_version.hpp"
-#include "results/results.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::cli {
@@ -100,7 +99,7 @@ int run_campaign(const RunOptions& o, bool resume) {
       spdlog::warn("{}: cannot fetch its files yet: {}", a.case_name, e.what());
       return;
     }
-    if (it != collectors.end() && !it->second.empty()) results::collect_attempt(catalog, a, it->second);
+    if (it != collectors.end() && !it->second.empty()) collect::collect_attempt(catalog, a, it->second);
   };
   engine::Engine engine(l.plan, l.workdir, catalog, *backend.scheduler, *backend.shell, eo);
   spdlog::info("campaign {} on {} ({}), work directory {}{}", l.campaign.name, l.plan.system.name,

@@ -10,8 +10,8 @@
 
 #include "analysis/scaling.hpp"
 #include "analysis/spec.hpp"
+#include "report/input.hpp"
 #include "results/code_version.hpp"
-#include "results/results.hpp"
 #include "spec/campaign.hpp"
 
 namespace fs = std::filesystem;
@@ -40,7 +40,7 @@ void search(const fs::path& dir, const fs::path& root, int depth,
 
 }  // namespace
 
-std::string Run::date() const { return format_utc(order); }
+std::string Run::date() const { return report::format_utc(order); }
 
 RunSearch find_runs(const std::vector<fs::path>& roots, const std::string& name, int depth) {
   RunSearch result;
@@ -103,14 +103,14 @@ analysis::Extraction measure(const Run& run, const analysis::MetricQuery& query)
     spdlog::warn("{}: the campaign stored with this run does not parse ({}); only collected metrics are read",
                  run.name, e.what());
   }
-  std::set<std::string> wanted = metrics_used(specs);
+  std::set<std::string> wanted = report::metrics_used(specs);
   wanted.insert(query.head);
-  auto cases = case_results(catalog, run.campaign.id, wanted);
+  auto cases = report::case_results(catalog, run.campaign.id, wanted);
   auto analyses = analysis::analyze_all(specs, cases);
   analysis::Extraction e = analysis::extract(query, analyses, cases);
   if (e.values.empty()) {
     // Say what there is: every metric's name, for "did you mean".
-    auto all = case_results(catalog, run.campaign.id);
+    auto all = report::case_results(catalog, run.campaign.id);
     e.names = analysis::extract(query, analyses, all).names;
   }
   return e;

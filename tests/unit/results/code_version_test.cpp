@@ -7,10 +7,12 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
+#include "report/input.hpp"
 #include "transport/local_shell.hpp"
 
 using namespace campaign;
 using namespace campaign::results;
+using campaign::report::describe_code;
 namespace fs = std::filesystem;
 
 namespace {
