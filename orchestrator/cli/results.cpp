@@ -7,8 +7,8 @@
 #include "cli/backend.hpp"
 #include "cli/cli.hpp"
 #include "collect/import.hpp"
+#include "history/code_version.hpp"
 #include "report/input.hpp"
-#include "results/code_version.hpp"
 #include "transport/local_shell.hpp"
 
 namespace fs = std::filesystem;
@@ -110,7 +110,7 @@ void add_results(CLI::App& app, int& status) {
     const auto& collectors = l.collectors;
     Catalog catalog = Catalog::open(l.workdir);
     transport::LocalShell shell;
-    auto code = results::detect_code_version(l.plan, io->label, shell, io->commit);
+    auto code = history::detect_code_version(l.plan, io->label, shell, io->commit);
     auto s = collect::import_runs(catalog, l.plan, l.workdir, io->from, collectors, code.record());
     for (auto& e : s.errors) std::cerr << "campaign: collect failed: " << e << "\n";
     std::cout << "imported " << s.found - s.already << " of " << s.found + s.absent << " cases ("

@@ -9,7 +9,7 @@
 #include "cli/backend.hpp"
 #include "cli/cli.hpp"
 #include "engine/engine.hpp"
-#include "results/code_version.hpp"
+#include "history/code_version.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::cli {
@@ -76,7 +76,7 @@ int run_campaign(const RunOptions& o, bool resume) {
   eo.wait = !o.no_wait;
   eo.retry_failed = resume && o.failed;
   eo.campaign_exe = backend.campaign_exe;
-  auto code = results::detect_code_version(l.plan, o.label, *backend.shell);
+  auto code = history::detect_code_version(l.plan, o.label, *backend.shell);
   eo.code = code.record();
   if (auto old = catalog.find_campaign(l.campaign.name);
       old && !old->code.commit.empty() && old->code.commit != code.commit)

@@ -1,5 +1,5 @@
-// Implements results/code_version.hpp: two git commands per location tried.
-#include "results/code_version.hpp"
+// Implements history/code_version.hpp: two git commands per location tried.
+#include "history/code_version.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -12,7 +12,7 @@
 
 namespace fs = std::filesystem;
 
-namespace campaign::results {
+namespace campaign::history {
 
 namespace {
 
@@ -132,4 +132,4 @@ CodeVersion detect_code_version(const matrix::Plan& plan, const std::string& lab
   return v;
 }
 
-}  // namespace campaign::results
+}  // namespace campaign::history

@@ -1,5 +1,5 @@
-// Implements results/history.hpp.
-#include "results/history.hpp"
+// Implements history/runs.hpp.
+#include "history/runs.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -11,12 +11,11 @@
 #include "analysis/scaling.hpp"
 #include "analysis/spec.hpp"
 #include "report/input.hpp"
-#include "results/code_version.hpp"
 #include "spec/campaign.hpp"
 
 namespace fs = std::filesystem;
 
-namespace campaign::results {
+namespace campaign::history {
 
 namespace {
 
@@ -91,7 +90,7 @@ std::vector<size_t> match_runs(const std::vector<Run>& runs, const std::string& 
   return out;
 }
 
-analysis::Extraction measure(const Run& run, const analysis::MetricQuery& query) {
+Extraction measure(const Run& run, const MetricQuery& query) {
   Catalog catalog = Catalog::open_for_reading(run.workdir);
   std::vector<analysis::AnalysisSpec> specs;
   try {
@@ -107,13 +106,13 @@ analysis::Extraction measure(const Run& run, const analysis::MetricQuery& query)
   wanted.insert(query.head);
   auto cases = report::case_results(catalog, run.campaign.id, wanted);
   auto analyses = analysis::analyze_all(specs, cases);
-  analysis::Extraction e = analysis::extract(query, analyses, cases);
+  Extraction e = extract(query, analyses, cases);
   if (e.values.empty()) {
     // Say what there is: every metric's name, for "did you mean".
     auto all = report::case_results(catalog, run.campaign.id);
-    e.names = analysis::extract(query, analyses, all).names;
+    e.names = extract(query, analyses, all).names;
   }
   return e;
 }
 
-}  // namespace campaign::results
+}  // namespace campaign::history

@@ -18,7 +18,7 @@
 #include "matrix/plan.hpp"
 #include "transport/shell.hpp"
 
-namespace campaign::results {
+namespace campaign::history {
 
 struct CodeVersion {
   std::string label;         // --label; "" when none
@@ -54,4 +54,4 @@ std::optional<CodeVersion> git_version(transport::Shell& shell, const std::files
 CodeVersion detect_code_version(const matrix::Plan& plan, const std::string& label,
                                 transport::Shell& code_shell, const std::string& rev = "HEAD");
 
-}  // namespace campaign::results
+}  // namespace campaign::history
