@@ -4,7 +4,8 @@
 #    the engine and everything else see typed JobInfo values only;
 #  - the wall clock is read by the engine's clock, the catalog's default clock, and the places that
 #    stamp something (lock file, report date, job records of the local executor, the pack driver's
-#    start markers, LSF's year-less times, status's running time); monotonic deadlines of commands are not decisions and not checked.
+#    start markers, LSF's year-less times, status's running time); monotonic deadlines of commands
+#    are not decisions and not checked.
 #
 # Usage: bash tests/cli/boundaries.sh CAMPAIGN_BINARY SOURCE_DIR
 set -u

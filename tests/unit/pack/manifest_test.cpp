@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "../temp_dir.hpp"
+#include "pack/driver.hpp"
+#include "util/atomic_file.hpp"
 #include "util/error.hpp"
 
 using namespace campaign;
@@ -91,4 +93,20 @@ TEST_CASE("bad manifests are refused with the file and the key", "[pack]") {
 TEST_CASE("a missing manifest names its path", "[pack]") {
   CHECK_THROWS_WITH(read_manifest("/nonexistent/manifest.json"),
                     Catch::Contains("/nonexistent/manifest.json") && Catch::Contains("cannot read"));
+}
+
+TEST_CASE("a start marker reads back; a missing or broken one is none", "[pack]") {
+  campaign_test::TempDir t("pack");
+  StartMarker m{"cmpx-alloc1", "cmpx-a-a1", 1764064800.25, {"cn1", "cn2"}, {0, 1}};
+  write_file_atomic(t.path / kStartMarker, to_json(m));
+  auto r = read_start_marker(t.path);
+  REQUIRE(r);
+  CHECK(r->allocation == m.allocation);
+  CHECK(r->job_name == m.job_name);
+  CHECK(r->time == m.time);
+  CHECK(r->nodes == m.nodes);
+  CHECK(r->slots == m.slots);
+  write_file_atomic(t.path / kStartMarker, "{\"allocation\": 1}");
+  CHECK_FALSE(read_start_marker(t.path));
+  CHECK_FALSE(read_start_marker(t.path / "none"));
 }
