@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "pack/slots.hpp"
+
 namespace campaign::pack {
 
 void biggest_first(std::vector<Item>& items) {
@@ -18,26 +20,31 @@ void biggest_first(std::vector<Item>& items) {
 Schedule simulate(const std::vector<Item>& items, long nodes) {
   Schedule s;
   s.start_s.assign(items.size(), -1);
-  // Running cases by end time; the driver starts, at each moment, every waiting case that fits in
-  // the free nodes, in order (a small case may pass a big one that does not fit yet).
-  using End = std::pair<long, long>;  // end time, nodes
-  std::priority_queue<End, std::vector<End>, std::greater<>> running;
-  long now = 0, free = nodes, waiting = static_cast<long>(items.size());
-  while (waiting > 0) {
-    for (size_t i = 0; i < items.size(); ++i) {
-      if (s.start_s[i] >= 0 || items[i].nodes > free) continue;
-      s.start_s[i] = now;
-      free -= items[i].nodes;
-      --waiting;
-      running.push({now + items[i].walltime_s, items[i].nodes});
-      s.makespan_s = std::max(s.makespan_s, now + items[i].walltime_s);
+  std::vector<long> case_nodes;
+  for (auto& it : items) case_nodes.push_back(it.nodes);
+  std::vector<bool> waiting(items.size(), true), busy(static_cast<size_t>(nodes), false);
+  // Running cases by end time, with the nodes they hold; the driver's own decision (next_starts)
+  // at each moment a case ends.
+  using Running = std::pair<long, std::vector<size_t>>;
+  auto later = [](const Running& a, const Running& b) { return a.first > b.first; };
+  std::priority_queue<Running, std::vector<Running>, decltype(later)> running(later);
+  long now = 0, left = static_cast<long>(items.size());
+  while (left > 0) {
+    for (auto& start : next_starts(case_nodes, waiting, busy)) {
+      const Item& it = items[start.case_index];
+      s.start_s[start.case_index] = now;
+      waiting[start.case_index] = false;
+      --left;
+      for (size_t k : start.nodes) busy[k] = true;
+      running.push({now + it.walltime_s, start.nodes});
+      s.makespan_s = std::max(s.makespan_s, now + it.walltime_s);
     }
-    s.peak_nodes = std::max(s.peak_nodes, nodes - free);
-    if (waiting == 0) break;
+    s.peak_nodes = std::max(s.peak_nodes, static_cast<long>(std::count(busy.begin(), busy.end(), true)));
+    if (left == 0) break;
     if (running.empty()) throw std::logic_error("a case needs more nodes than the allocation has");
     now = running.top().first;
     while (!running.empty() && running.top().first == now) {
-      free += running.top().second;
+      for (size_t k : running.top().second) busy[k] = false;
       running.pop();
     }
   }

@@ -27,8 +27,9 @@ struct Limits {
 // The order in which the driver starts cases: most nodes first, then longest, then `id`.
 void biggest_first(std::vector<Item>& items);
 
-// The driver's schedule of `items` (in biggest_first order) on `nodes` nodes, each case taking its
-// whole walltime: start offsets by position, the makespan and the most nodes in use at once.
+// The driver's schedule of `items` (in biggest_first order, as the manifest lists them) on `nodes`
+// nodes, each case taking its whole walltime, with the driver's own decision (slots.hpp): start
+// offsets by position, the makespan and the most nodes in use at once.
 struct Schedule {
   std::vector<long> start_s;
   long makespan_s = 0;

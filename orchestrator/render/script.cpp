@@ -4,6 +4,7 @@
 #include <random>
 #include <sstream>
 
+#include "render/step_launch.hpp"
 #include "spec/library.hpp"
 #include "util/atomic_file.hpp"
 #include "util/hash.hpp"
@@ -46,6 +47,8 @@ MustacheData list_data(const std::vector<std::string>& items) {
 
 Renderer::Renderer(const matrix::Plan& plan) : plan_(plan) {
   const auto& sys = plan.system;
+  if (auto p = spec::find_data_file(plan.campaign.dir, "templates/pack", "case", ".sh.mustache"))
+    case_script_ = std::make_shared<Mustache>(read_file(*p), Location{p->string()}, "");
   for (auto& sp : plan.steps) {
     StepTemplates t;
     const auto& job = sp.job;
@@ -64,6 +67,8 @@ Renderer::Renderer(const matrix::Plan& plan) : plan_(plan) {
     t.script = std::make_shared<Mustache>(read_file(*path), Location{path->string()}, "");
     std::string launch = (job.launch && !*job.launch) ? "" : sys.launcher.command;
     t.launch = std::make_shared<Mustache>(launch, Location{sys.file}, "launcher.command");
+    std::optional<std::string> step = (job.launch && !*job.launch) ? "" : step_launch_template(sys.launcher);
+    if (step) t.step_launch = std::make_shared<Mustache>(*step, Location{sys.file}, "launcher.command");
     if (job.container) {
       if (!sys.container)
         throw InputError(
@@ -149,7 +154,13 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
   for (auto& [k, v] : part.env) put_env(k, v);
   for (auto& [k, tt] : t.job_env) put_env(k, tt.render(c.values, Escape::shell));
 
-  std::string launch = t.launch->render(d, true);
+  if (o.packed && !case_script_)
+    throw InputError(Location{"templates/pack/case.sh.mustache"}, "",
+                     "no such template (packed runs need it)");
+  if (o.packed && !t.step_launch)
+    throw InputError(Location{sys.file}, "launcher.command",
+                     "packed runs start each case as an srun step: the command must start with 'srun'");
+  std::string launch = (o.packed ? t.step_launch : t.launch)->render(d, true);
   std::string container;
   if (t.container) {
     MustacheData cd = d;
@@ -180,7 +191,7 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
   set("container_exec", container);
   set("command", command);
   set("run_line", join(run, " "));
-  s.text = t.script->render(d, true);
+  s.text = (o.packed ? case_script_ : t.script)->render(d, true);
   return s;
 }
 
