@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/cli.hpp"
+#include "pack/planner.hpp"
 #include "render/script.hpp"
 #include "util/walltime.hpp"
 
@@ -44,6 +45,48 @@ void print_table(const matrix::Plan& plan, std::ostream& os) {
   }
 }
 
+// Packed steps: the allocations their cases would share if all were ready at once.
+struct Packed {
+  double node_hours = 0;        // of the allocations
+  double cases_node_hours = 0;  // of their cases, as requested one job each
+  size_t allocations = 0;
+};
+
+Packed print_allocations(const matrix::Plan& plan, std::ostream* os) {
+  Packed total;
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    const auto& step = plan.steps[s];
+    if (!step.pack || step.case_count == 0) continue;
+    std::vector<size_t> cases(step.case_count);
+    for (size_t i = 0; i < cases.size(); ++i) cases[i] = step.first_case + i;
+    auto allocs = pack::allocate_step(plan, cases);
+    double nh = 0;
+    for (auto& a : allocs) nh += a.node_hours();
+    for (size_t i : cases)
+      total.cases_node_hours +=
+          static_cast<double>(plan.cases[i].nodes) * static_cast<double>(plan.cases[i].walltime_s) / 3600.0;
+    total.node_hours += nh;
+    total.allocations += allocs.size();
+    if (!os) continue;
+    *os << "step " << step.name << ": " << cases.size() << " cases packed into " << allocs.size()
+        << " allocation" << (allocs.size() == 1 ? "" : "s") << " of at most " << step.pack->nodes
+        << " nodes\n";
+    for (size_t k = 0; k < allocs.size(); ++k) {
+      const auto& a = allocs[k];
+      char line[160];
+      std::snprintf(line, sizeof line,
+                    "  allocation %zu: partition %s, %ld nodes, %s, %zu cases, %.2f node-h:", k + 1,
+                    plan.system.partitions[a.partition].name.c_str(), a.nodes,
+                    format_hms(a.walltime_s).c_str(), a.ids.size(), a.node_hours());
+      *os << line;
+      for (size_t i : a.ids) *os << ' ' << plan.cases[i].name;
+      *os << '\n';
+    }
+    *os << '\n';
+  }
+  return total;
+}
+
 }  // namespace
 
 void add_plan(CLI::App& app) {
@@ -69,10 +112,15 @@ void add_plan(CLI::App& app) {
       print_table(l.plan, std::cout);
       std::cout << '\n';
     }
+    Packed packed = print_allocations(l.plan, o->quiet ? nullptr : &std::cout);
     char nh[64];
-    std::snprintf(nh, sizeof nh, "%.2f", l.plan.node_hours);
+    std::snprintf(nh, sizeof nh, "%.2f", l.plan.node_hours - packed.cases_node_hours + packed.node_hours);
     std::cout << l.plan.cases.size() << " cases in " << l.plan.steps.size() << " step"
-              << (l.plan.steps.size() == 1 ? "" : "s") << ", " << nh << " node-hours requested";
+              << (l.plan.steps.size() == 1 ? "" : "s") << ", ";
+    if (packed.allocations)
+      std::cout << packed.allocations << " allocation" << (packed.allocations == 1 ? "" : "s")
+                << " for packed cases, ";
+    std::cout << nh << " node-hours requested";
     if (l.campaign.budget_node_hours) {
       std::snprintf(nh, sizeof nh, "%.2f", *l.campaign.budget_node_hours);
       std::cout << " (budget " << nh << ")";

@@ -8,7 +8,7 @@
 #include <set>
 #include <thread>
 
-#include "render/script.hpp"
+#include "render/catalog_rows.hpp"
 
 namespace fs = std::filesystem;
 
@@ -17,27 +17,9 @@ namespace campaign::collect {
 std::int64_t sync_campaign(Catalog& catalog, const matrix::Plan& plan, const fs::path& workdir,
                            const CodeRecord& code,
                            const std::function<std::string(const matrix::Case&)>& run_dir_of) {
-  CampaignRow row;
-  row.name = plan.campaign.name;
-  row.spec_text = plan.campaign.text;
-  row.spec_hash = plan.campaign.sha256;
-  row.system = plan.system.name;
-  row.workdir = workdir.string();
-  std::int64_t id = catalog.upsert_campaign(row);
+  std::int64_t id = catalog.upsert_campaign(render::campaign_row(plan, workdir));
   catalog.record_code_version(id, code);
-  std::vector<CaseRow> rows;
-  rows.reserve(plan.cases.size());
-  for (auto& c : plan.cases) {
-    CaseRow r;
-    r.key = c.key;
-    r.step = plan.step_of(c).name;
-    r.name = c.name;
-    const auto& names = plan.step_of(c).schema->names;
-    for (size_t i = 0; i < names.size(); ++i) r.params[names[i]] = c.values[i].text;
-    r.run_dir = run_dir_of ? run_dir_of(c) : (workdir / c.name).string();
-    r.script = (fs::path(r.run_dir) / render::kScriptName).string();
-    rows.push_back(std::move(r));
-  }
+  auto rows = render::case_rows(plan, workdir, run_dir_of);
   catalog.sync_cases(id, rows);
   return id;
 }

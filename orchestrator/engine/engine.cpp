@@ -13,6 +13,7 @@
 #include "engine/marker_watch.hpp"
 #include "engine/markers.hpp"
 #include "engine/rules.hpp"
+#include "render/catalog_rows.hpp"
 #include "util/walltime.hpp"
 
 namespace fs = std::filesystem;
@@ -59,31 +60,14 @@ Time Engine::wall() const {
 }
 
 void Engine::start() {
-  CampaignRow row;
-  row.name = plan_.campaign.name;
-  row.spec_text = plan_.campaign.text;
-  row.spec_hash = plan_.campaign.sha256;
-  row.system = plan_.system.name;
-  row.workdir = workdir_.string();
+  CampaignRow row = render::campaign_row(plan_, workdir_);
   campaign_id_ = catalog_.upsert_campaign(row);
   if (options_.code) catalog_.record_code_version(campaign_id_, *options_.code);
   if (auto rec = catalog_.find_campaign(row.name))
     job_id_prefix_ =
         render::campaign_id(row.name, workdir_, std::to_string(rec->created.time_since_epoch().count()));
 
-  std::vector<CaseRow> rows;
-  rows.reserve(plan_.cases.size());
-  for (auto& c : plan_.cases) {
-    CaseRow r;
-    r.key = c.key;
-    r.step = plan_.step_of(c).name;
-    r.name = c.name;
-    const auto& names = plan_.step_of(c).schema->names;
-    for (size_t i = 0; i < names.size(); ++i) r.params[names[i]] = c.values[i].text;
-    r.run_dir = (workdir_ / c.name).string();
-    r.script = (workdir_ / c.name / render::kScriptName).string();
-    rows.push_back(std::move(r));
-  }
+  auto rows = render::case_rows(plan_, workdir_);
   auto sync = catalog_.sync_cases(campaign_id_, rows);
   case_ids_ = sync.ids;
   if (sync.inserted) spdlog::info("{} new cases in the catalog", sync.inserted);

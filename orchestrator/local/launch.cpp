@@ -25,6 +25,7 @@
 
 #include "local/process.hpp"
 #include "util/process.hpp"
+#include "util/signal_block.hpp"
 #include "util/strings.hpp"
 
 extern char** environ;
@@ -104,18 +105,6 @@ struct Rank {
   pid_t pid = -1;
   bool running = false;
   Stream out, err;
-};
-
-// Blocks signals in this thread for its lifetime, and restores the previous mask.
-class SignalBlock {
- public:
-  explicit SignalBlock(const sigset_t& set) { ::pthread_sigmask(SIG_BLOCK, &set, &old_); }
-  ~SignalBlock() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
-  SignalBlock(const SignalBlock&) = delete;
-  SignalBlock& operator=(const SignalBlock&) = delete;
-
- private:
-  sigset_t old_;
 };
 
 std::pair<Fd, Fd> make_pipe() {

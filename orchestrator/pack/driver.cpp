@@ -26,6 +26,7 @@
 #include "util/error.hpp"
 #include "util/fd.hpp"
 #include "util/process.hpp"
+#include "util/signal_block.hpp"
 #include "util/strings.hpp"
 
 extern char** environ;
@@ -64,18 +65,6 @@ std::optional<StartMarker> read_start_marker(const fs::path& run_dir) {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Blocks signals in this thread for its lifetime, and restores the previous mask.
-class SignalBlock {
- public:
-  explicit SignalBlock(const sigset_t& set) { ::pthread_sigmask(SIG_BLOCK, &set, &old_); }
-  ~SignalBlock() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
-  SignalBlock(const SignalBlock&) = delete;
-  SignalBlock& operator=(const SignalBlock&) = delete;
-
- private:
-  sigset_t old_;
-};
 
 enum class Phase { waiting, running, done };
 

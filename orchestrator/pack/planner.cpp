@@ -1,6 +1,7 @@
 #include "pack/planner.hpp"
 
 #include <algorithm>
+#include <map>
 #include <queue>
 #include <stdexcept>
 #include <string>
@@ -60,7 +61,7 @@ long round_up_minute(long s) { return (s + 59) / 60 * 60; }
 std::vector<Allocation> allocate(std::vector<Item> items, const Limits& limits) {
   biggest_first(items);
   for (auto& it : items)
-    if (it.nodes > limits.nodes || it.walltime_s + limits.margin_s > limits.walltime_s)
+    if (it.nodes > limits.nodes || it.walltime_s > limits.walltime_s)
       throw std::logic_error("case " + std::to_string(it.id) + " does not fit in an allocation");
   std::vector<Allocation> out;
   std::vector<bool> placed(items.size(), false);
@@ -70,7 +71,8 @@ std::vector<Allocation> allocate(std::vector<Item> items, const Limits& limits) 
     for (size_t i = 0; i < items.size(); ++i) {
       if (placed[i] || (limits.cases && static_cast<long>(bin.size()) >= limits.cases)) continue;
       bin.push_back(items[i]);
-      if (simulate(bin, limits.nodes).makespan_s + limits.margin_s > limits.walltime_s) {
+      // A case alone always fits (its walltime is within the limit; the margin shrinks to what is left).
+      if (bin.size() > 1 && simulate(bin, limits.nodes).makespan_s + limits.margin_s > limits.walltime_s) {
         bin.pop_back();
         continue;
       }
@@ -83,6 +85,31 @@ std::vector<Allocation> allocate(std::vector<Item> items, const Limits& limits) 
     a.nodes = s.peak_nodes;
     a.walltime_s = std::min(limits.walltime_s, round_up_minute(s.makespan_s + limits.margin_s));
     out.push_back(std::move(a));
+  }
+  return out;
+}
+
+std::vector<StepAllocation> allocate_step(const matrix::Plan& plan, const std::vector<size_t>& cases) {
+  std::map<size_t, std::vector<Item>> by_partition;
+  for (size_t i : cases) {
+    const matrix::Case& c = plan.cases[i];
+    by_partition[c.partition].push_back({i, c.nodes, c.walltime_s});
+  }
+  std::vector<StepAllocation> out;
+  for (auto& [partition, items] : by_partition) {
+    const spec::Pack& pack = *plan.step_of(plan.cases[items.front().id]).pack;
+    const spec::Partition& part = plan.system.partitions[partition];
+    Limits limits;
+    limits.nodes = pack.nodes;
+    limits.walltime_s = pack.walltime_s.value_or(part.max_walltime_s ? part.max_walltime_s
+                                                                     : plan.system.limits.max_walltime_s);
+    limits.cases = pack.cases.value_or(0);
+    for (auto& a : allocate(items, limits)) {
+      StepAllocation s;
+      static_cast<Allocation&>(s) = std::move(a);
+      s.partition = partition;
+      out.push_back(std::move(s));
+    }
   }
   return out;
 }

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "matrix/plan.hpp"
+
 namespace campaign::pack {
 
 struct Item {
@@ -46,7 +48,16 @@ struct Allocation {
 
 // Allocations for `items` (first fit, biggest first): each holds cases while its schedule still
 // ends within the walltime limit (less the margin) and the case limit. Every item must fit alone
-// (nodes and walltime within the limits; matrix::expand checks that for plans).
+// (nodes and walltime within the limits; matrix::expand checks that for plans); one alone gets
+// what is left of the margin.
 std::vector<Allocation> allocate(std::vector<Item> items, const Limits& limits);
+
+// The allocations of a packed step's cases `cases` (plan indices of one step, e.g. its ready
+// ones): per partition, with the step's `pack:` limits (walltime: the partition's longest unless
+// said). Each allocation's `partition` is an index into the plan's system partitions.
+struct StepAllocation : Allocation {
+  size_t partition = 0;
+};
+std::vector<StepAllocation> allocate_step(const matrix::Plan& plan, const std::vector<size_t>& cases);
 
 }  // namespace campaign::pack

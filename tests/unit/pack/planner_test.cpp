@@ -57,5 +57,8 @@ TEST_CASE("an allocation asks only for the nodes and time its cases use, and res
 
 TEST_CASE("a case that cannot fit alone is a programming error, not a silent drop") {
   CHECK_THROWS(allocate({{0, 5, 60}}, Limits{4, 3600, 0, 60}));
-  CHECK_THROWS(allocate({{0, 1, 3600}}, Limits{4, 3600, 0, 60}));
+  CHECK_THROWS(allocate({{0, 1, 3601}}, Limits{4, 3600, 0, 60}));
+  auto whole = allocate({{0, 1, 3600}, {1, 1, 60}}, Limits{1, 3600, 0, 60});
+  REQUIRE(whole.size() == 2);  // a case of the whole limit fits alone, without the margin
+  CHECK(whole[0].walltime_s == 3600);
 }

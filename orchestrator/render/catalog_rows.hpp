@@ -1,0 +1,22 @@
+// A plan as the catalog records it: the campaign's row and one row per case, with the run
+// directory and script path each case's jobs use. `run` (engine) and `import` (collect) record
+// plans the same way through these.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.hpp"
+#include "matrix/plan.hpp"
+
+namespace campaign::render {
+
+CampaignRow campaign_row(const matrix::Plan& plan, const std::filesystem::path& workdir);
+
+// `run_dir_of` (optional) says where a case ran; default workdir/<case name>.
+std::vector<CaseRow> case_rows(const matrix::Plan& plan, const std::filesystem::path& workdir,
+                               const std::function<std::string(const matrix::Case&)>& run_dir_of = {});
+
+}  // namespace campaign::render
