@@ -49,7 +49,7 @@ bool Engine::submit_one(AttemptRow& row, size_t index, const std::vector<std::st
   // marker of an earlier attempt must not complete this one.
   workspace_.prepare(script);
 
-  catalog_.begin_submit(row.id, script.job_name, walltime, static_cast<int>(c.nodes));
+  catalog_.begin_submit(row.id, script.job_name, walltime, static_cast<int>(c.job_nodes()));
   sched::SubmitRequest req;
   req.script_path = script.path.string();
   req.job_name = script.job_name;
@@ -152,7 +152,7 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
     if (others_in_queue_ + ours_active >= limits.max_queued_jobs) break;
     const auto& c = plan_.cases[i];
     if (budget) {
-      double need = static_cast<double>(c.nodes) * static_cast<double>(c.walltime_s) / 3600.0;
+      double need = c.node_hours();
       if (committed + need > *budget) {
         std::string note = fmt::format(
             "budget: {:.1f} node-hours used or in flight, {} would need {:.1f} more of {:.1f}; not "
