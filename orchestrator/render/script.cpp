@@ -22,6 +22,8 @@ std::string campaign_id(const std::string& campaign_name, const fs::path& workdi
       .substr(0, 6);
 }
 
+std::string instance_dir(long instance) { return "instance-" + std::to_string(instance); }
+
 std::string job_name(const std::string& id, const matrix::Case& c, int attempt) {
   return "cmp" + id + "-" + c.name + "-a" + std::to_string(attempt);
 }
@@ -64,6 +66,9 @@ Renderer::Renderer(const matrix::Plan& plan) : plan_(plan) {
     t.script = std::make_shared<Mustache>(read_file(*path), Location{path->string()}, "");
     std::string launch = (job.launch && !*job.launch) ? "" : sys.launcher.command;
     t.launch = std::make_shared<Mustache>(launch, Location{sys.file}, "launcher.command");
+    if (!launch.empty() && !sys.launcher.instance_options.empty())
+      launch += " " + sys.launcher.instance_options;
+    t.instance_launch = std::make_shared<Mustache>(launch, Location{sys.file}, "launcher.command");
     if (job.container) {
       if (!sys.container)
         throw InputError(
@@ -149,7 +154,6 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
   for (auto& [k, v] : part.env) put_env(k, v);
   for (auto& [k, tt] : t.job_env) put_env(k, tt.render(c.values, Escape::shell));
 
-  std::string launch = t.launch->render(d, true);
   std::string container;
   if (t.container) {
     MustacheData cd = d;
@@ -158,10 +162,40 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
     container = t.container->render(cd, true);
     directives.insert(directives.end(), sys.container->options.begin(), sys.container->options.end());
   }
-  std::string command = sp.command.render(c.values, Escape::shell);
-  std::vector<std::string> run;
-  for (auto* piece : {&launch, &container, &command})
-    if (!trim(*piece).empty()) run.push_back(trim(*piece));
+  auto run_line = [&](const Mustache& launch_tmpl, const MustacheData& data,
+                      const std::vector<spec::Value>& values) {
+    std::string launch = launch_tmpl.render(data, true);
+    std::string command = sp.command.render(values, Escape::shell);
+    std::vector<std::string> run;
+    for (auto* piece : {&launch, &container, &command})
+      if (!trim(*piece).empty()) run.push_back(trim(*piece));
+    set("launch", launch);
+    set("command", command);
+    return join(run, " ");
+  };
+  // Instances: the same run line K times, each with its own `instance`, directory and launch.
+  MustacheData instance_runs(MustacheData::type::list);
+  if (job.instances) {
+    size_t slot = static_cast<size_t>(sc.find("instance"));
+    std::vector<spec::Value> values = c.values;
+    MustacheData di = d;
+    for (long i = 0; i < c.instances; ++i) {
+      values[slot] = spec::Value::from_text(std::to_string(i));
+      di.set("instance", std::to_string(i));
+      MustacheData run;
+      run.set("instance", std::to_string(i));
+      run.set("dir", instance_dir(i));
+      run.set("run_line", run_line(*t.instance_launch, di, values));
+      instance_runs.push_back(run);
+    }
+  }
+  set("run_line", run_line(*t.launch, d, c.values));
+  d.set("instance_runs", instance_runs);
+  d.set("instanced", MustacheData(job.instances.value.has_value()));
+  set("instance_output", kInstanceOutput);
+  // The job asks for every instance's nodes and ranks.
+  set("nodes", std::to_string(c.job_nodes()));
+  set("ranks", std::to_string(c.job_ranks()));
 
   // Directives may use case values too (e.g. --image={{image}} for Shifter).
   for (auto& dir : directives) dir = Mustache(dir, Location{sys.file}, "directives").render(d, false);
@@ -176,10 +210,7 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
     env_list.push_back(e);
   }
   d.set("env", env_list);
-  set("launch", launch);
   set("container_exec", container);
-  set("command", command);
-  set("run_line", join(run, " "));
   s.text = t.script->render(d, true);
   return s;
 }

@@ -21,6 +21,9 @@ namespace campaign::render {
 
 inline constexpr const char* kExitMarker = ".exit";
 inline constexpr const char* kScriptName = "job.sh";
+// A case with `instances` runs instance i in RUN_DIR/instance-<i>, its output in kInstanceOutput there.
+inline constexpr const char* kInstanceOutput = "output.log";
+std::string instance_dir(long instance);
 
 struct RenderOptions {
   std::filesystem::path workdir;  // absolute; run dirs are workdir/<case name>
@@ -59,6 +62,7 @@ class Renderer {
     std::filesystem::path path;
     std::shared_ptr<Mustache> script;
     std::shared_ptr<Mustache> launch;
+    std::shared_ptr<Mustache> instance_launch;  // the launch line of one instance
     std::shared_ptr<Mustache> container;
     std::vector<matrix::TextTemplate> setup;
     std::vector<std::pair<std::string, matrix::TextTemplate>> sys_env, job_env;
