@@ -22,8 +22,6 @@ std::string campaign_id(const std::string& campaign_name, const fs::path& workdi
       .substr(0, 6);
 }
 
-std::string instance_dir(long instance) { return "instance-" + std::to_string(instance); }
-
 std::string job_name(const std::string& id, const matrix::Case& c, int attempt) {
   return "cmp" + id + "-" + c.name + "-a" + std::to_string(attempt);
 }

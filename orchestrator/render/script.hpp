@@ -23,7 +23,8 @@ inline constexpr const char* kExitMarker = ".exit";
 inline constexpr const char* kScriptName = "job.sh";
 // A case with `instances` runs instance i in RUN_DIR/instance-<i>, its output in kInstanceOutput there.
 inline constexpr const char* kInstanceOutput = "output.log";
-std::string instance_dir(long instance);
+inline constexpr const char* kInstanceDirPrefix = "instance-";
+inline std::string instance_dir(long instance) { return kInstanceDirPrefix + std::to_string(instance); }
 
 struct RenderOptions {
   std::filesystem::path workdir;  // absolute; run dirs are workdir/<case name>

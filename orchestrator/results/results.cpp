@@ -71,25 +71,53 @@ std::vector<Metric> to_catalog(const std::vector<collect::Metric>& metrics) {
   return out;
 }
 
-namespace {
-// Collects without touching the catalog; errors become the outcome's reason.
+long instance_count(const fs::path& run_dir) {
+  std::error_code ec;
+  long highest = -1;
+  for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string n = it->path().filename().string();
+    const std::string prefix = render::kInstanceDirPrefix;
+    if (n.size() <= prefix.size() || n.compare(0, prefix.size(), prefix) != 0 || !it->is_directory(ec))
+      continue;
+    const std::string digits = n.substr(prefix.size());
+    if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) continue;
+    highest = std::max(highest, std::stol(digits));
+  }
+  return highest + 1;
+}
+
 CollectOutcome collect_dir(const fs::path& run_dir, const std::string& job_id,
                            const std::vector<collect::Collector>& collectors, std::vector<Metric>& metrics) {
   CollectOutcome o;
+  const long instances = instance_count(run_dir);
+  std::string where;
   try {
-    auto r = collect::collect(collectors, run_dir, job_output(run_dir, job_id));
-    metrics = to_catalog(r.metrics);
+    if (instances == 0) {
+      auto r = collect::collect(collectors, run_dir, job_output(run_dir, job_id));
+      metrics = to_catalog(r.metrics);
+      o.warnings = std::move(r.warnings);
+    }
+    for (long i = 0; i < instances; ++i) {
+      where = render::instance_dir(i) + ": ";
+      const fs::path dir = run_dir / render::instance_dir(i);
+      std::error_code ec;
+      if (!fs::is_directory(dir, ec)) throw Error("no such directory in " + run_dir.string());
+      auto r = collect::collect(collectors, dir, dir / render::kInstanceOutput);
+      for (auto& m : to_catalog(r.metrics)) {
+        metrics.push_back(std::move(m));
+        metrics.back().instance = i;
+      }
+      for (auto& w : r.warnings) o.warnings.push_back(where + w);
+    }
     o.ok = true;
     o.metrics = metrics.size();
-    o.warnings = std::move(r.warnings);
   } catch (const collect::CollectError& e) {
-    o.error = e.what();
+    o.error = where + e.what();
   } catch (const Error& e) {
-    o.error = e.what();
+    o.error = where + e.what();
   }
   return o;
 }
-}  // namespace
 
 CollectOutcome collect_attempt(Catalog& catalog, const AttemptRow& attempt,
                                const std::vector<collect::Collector>& collectors) {
@@ -270,6 +298,7 @@ std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t ca
       analysis::MetricRow row;
       row.name = series.name;
       if (series.steps[i]) row.step = static_cast<double>(*series.steps[i]);
+      row.instance = series.instance;
       row.value = series.values[i];
       row.unit = series.unit;
       out.push_back(std::move(row));

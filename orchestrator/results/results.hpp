@@ -43,6 +43,16 @@ struct CollectOutcome {
 
 // Collects one attempt's run directory into the catalog: `collected` with its
 // metrics, or `collect_failed` with the reason.
+// The instances a run directory holds (RUN_DIR/instance-<i>, render::instance_dir): one more
+// than the highest i found, 0 for a case without instances.
+long instance_count(const std::filesystem::path& run_dir);
+
+// Collects a run directory without touching the catalog; errors become the outcome's reason. A
+// case with instances is collected in each instance directory (with its output there), each
+// metric keyed by its instance; a missing or unreadable instance fails the whole case, named.
+CollectOutcome collect_dir(const std::filesystem::path& run_dir, const std::string& job_id,
+                           const std::vector<collect::Collector>& collectors, std::vector<Metric>& metrics);
+
 CollectOutcome collect_attempt(Catalog& catalog, const AttemptRow& attempt,
                                const std::vector<collect::Collector>& collectors);
 
