@@ -347,6 +347,8 @@ std::set<std::string> metrics_used(const std::vector<analysis::AnalysisSpec>& sp
   for (auto& s : specs) {
     names.insert(s.time.metric);
     if (s.stall) names.insert(s.stall->data), names.insert(s.stall->compute);
+    if (s.scaling == analysis::Scaling::mlperf_weak)
+      names.insert({analysis::kRunStartMs, analysis::kRunStopMs, analysis::kRunSuccess});
   }
   return names;
 }
