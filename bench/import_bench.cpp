@@ -16,7 +16,8 @@
 #include "analysis/scaling.hpp"
 #include "analysis/spec.hpp"
 #include "catalog/catalog.hpp"
-#include "results/results.hpp"
+#include "collect/import.hpp"
+#include "report/input.hpp"
 #include "spec/library.hpp"
 
 using namespace campaign;
@@ -70,7 +71,7 @@ analyses:
   auto c = spec::parse_campaign(yaml, campaign_file.string());
   auto sys = spec::load_system_file(*spec::find_data_file(CAMPAIGN_SOURCE_DIR, "systems", "local", ".yaml"));
   auto plan = matrix::expand(spec::for_system(c, "local"), sys, (root / "w").string());
-  auto collectors = results::load_collectors(c);
+  auto collectors = collect::load_collectors(c);
   auto t_alone = std::chrono::steady_clock::now();
   {  // the collectors alone, files already in the page cache: the floor for the import
     auto a = std::chrono::steady_clock::now();
@@ -82,11 +83,11 @@ analyses:
   }
   auto t1 = std::chrono::steady_clock::now();
   Catalog catalog = Catalog::open(root / "w");
-  auto s = results::import_runs(catalog, plan, root / "w", tree, collectors);
+  auto s = collect::import_runs(catalog, plan, root / "w", tree, collectors);
   auto t2 = std::chrono::steady_clock::now();
   auto id = catalog.find_campaign("import-bench")->id;
   auto specs = analysis::parse_analyses(c.analyses, c.file);
-  auto cases = results::case_results(catalog, id, results::metrics_used(specs));
+  auto cases = report::case_results(catalog, id, report::metrics_used(specs));
   auto t_read = std::chrono::steady_clock::now();
   auto tables = analysis::analyze_all(specs, cases);
   auto t3 = std::chrono::steady_clock::now();

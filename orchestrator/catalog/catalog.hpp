@@ -57,7 +57,7 @@ struct CampaignRow {
   std::string workdir{};
 };
 
-// The code under test a campaign measured (results/code_version.hpp). Only
+// The code under test a campaign measured (history/code_version.hpp). Only
 // `run`, `resume` and `import` know it and record it; commands that merely
 // look at or cancel jobs must not touch it.
 struct CodeRecord {

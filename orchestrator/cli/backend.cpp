@@ -113,7 +113,7 @@ Opened open_campaign(const CampaignOptions& o, const AccessOptions& access, Verb
 }
 
 void fetch_for_collection(Backend& backend, const spec::Campaign& campaign,
-                          const results::StepCollectors& collectors,
+                          const collect::StepCollectors& collectors,
                           const std::vector<AttemptRow>& attempts) {
   if (!backend.remote || attempts.empty()) return;
   std::vector<stage::RemoteWorkspace::Fetch> runs;
@@ -129,11 +129,11 @@ void fetch_for_collection(Backend& backend, const spec::Campaign& campaign,
 }
 
 void fetch_ended(Backend& backend, Catalog& catalog, std::int64_t campaign_id, const spec::Campaign& campaign,
-                 const results::StepCollectors& collectors) {
+                 const collect::StepCollectors& collectors) {
   if (!backend.remote) return;
   std::vector<AttemptRow> missing;
   for (auto& a : catalog.latest_attempts(campaign_id))
-    if (is_final(a.state) && !a.job_id.empty() && results::job_output(a.run_dir, a.job_id).empty())
+    if (is_final(a.state) && !a.job_id.empty() && collect::job_output(a.run_dir, a.job_id).empty())
       missing.push_back(a);
   fetch_for_collection(backend, campaign, collectors, missing);
 }

@@ -11,8 +11,8 @@
 
 #include "catalog/catalog.hpp"
 #include "cli/cli.hpp"
+#include "collect/attempt.hpp"
 #include "engine/workspace.hpp"
-#include "results/results.hpp"
 #include "sched/scheduler.hpp"
 #include "spec/system.hpp"
 #include "stage/remote_workspace.hpp"
@@ -57,13 +57,13 @@ Opened open_campaign(const CampaignOptions& o, const AccessOptions& access, Verb
 // Brings back into the local mirror what collecting these attempts needs (no-op for a local
 // system). Throws TransportError.
 void fetch_for_collection(Backend& backend, const spec::Campaign& campaign,
-                          const results::StepCollectors& collectors, const std::vector<AttemptRow>& attempts);
+                          const collect::StepCollectors& collectors, const std::vector<AttemptRow>& attempts);
 
 // Mirrors what ended attempts left on a remote system (their exit marker, job output and collector
 // files) when the local mirror lacks their job output: jobs that failed, or whose fetch failed when
 // they completed. No-op for a local system. Throws TransportError.
 void fetch_ended(Backend& backend, Catalog& catalog, std::int64_t campaign_id, const spec::Campaign& campaign,
-                 const results::StepCollectors& collectors);
+                 const collect::StepCollectors& collectors);
 
 // Logs to <workdir>/campaign.log (everything) and stderr (warnings and up;
 // info too with verbose).

@@ -10,8 +10,9 @@
 #include <functional>
 #include <string>
 
+#include "analysis/spec.hpp"
+#include "collect/attempt.hpp"
 #include "matrix/plan.hpp"
-#include "results/results.hpp"
 #include "spec/library.hpp"
 
 namespace campaign::cli {
@@ -31,7 +32,7 @@ struct Loaded {
   std::string system_how;   // how the system was chosen
   matrix::Plan plan;
   std::filesystem::path workdir;  // absolute; local (the catalog's) even for a remote system
-  results::StepCollectors collectors;
+  collect::StepCollectors collectors;
   std::vector<analysis::AnalysisSpec> analyses;  // checked against the plan and the collectors
 };
 // Called once the work directory is known, before the matrix is expanded: returns the work
@@ -62,6 +63,7 @@ void add_status(CLI::App& app);
 void add_cancel(CLI::App& app);
 void add_launch(CLI::App& app, int& status);
 void add_executor(CLI::App& app);              // hidden: the local executor driven over ssh
+void add_pack_exec(CLI::App& app, int& status);  // hidden: the driver inside a packed allocation
 void add_results(CLI::App& app, int& status);  // collect, import, report
 void add_history(CLI::App& app, int& status);
 
@@ -74,7 +76,7 @@ namespace campaign::cli {
 // Collects finished cases (with `again`, collected ones too); returns how many failed. `fetch`, when
 // given, is called first with the attempts about to be collected (to bring their files back from a
 // remote system); its exceptions propagate.
-int collect_finished(Catalog& catalog, std::int64_t campaign_id, const results::StepCollectors& collectors,
+int collect_finished(Catalog& catalog, std::int64_t campaign_id, const collect::StepCollectors& collectors,
                      bool again, const std::function<void(const std::vector<AttemptRow>&)>& fetch = {});
 // The report at the end of run/import when the campaign declares analyses; its HTML path.
 std::optional<std::filesystem::path> write_final_report(Catalog& catalog, const spec::Campaign& campaign,

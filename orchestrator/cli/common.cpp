@@ -1,6 +1,7 @@
 #include <unistd.h>
 
 #include "cli/cli.hpp"
+#include "report/input.hpp"
 #include "util/env.hpp"
 #include "util/strings.hpp"
 
@@ -55,8 +56,8 @@ Loaded load(const CampaignOptions& o, const std::string& workdir_option, const S
       resolve_workdir(l.campaign, resolved.system, workdir_option.empty() ? o.workdir : workdir_option);
   std::string root = script_root ? script_root(l.campaign, resolved.system, l.workdir) : "";
   l.plan = matrix::expand(l.campaign, resolved.system, root.empty() ? l.workdir.string() : root);
-  l.collectors = results::load_collectors(l.campaign);
-  l.analyses = results::load_analyses(l.plan, l.collectors);
+  l.collectors = collect::load_collectors(l.campaign);
+  l.analyses = report::load_analyses(l.plan, l.collectors);
   return l;
 }
 

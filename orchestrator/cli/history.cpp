@@ -1,15 +1,13 @@
 // `campaign history METRIC [PATH...]`: a metric across the runs of a campaign
 // (one per work directory), in commit order, relative to a baseline; exit
 // status 3 when the latest run regressed beyond the threshold.
-#include "report/history.hpp"
-
 #include <cctype>
 #include <iostream>
 #include <set>
 
-#include "analysis/history.hpp"
 #include "cli/cli.hpp"
-#include "results/history.hpp"
+#include "history/output.hpp"
+#include "history/runs.hpp"
 #include "util/strings.hpp"
 
 namespace fs = std::filesystem;
@@ -68,12 +66,12 @@ std::pair<fs::path, std::string> runs_of_campaign_file(const std::string& file, 
 }
 
 int run_history(const HistoryOptions& o) {
-  analysis::MetricQuery query = analysis::parse_metric(o.metric);
+  history::MetricQuery query = history::parse_metric(o.metric);
   if (!(o.threshold > 0))
     throw InputError({"campaign history"}, "--threshold", "must be a positive percentage");
-  std::optional<analysis::Better> better;
-  if (o.better == "higher") better = analysis::Better::higher;
-  if (o.better == "lower") better = analysis::Better::lower;
+  std::optional<history::Better> better;
+  if (o.better == "higher") better = history::Better::higher;
+  if (o.better == "lower") better = history::Better::lower;
 
   std::vector<fs::path> roots;
   std::string name = o.campaign;
@@ -89,7 +87,7 @@ int run_history(const HistoryOptions& o) {
   }
   if (roots.empty()) roots.emplace_back(".");
 
-  results::RunSearch found = results::find_runs(roots, name);
+  history::RunSearch found = history::find_runs(roots, name);
   for (const auto& w : found.warnings) std::cerr << "campaign: warning: skipped " << w << "\n";
   std::vector<std::string> where;
   for (const auto& r : roots) where.push_back(r.string());
@@ -107,16 +105,16 @@ int run_history(const HistoryOptions& o) {
   const auto& runs = found.runs;
 
   // The metric in every run.
-  report::HistoryDocument doc;
+  history::HistoryDocument doc;
   doc.campaign = name;
   doc.metric = query.text;
   doc.fail_on_any = o.fail_on == "any";
-  std::vector<analysis::RunValues> values;
+  std::vector<history::RunValues> values;
   std::string first_problem;
   std::set<std::string> names;
   for (const auto& run : runs) {
-    analysis::Extraction e = results::measure(run, query);
-    analysis::RunValues v;
+    history::Extraction e = history::measure(run, query);
+    history::RunValues v;
     v.run = run.name;
     v.version = run.campaign.code.version;
     v.date = run.date();
@@ -145,7 +143,7 @@ int run_history(const HistoryOptions& o) {
   // The baseline: the runs of the code named by --baseline (averaged), else the oldest run.
   std::vector<size_t> base;
   if (!o.baseline.empty()) {
-    base = results::match_runs(runs, o.baseline);
+    base = history::match_runs(runs, o.baseline);
     if (base.empty()) {
       std::vector<std::string> known;
       for (const auto& r : runs)
@@ -161,19 +159,19 @@ int run_history(const HistoryOptions& o) {
   doc.baseline = (first.campaign.code.version.empty() ? first.name : first.campaign.code.version) +
                  (base.size() > 1 ? " (" + std::to_string(base.size()) + " runs)" : "");
   doc.runs = values;
-  doc.history = analysis::judge(values, base, *better, o.threshold / 100);
+  doc.history = history::judge(values, base, *better, o.threshold / 100);
 
-  report::print_history(std::cout, doc);
+  history::print_history(std::cout, doc);
   fs::path out = o.out.empty() ? fs::absolute(roots.front()) / "history" : fs::absolute(o.out);
   std::string stem = name + "-";
   for (char c : query.text)
     stem += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '=' || c == '.' ? c : '_';
-  auto written = report::write_history(doc, out, stem);
+  auto written = history::write_history(doc, out, stem);
   for (const auto& w : written.warnings) std::cerr << "campaign: warning: " << w << "\n";
   std::cout << (written.plotted ? "plot: " + (out / (stem + ".svg")).string()
                                 : "table: " + (out / (stem + ".csv")).string())
             << "\n";
-  return report::failing(doc).empty() ? 0 : 3;
+  return history::failing(doc).empty() ? 0 : 3;
 }
 
 }  // namespace

@@ -1,13 +1,14 @@
 // `campaign collect`, `campaign import` and `campaign report`: metrics from
 // run directories into the catalog, runs done elsewhere adopted, and the
 // campaign's analyses written as reports.
-#include "results/results.hpp"
-
 #include <iostream>
 
 #include "catalog/catalog.hpp"
 #include "cli/backend.hpp"
 #include "cli/cli.hpp"
+#include "collect/import.hpp"
+#include "history/code_version.hpp"
+#include "report/input.hpp"
 #include "transport/local_shell.hpp"
 
 namespace fs = std::filesystem;
@@ -25,7 +26,7 @@ bool collectable(const AttemptRow& a, bool again) {
 
 }  // namespace
 
-int collect_finished(Catalog& catalog, std::int64_t campaign_id, const results::StepCollectors& collectors,
+int collect_finished(Catalog& catalog, std::int64_t campaign_id, const collect::StepCollectors& collectors,
                      bool again, const std::function<void(const std::vector<AttemptRow>&)>& fetch) {
   std::vector<AttemptRow> take;
   for (auto& a : catalog.latest_attempts(campaign_id)) {
@@ -36,17 +37,17 @@ int collect_finished(Catalog& catalog, std::int64_t campaign_id, const results::
   if (fetch && !take.empty()) fetch(take);
   int failed = 0;
   for (auto& a : take)
-    if (!results::collect_attempt(catalog, a, collectors.at(a.step)).ok) ++failed;
+    if (!collect::collect_attempt(catalog, a, collectors.at(a.step)).ok) ++failed;
   return failed;
 }
 
 std::optional<fs::path> write_final_report(Catalog& catalog, const spec::Campaign& campaign, std::int64_t id,
                                            const fs::path& workdir) {
   if (!campaign.analyses.IsDefined() || campaign.analyses.size() == 0) return std::nullopt;
-  results::ReportRequest req;
+  report::ReportRequest req;
   req.formats = report::parse_formats("all");
   req.out_dir = workdir / "report";
-  auto r = results::make_report(catalog, campaign, id, req, nullptr);
+  auto r = report::make_report(catalog, campaign, id, req, nullptr);
   for (auto& w : r.warnings) std::cerr << "campaign: warning: " << w << "\n";
   return req.out_dir / "report.html";
 }
@@ -109,8 +110,8 @@ void add_results(CLI::App& app, int& status) {
     const auto& collectors = l.collectors;
     Catalog catalog = Catalog::open(l.workdir);
     transport::LocalShell shell;
-    auto code = results::detect_code_version(l.plan, io->label, shell, io->commit);
-    auto s = results::import_runs(catalog, l.plan, l.workdir, io->from, collectors, code);
+    auto code = history::detect_code_version(l.plan, io->label, shell, io->commit);
+    auto s = collect::import_runs(catalog, l.plan, l.workdir, io->from, collectors, code.record());
     for (auto& e : s.errors) std::cerr << "campaign: collect failed: " << e << "\n";
     std::cout << "imported " << s.found - s.already << " of " << s.found + s.absent << " cases ("
               << s.collected << " collected, " << s.failed << " collect_failed, " << s.already
@@ -158,11 +159,11 @@ void add_results(CLI::App& app, int& status) {
     if (all.empty()) throw Error("no campaign in " + workdir.string());
     const CampaignRecord& rec = campaign ? *catalog.find_campaign(campaign->name) : all.front();
     if (!campaign) campaign = spec::parse_campaign(rec.spec_text, (workdir / (rec.name + ".yaml")).string());
-    results::ReportRequest req;
+    report::ReportRequest req;
     bool files = !ro->terminal || rep->count("--format") || rep->count("--out");
     if (files) req.formats = report::parse_formats(ro->formats);
     req.out_dir = ro->out.empty() ? workdir / "report" : fs::absolute(ro->out);
-    auto r = results::make_report(catalog, *campaign, rec.id, req, ro->terminal ? &std::cout : nullptr);
+    auto r = report::make_report(catalog, *campaign, rec.id, req, ro->terminal ? &std::cout : nullptr);
     for (auto& w : r.warnings) std::cerr << "campaign: warning: " << w << "\n";
     if (files) std::cout << "wrote " << r.files.size() << " files to " << req.out_dir.string() << "\n";
   });

@@ -9,8 +9,7 @@
 #include "cli/backend.hpp"
 #include "cli/cli.hpp"
 #include "engine/engine.hpp"
-#include "results/code_version.hpp"
-#include "results/results.hpp"
+#include "history/code_version.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::cli {
@@ -77,7 +76,7 @@ int run_campaign(const RunOptions& o, bool resume) {
   eo.wait = !o.no_wait;
   eo.retry_failed = resume && o.failed;
   eo.campaign_exe = backend.campaign_exe;
-  auto code = results::detect_code_version(l.plan, o.label, *backend.shell);
+  auto code = history::detect_code_version(l.plan, o.label, *backend.shell);
   eo.code = code.record();
   if (auto old = catalog.find_campaign(l.campaign.name);
       old && !old->code.commit.empty() && old->code.commit != code.commit)
@@ -100,7 +99,7 @@ int run_campaign(const RunOptions& o, bool resume) {
       spdlog::warn("{}: cannot fetch its files yet: {}", a.case_name, e.what());
       return;
     }
-    if (it != collectors.end() && !it->second.empty()) results::collect_attempt(catalog, a, it->second);
+    if (it != collectors.end() && !it->second.empty()) collect::collect_attempt(catalog, a, it->second);
   };
   engine::Engine engine(l.plan, l.workdir, catalog, *backend.scheduler, *backend.shell, eo);
   spdlog::info("campaign {} on {} ({}), work directory {}{}", l.campaign.name, l.plan.system.name,

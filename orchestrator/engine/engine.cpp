@@ -19,16 +19,6 @@ namespace fs = std::filesystem;
 
 namespace campaign::engine {
 
-namespace {
-
-// Job ids grow with time on every scheduler here; compare as numbers when they are.
-bool newer_id(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return a.size() > b.size();
-  return a > b;
-}
-
-}  // namespace
-
 std::string Counts::line() const {
   static const State order[] = {State::planned,   State::submitting,    State::queued, State::running,
                                 State::completed, State::collected,     State::failed, State::timeout,
@@ -56,6 +46,8 @@ Engine::Engine(const matrix::Plan& plan, const fs::path& workdir, Catalog& catal
       local_workspace_(shell, workdir),
       workspace_(options_.workspace ? *options_.workspace : local_workspace_),
       submit_order_(interleaved_order(plan)),
+      rules_{options_.lost_after_polls, options_.confirm_after_polls, options_.confirm_every_polls,
+             options_.confirm_timeout_s, options_.submit_grace_s},
       rate_(plan.system.limits.max_submits_per_minute),
       started_at_(now()) {}
 
@@ -94,7 +86,6 @@ void Engine::start() {
   }
   auto sync = catalog_.sync_cases(campaign_id_, rows);
   case_ids_ = sync.ids;
-  for (size_t i = 0; i < case_ids_.size(); ++i) plan_index_[case_ids_[i]] = i;
   if (sync.inserted) spdlog::info("{} new cases in the catalog", sync.inserted);
   if (sync.retired) spdlog::warn("{} cases of the catalog are no longer in the campaign file", sync.retired);
 
@@ -102,7 +93,7 @@ void Engine::start() {
   reconcile(latest);  // throws SchedulerUnavailable: nothing may be submitted before this succeeds
   // Completions an earlier run saw on their markers alone: the scheduler is asked again.
   for (auto& a : latest)
-    if (a.state == State::completed && !a.confirmed) unconfirmed_[a.id] = {a.job_id, 0};
+    if (a.state == State::completed && !a.confirmed) memory_.unconfirmed[a.id] = {a.job_id, 0};
   int ours = 0;
   for (auto& a : latest) ours += is_active(a.state) ? 1 : 0;
   others_in_queue_ = std::max(0, scheduler_.queued_jobs_of_user() - ours);
@@ -117,78 +108,6 @@ void Engine::start() {
     if (n) spdlog::info("resume --failed: {} cases get a new attempt", n);
   }
   report(false);
-}
-
-bool Engine::reconcile(std::vector<AttemptRow>& latest) {
-  std::vector<AttemptRow*> pending;
-  std::vector<std::string> names;
-  for (auto& a : latest)
-    if (a.state == State::submitting) pending.push_back(&a), names.push_back(a.job_name);
-  if (pending.empty()) return false;
-  auto jobs = scheduler_.find_by_name(names);
-  bool changed = false;
-  for (auto* a : pending) {
-    const sched::JobInfo* found = nullptr;
-    for (auto& j : jobs)
-      if (j.name == a->job_name && (!found || newer_id(j.id, found->id))) found = &j;
-    if (found) {
-      spdlog::info("{}: adopting job {} submitted before an interruption", a->case_name, found->id);
-      State seen = found->state == State::lost ? State::queued : found->state;
-      catalog_.record_job_id(a->id, found->id, seen);
-      catalog_.update_state(a->id, seen, update_from(*found));
-      a->state = seen;
-      a->job_id = found->id;
-    } else if (a->submitted && !submit_ended_here_.count(a->id) &&
-               wall() - *a->submitted < std::chrono::duration<double>(options_.submit_grace_s)) {
-      // The submit command of a run that died may still be on its way: look again at the next poll.
-      if (awaiting_submission_.insert(a->id).second)
-        spdlog::info(
-            "{}: no job named {} yet; its submission may still be on its way (waiting up to {:.0f} s)",
-            a->case_name, a->job_name, options_.submit_grace_s);
-      continue;
-    } else {
-      spdlog::info("{}: no job named {}: the submission never reached the scheduler", a->case_name,
-                   a->job_name);
-      catalog_.revert_submitting(a->id, "no job of this name: not submitted");
-      a->state = State::planned;
-    }
-    awaiting_submission_.erase(a->id);
-    submit_ended_here_.erase(a->id);
-    changed = true;
-  }
-  return changed;
-}
-
-bool Engine::plan_retries(std::vector<AttemptRow>& latest) {
-  bool changed = false;
-  std::map<std::int64_t, const AttemptRow*> by_case;
-  for (auto& a : latest) by_case[a.case_id] = &a;
-  for (auto& a : latest) {
-    if (!a.in_spec) continue;
-    if (is_failure_end(a.state) && a.reason.rfind(kDependencyReason, 0) == 0) {
-      // Cancelled because a dependency failed: try again once every dependency can still succeed.
-      auto pi = plan_index_.find(a.case_id);
-      if (pi == plan_index_.end()) continue;
-      bool viable = true;
-      for (size_t d : plan_.cases[pi->second].after) {
-        auto dep = by_case.find(case_ids_[d]);
-        if (dep != by_case.end() && is_failure_end(dep->second->state)) viable = false;
-      }
-      if (viable) {
-        catalog_.new_attempt_for_retry(a.case_id, "its dependency is being retried");
-        changed = true;
-      }
-      continue;
-    }
-    if (is_failure_end(a.state) && should_retry(a.state, a.number, plan_.campaign.retry)) {
-      spdlog::info("{}: attempt {} ended {}; retrying (attempt {} of {})", a.case_name, a.number,
-                   to_string(a.state), a.number + 1, plan_.campaign.retry.max_attempts);
-      catalog_.new_attempt_for_retry(a.case_id, "retry policy: " + std::string(to_string(a.state)));
-      changed = true;
-    }
-  }
-  if (changed) latest = catalog_.latest_attempts(campaign_id_);
-  return changed;
 }
 
 std::vector<AttemptRow>& Engine::cached_latest() {
@@ -231,10 +150,10 @@ bool Engine::tick(bool poll_scheduler) {
       if (scheduler_problem_.empty()) spdlog::warn("scheduler unavailable, will retry: {}", e.what());
       scheduler_problem_ = e.what();
       if (!unreachable_since_) unreachable_since_ = now();
-      confirm_unreachable();
+      confirm_unreachable(latest);
     }
   }
-  changed |= plan_retries(latest);
+  changed |= apply(retries(plan_, case_ids_, latest), latest);
   if (scheduler_problem_.empty() && !unresolved) {
     try {
       changed |= submit_ready(latest);
@@ -254,22 +173,20 @@ bool Engine::finished() {
 
 int Engine::cancel(const std::string& pattern) {
   auto latest = catalog_.latest_attempts(campaign_id_);
+  Actions actions;
   std::vector<std::string> ids;
-  std::vector<AttemptRow*> rows;
   for (auto& a : latest) {
     if (!pattern.empty() && fnmatch(pattern.c_str(), a.case_name.c_str(), 0) != 0) continue;
     if (a.state == State::planned || (is_active(a.state) && !a.job_id.empty())) {
-      rows.push_back(&a);
+      JobUpdate u;
+      u.reason = "cancelled by the user";
+      actions.marks.push_back({a.id, State::cancelled, u, "", "", false});
       if (!a.job_id.empty()) ids.push_back(a.job_id);
     }
   }
-  if (!ids.empty()) scheduler_.cancel(ids);
-  for (auto* a : rows) {
-    JobUpdate u;
-    u.reason = "cancelled by the user";
-    finish_attempt(*a, State::cancelled, u);
-  }
-  return static_cast<int>(rows.size());
+  if (!ids.empty()) scheduler_.cancel(ids);  // first: a failing scheduler command changes no state
+  apply(actions, latest);
+  return static_cast<int>(actions.marks.size());
 }
 
 Counts Engine::counts() { return counts_of(catalog_.latest_attempts(campaign_id_)); }
@@ -339,14 +256,12 @@ int Engine::run() {
     // it failed waits for the scheduler's verdict, a submission's outcome is unknown. Jobs that
     // start or complete (markers) do not need the scheduler. The local executor is the exception:
     // its calls are what starts pending jobs, and they cost no daemon anything.
-    bool soon = poll_soon_ || !marker_exit_.empty() || (changed && scheduler_.starts_jobs_when_polled());
+    bool soon =
+        poll_soon_ || !memory_.marker_exit.empty() || (changed && scheduler_.starts_jobs_when_polled());
     poll_soon_ = false;
     // The tail: nothing runs any more, only completions await the accounting (and the dependents or
     // the end of the run wait for them). The scheduler is asked at once, then at the shortest interval.
-    bool tail =
-        !unconfirmed_.empty() && std::none_of(latest_.begin(), latest_.end(), [](const AttemptRow& a) {
-          return a.in_spec && (is_active(a.state) || a.state == State::submitting);
-        });
+    bool tail = in_tail(latest_, memory_);
     soon |= tail;
     if (tail && changed && !poll_now) {
       backoff.reset();

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "catalog/catalog.hpp"
+#include "engine/decide.hpp"
 #include "engine/policy.hpp"
 #include "engine/workspace.hpp"
 #include "matrix/plan.hpp"
@@ -118,17 +119,14 @@ class Engine {
   const std::string& scheduler_problem() const { return scheduler_problem_; }
 
  private:
+  // The effects (apply.cpp): observations gathered, decided on (decide.hpp), the actions performed.
+  bool apply(const Actions& actions, std::vector<AttemptRow>& latest);
+  bool reconcile(std::vector<AttemptRow>& latest);
   bool apply_markers(std::vector<AttemptRow>& latest);
   bool poll(std::vector<AttemptRow>& latest);
-  bool reconcile(std::vector<AttemptRow>& latest);
-  bool plan_retries(std::vector<AttemptRow>& latest);
+  void confirm_unreachable(std::vector<AttemptRow>& latest);
   bool submit_ready(std::vector<AttemptRow>& latest);
   bool submit_one(AttemptRow& row, size_t plan_index, const std::vector<std::string>& after);
-  bool finish_attempt(AttemptRow& row, State state, const JobUpdate& info);
-  // Settles an attempt its marker completed: `info` is the scheduler's record of the ended job,
-  // null when there is none (`why` says why).
-  void confirm(AttemptRow& row, const sched::JobInfo* info, const std::string& why);
-  void confirm_unreachable();
   std::vector<AttemptRow>& cached_latest();  // the latest attempts, read again after a change
   Counts counts_of(const std::vector<AttemptRow>& latest);
   void report(bool final);
@@ -147,19 +145,11 @@ class Engine {
   Workspace& workspace_;
 
   std::int64_t campaign_id_ = 0;
-  std::string job_id_prefix_;                   // render::campaign_id salted with the catalog's creation time
-  std::vector<std::int64_t> case_ids_;          // by plan index
-  std::vector<size_t> submit_order_;            // plan indices, interleaved across node classes
-  std::map<std::int64_t, size_t> plan_index_;   // case id -> plan index
-  std::set<std::int64_t> submit_ended_here_;    // submitting attempts whose submit command failed in this run
-  std::set<std::int64_t> awaiting_submission_;  // submitting attempts with no job yet (logged once)
-  std::map<std::int64_t, int> misses_;          // attempt id -> polls unknown to the scheduler
-  std::map<std::int64_t, int> marker_exit_;     // attempt id -> non-zero exit marker awaiting the scheduler
-  // Attempts completed by their marker, awaiting the scheduler's accounting: attempt id -> (job id,
-  // polls in which the scheduler had no record of it). Asked at every poll (same batched commands).
-  std::map<std::int64_t, std::pair<std::string, int>> unconfirmed_;
-  // Starts "due": an engine's first poll asks (status --refresh is one tick, resume starts afresh).
-  int polls_since_confirm_ = std::numeric_limits<int>::max() - 1;
+  std::string job_id_prefix_;           // render::campaign_id salted with the catalog's creation time
+  std::vector<std::int64_t> case_ids_;  // by plan index
+  std::vector<size_t> submit_order_;    // plan indices, interleaved across node classes
+  Rules rules_;                         // from options_
+  Memory memory_;                       // what the decisions remember between ticks
   std::optional<Clock::time_point> unreachable_since_;  // the scheduler has failed every poll since
   std::vector<AttemptRow> latest_;                      // cached_latest()
   bool latest_valid_ = false;

@@ -1,5 +1,5 @@
 // What the engine's parts agree on about attempts and observations: small pure functions, shared by
-// engine.cpp (the loop), observe.cpp (markers and polls) and submit.cpp (submissions).
+// the decisions (decide.cpp, choose.cpp) and the loop (engine.cpp, apply.cpp, submit.cpp).
 #pragma once
 
 #include <string>
@@ -40,8 +40,5 @@ inline bool succeeded(const AttemptRow& a) {
 inline constexpr const char* kAwaitingAccounting = "exit marker 0; awaiting the scheduler's accounting";
 
 inline constexpr const char* kDependencyReason = "dependency ";
-
-// The plan's cases in the order they are offered to the scheduler (submit.cpp).
-std::vector<size_t> interleaved_order(const matrix::Plan& plan);
 
 }  // namespace campaign::engine

@@ -1,34 +1,14 @@
-// The engine's submissions: which ready case goes next (node classes round robin, queue limits,
-// budget, rate), its script and walltime, and what a refused or unclear submission means.
+// The engine's submissions: the cases choose_submissions() picked (decide.hpp), within the rate and
+// a time slice; each one's script and walltime, and what a refused or unclear submission means.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <map>
 
 #include "engine/engine.hpp"
 #include "engine/rules.hpp"
 
 namespace campaign::engine {
-
-// The plan's cases in the order they are offered to the scheduler: round robin over node classes
-// (step, partition), the plan's order within each class. Slurm's main scheduling pass stops at the
-// first job it cannot start; a queue holding every mc case before every gpu case leaves freed gpu
-// nodes idle until the backfill pass.
-std::vector<size_t> interleaved_order(const matrix::Plan& plan) {
-  std::map<std::pair<size_t, size_t>, std::vector<size_t>> classes;
-  std::vector<std::pair<size_t, size_t>> first_seen;
-  for (size_t i = 0; i < plan.cases.size(); ++i) {
-    auto key = std::pair{plan.cases[i].step, plan.cases[i].partition};
-    auto& list = classes[key];
-    if (list.empty()) first_seen.push_back(key);
-    list.push_back(i);
-  }
-  std::vector<size_t> order;
-  order.reserve(plan.cases.size());
-  for (size_t round = 0; order.size() < plan.cases.size(); ++round)
-    for (auto& key : first_seen)
-      if (round < classes[key].size()) order.push_back(classes[key][round]);
-  return order;
-}
 
 long Engine::walltime_for(const AttemptRow& row, const matrix::Case& c) {
   if (row.number <= 1) return c.walltime_s;
@@ -75,7 +55,7 @@ bool Engine::submit_one(AttemptRow& row, size_t index, const std::vector<std::st
         spdlog::warn("{}: submission outcome unknown ({}); reconciling by job name", row.case_name, e.what());
         row.state = State::submitting;
         row.job_name = script.job_name;
-        submit_ended_here_.insert(row.id);
+        memory_.submit_ended_here.insert(row.id);
         scheduler_problem_ = e.what();  // no more submissions until a poll succeeds
         latest_valid_ = false;
         poll_soon_ = true;
@@ -104,74 +84,34 @@ bool Engine::submit_one(AttemptRow& row, size_t index, const std::vector<std::st
 bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
   more_to_submit_ = false;
   if (now() < submit_pause_until_) return false;
+  std::optional<double> committed;
+  if (plan_.campaign.budget_node_hours)
+    committed = catalog_.consumed_node_hours(campaign_id_) + catalog_.in_flight_node_hours(campaign_id_);
+  SubmitChoice choice =
+      choose_submissions(plan_, submit_order_, case_ids_, latest, others_in_queue_, committed);
+  if (!choice.budget_note.empty() && choice.budget_note != budget_note_)
+    spdlog::warn("{}", choice.budget_note);  // once, not at every tick
+  budget_note_ = choice.budget_note;
+  bool changed = apply(choice.actions, latest);
   // A long burst of submissions (each a scheduler command) is cut into slices so that markers and
   // polls are not starved: the next slice follows at once.
   auto slice_end = now() + std::chrono::duration_cast<Clock::duration>(
                                std::chrono::duration<double>(options_.submit_slice_s));
-  std::map<std::int64_t, AttemptRow*> by_case;
-  int ours_active = 0;
-  for (auto& a : latest) {
-    by_case[a.case_id] = &a;
-    ours_active += (is_active(a.state) || a.state == State::submitting) ? 1 : 0;
-  }
-  const auto& limits = plan_.system.limits;
-  std::optional<double> budget;
-  double committed = 0;
-  if (plan_.campaign.budget_node_hours) {
-    budget = *plan_.campaign.budget_node_hours;
-    committed = catalog_.consumed_node_hours(campaign_id_) + catalog_.in_flight_node_hours(campaign_id_);
-  }
-  bool changed = false;
-  for (size_t i : submit_order_) {
-    auto it = by_case.find(case_ids_[i]);
-    if (it == by_case.end()) continue;
-    AttemptRow& row = *it->second;
-    if (row.state != State::planned || !row.in_spec) continue;
-    std::vector<std::string> after;
-    bool ready = true;
-    for (size_t d : plan_.cases[i].after) {
-      const AttemptRow& dep = *by_case.at(case_ids_[d]);
-      if (succeeded(dep)) continue;
-      if (is_active(dep.state) && !dep.job_id.empty()) {
-        after.push_back(dep.job_id);
-        continue;
-      }
-      if (is_failure_end(dep.state)) {
-        JobUpdate u;
-        u.reason =
-            std::string(kDependencyReason) + dep.case_name + " ended " + std::string(to_string(dep.state));
-        catalog_.update_state(row.id, State::cancelled, u);
-        row.state = State::cancelled;
-        row.reason = *u.reason;
-        changed = true;
-      }
-      ready = false;
-      break;
-    }
-    if (!ready) continue;
-    if (others_in_queue_ + ours_active >= limits.max_queued_jobs) break;
-    const auto& c = plan_.cases[i];
-    if (budget) {
-      double need = c.node_hours();
-      if (committed + need > *budget) {
-        std::string note = fmt::format(
-            "budget: {:.1f} node-hours used or in flight, {} would need {:.1f} more of {:.1f}; not "
-            "submitting",
-            committed, c.name, need, *budget);
-        if (note != budget_note_) spdlog::warn("{}", note);  // once, not at every tick
-        budget_note_ = note;
-        break;
-      }
-      committed += need;
-    }
+  std::map<std::int64_t, AttemptRow*> rows;
+  for (auto& a : latest) rows[a.id] = &a;
+  for (auto& s : choice.ready) {
+    AttemptRow& row = *rows.at(s.attempt);
+    std::vector<std::string> after = s.after;
+    for (size_t d : s.after_ready) after.push_back(rows.at(choice.ready[d].attempt)->job_id);
+    if (std::find(after.begin(), after.end(), "") != after.end())
+      continue;  // a dependency the scheduler rejected: the next tick cancels this one
     if (now() >= slice_end) {
       more_to_submit_ = true;
       break;
     }
     if (!rate_.allow(now())) break;
-    bool submitted = submit_one(row, i, after);
+    bool submitted = submit_one(row, s.plan_index, after);
     changed |= submitted;
-    if (row.state == State::queued) ++ours_active;
     // Refused (wait for the pause) or outcome unknown (the scheduler is in trouble: every further
     // submit would wait for its timeout too; reconcile first).
     if (!submitted && (row.state == State::planned || row.state == State::submitting)) break;

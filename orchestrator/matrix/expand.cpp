@@ -75,6 +75,7 @@ StepExpander::StepExpander(Plan& plan, size_t step_index, std::unordered_map<std
   mx_ = step_.matrix ? *step_.matrix : c_.matrix;
   sp_.job = c_.job;
   patch(sp_.job, step_.job);
+  if (const auto& pack = step_.pack ? step_.pack : c_.pack; pack && pack->enabled) sp_.pack = *pack;
   derived_ = c_.derived;
   own_matrix_ = static_cast<bool>(step_.matrix);
   campaign_derived_ = derived_.size();
@@ -92,6 +93,7 @@ void StepExpander::run() {
   build_schema();
   compile();
   iterate();
+  check_pack();
   plan_.steps.push_back(std::move(sp_));
 }
 

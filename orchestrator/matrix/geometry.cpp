@@ -204,4 +204,32 @@ void StepExpander::check_walltime(const Case& cs, const spec::Partition& part, c
                          " limit of partition '" + part.name + "' on " + sys_.name + case_desc(values));
 }
 
+// Every case of a packed step fits in one allocation, and an allocation in its partition.
+void StepExpander::check_pack() const {
+  if (!sp_.pack) return;
+  const spec::Pack& pack = *sp_.pack;
+  std::string key = (step_.pack ? "steps." + step_.name + "." : std::string()) + "pack";
+  for (size_t i = sp_.first_case; i < sp_.first_case + sp_.case_count; ++i) {
+    const Case& cs = plan_.cases[i];
+    const auto& part = sys_.partitions[cs.partition];
+    if (part.max_nodes && pack.nodes > part.max_nodes)
+      throw InputError(pack.where, key + ".nodes",
+                       std::to_string(pack.nodes) + " nodes exceed the " + std::to_string(part.max_nodes) +
+                           " of partition '" + part.name + "' on " + sys_.name);
+    if (cs.nodes > pack.nodes)
+      throw InputError(pack.where, key + ".nodes",
+                       "case " + cs.name + " needs " + std::to_string(cs.nodes) +
+                           " nodes, more than an allocation's " + std::to_string(pack.nodes));
+    long limit = part.max_walltime_s ? part.max_walltime_s : sys_.limits.max_walltime_s;
+    if (pack.walltime_s && *pack.walltime_s > limit)
+      throw InputError(pack.where, key + ".walltime",
+                       "walltime " + format_hms(*pack.walltime_s) + " exceeds the " + format_hms(limit) +
+                           " limit of partition '" + part.name + "' on " + sys_.name);
+    if (pack.walltime_s && cs.walltime_s > *pack.walltime_s)
+      throw InputError(pack.where, key + ".walltime",
+                       "case " + cs.name + " needs " + format_hms(cs.walltime_s) +
+                           ", more than an allocation's " + format_hms(*pack.walltime_s));
+  }
+}
+
 }  // namespace campaign::matrix

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ struct StepPlan {
   std::vector<std::string> axes;         // matrix coordinates (incl. `repeat` when > 1)
   spec::Job job;                         // the campaign's job patched by the step's
   TextTemplate command;
+  std::optional<spec::Pack> pack;   // its cases run packed into shared allocations (pack/)
   std::vector<size_t> after_steps;  // indices into Plan::steps
   size_t first_case = 0, case_count = 0;
 };

@@ -75,6 +75,7 @@ class StepExpander {
   void record_geometry(const Case& cs, const std::string& pname, Values& values);
   long walltime_of(const Case& cs, const Values& values);
   void check_walltime(const Case& cs, const spec::Partition& part, const Values& values);
+  void check_pack() const;
 
   // naming.cpp
   void compile_name();

@@ -4,6 +4,7 @@
 #include <random>
 #include <sstream>
 
+#include "render/step_launch.hpp"
 #include "spec/library.hpp"
 #include "util/atomic_file.hpp"
 #include "util/hash.hpp"
@@ -46,6 +47,8 @@ MustacheData list_data(const std::vector<std::string>& items) {
 
 Renderer::Renderer(const matrix::Plan& plan) : plan_(plan) {
   const auto& sys = plan.system;
+  if (auto p = spec::find_data_file(plan.campaign.dir, "templates/pack", "case", ".sh.mustache"))
+    case_script_ = std::make_shared<Mustache>(read_file(*p), Location{p->string()}, "");
   for (auto& sp : plan.steps) {
     StepTemplates t;
     const auto& job = sp.job;
@@ -64,9 +67,8 @@ Renderer::Renderer(const matrix::Plan& plan) : plan_(plan) {
     t.script = std::make_shared<Mustache>(read_file(*path), Location{path->string()}, "");
     std::string launch = (job.launch && !*job.launch) ? "" : sys.launcher.command;
     t.launch = std::make_shared<Mustache>(launch, Location{sys.file}, "launcher.command");
-    if (!launch.empty() && !sys.launcher.instance_options.empty())
-      launch += " " + sys.launcher.instance_options;
-    t.instance_launch = std::make_shared<Mustache>(launch, Location{sys.file}, "launcher.command");
+    std::optional<std::string> step = (job.launch && !*job.launch) ? "" : step_launch_template(sys.launcher);
+    if (step) t.step_launch = std::make_shared<Mustache>(*step, Location{sys.file}, "launcher.command");
     if (job.container) {
       if (!sys.container)
         throw InputError(
@@ -152,6 +154,13 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
   for (auto& [k, v] : part.env) put_env(k, v);
   for (auto& [k, tt] : t.job_env) put_env(k, tt.render(c.values, Escape::shell));
 
+  if (o.packed && !case_script_)
+    throw InputError(Location{"templates/pack/case.sh.mustache"}, "",
+                     "no such template (packed runs need it)");
+  if ((o.packed || job.instances) && !t.step_launch)
+    throw InputError(Location{sys.file}, "launcher.command",
+                     std::string(o.packed ? "packed runs" : "instances") +
+                         " start each case as an srun step: the command must start with 'srun'");
   std::string container;
   if (t.container) {
     MustacheData cd = d;
@@ -171,7 +180,8 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
     set("command", command);
     return join(run, " ");
   };
-  // Instances: the same run line K times, each with its own `instance`, directory and launch.
+  // Instances: the same run line K times, each with its own `instance` and directory, each a step
+  // on its own nodes as a packed case is.
   MustacheData instance_runs(MustacheData::type::list);
   if (job.instances) {
     size_t slot = static_cast<size_t>(sc.find("instance"));
@@ -183,11 +193,11 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
       MustacheData run;
       run.set("instance", std::to_string(i));
       run.set("dir", instance_dir(i));
-      run.set("run_line", run_line(*t.instance_launch, di, values));
+      run.set("run_line", run_line(*t.step_launch, di, values));
       instance_runs.push_back(run);
     }
   }
-  set("run_line", run_line(*t.launch, d, c.values));
+  set("run_line", run_line(o.packed ? *t.step_launch : *t.launch, d, c.values));
   d.set("instance_runs", instance_runs);
   d.set("instanced", MustacheData(job.instances.value.has_value()));
   set("instance_output", kInstanceOutput);
@@ -209,7 +219,7 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
   }
   d.set("env", env_list);
   set("container_exec", container);
-  s.text = t.script->render(d, true);
+  s.text = (o.packed ? case_script_ : t.script)->render(d, true);
   return s;
 }
 

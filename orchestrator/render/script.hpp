@@ -35,6 +35,10 @@ struct RenderOptions {
   // the catalog's creation time, so a campaign run again from scratch in the
   // same directory never adopts jobs of the earlier run.
   std::string campaign_id;
+  // A case run as one step of a packed allocation (pack/): the case script
+  // (templates/pack/case.sh.mustache, no scheduler directives) with the step
+  // launch line of render/step_launch.hpp.
+  bool packed = false;
 };
 
 struct Script {
@@ -63,13 +67,14 @@ class Renderer {
     std::filesystem::path path;
     std::shared_ptr<Mustache> script;
     std::shared_ptr<Mustache> launch;
-    std::shared_ptr<Mustache> instance_launch;  // the launch line of one instance
+    std::shared_ptr<Mustache> step_launch;  // packed runs and instances: a step on its own nodes
     std::shared_ptr<Mustache> container;
     std::vector<matrix::TextTemplate> setup;
     std::vector<std::pair<std::string, matrix::TextTemplate>> sys_env, job_env;
   };
   const matrix::Plan& plan_;
   std::vector<StepTemplates> steps_;
+  std::shared_ptr<Mustache> case_script_;  // packed runs; null: no templates/pack/case.sh.mustache
 };
 
 // Renders every case (all errors surface before anything is written), then

@@ -7,6 +7,7 @@
 #include "util/hash.hpp"
 #include "util/state.hpp"
 #include "util/strings.hpp"
+#include "util/walltime.hpp"
 
 namespace campaign::spec {
 
@@ -250,6 +251,34 @@ void parse_retry(const std::string& file, const YAML::Node& node, const std::str
   m.finish();
 }
 
+// `pack: {nodes: N, walltime: HH:MM:SS, cases: M}`, or `pack: false`.
+Field<Pack> parse_pack(const std::string& file, const YAML::Node& node, const std::string& path) {
+  Pack p;
+  p.where = location(file, node);
+  if (node.IsScalar()) {
+    if (as_bool(file, node, path))
+      fail(file, node, path,
+           "say how big an allocation is: pack: {nodes: N[, walltime: HH:MM:SS, cases: M]}");
+    p.enabled = false;
+    return field(file, node, p);
+  }
+  MapReader m(file, node, path, {"nodes", "walltime", "cases"});
+  YAML::Node n = m.require("nodes", "the nodes of each allocation");
+  p.nodes = as_int(file, n, m.path("nodes"));
+  if (p.nodes < 1) fail(file, n, m.path("nodes"), "must be at least 1");
+  if (auto v = m.get("walltime"); v.IsDefined()) {
+    p.walltime_s = parse_walltime(as_string(file, v, m.path("walltime")));
+    if (!p.walltime_s || *p.walltime_s <= 0)
+      fail(file, v, m.path("walltime"), "expected a walltime such as 02:00:00 or 1-00:00:00");
+  }
+  if (auto v = m.get("cases"); v.IsDefined()) {
+    p.cases = as_int(file, v, m.path("cases"));
+    if (*p.cases < 1) fail(file, v, m.path("cases"), "must be at least 1");
+  }
+  m.finish();
+  return field(file, node, p);
+}
+
 void parse_step(const std::string& file, const YAML::Node& node, const std::string& path, Step& step) {
   MapReader m(file, node, path);
   if (auto v = m.get("enabled"); v.IsDefined()) step.enabled = as_bool(file, v, m.path("enabled"));
@@ -262,6 +291,7 @@ void parse_step(const std::string& file, const YAML::Node& node, const std::stri
   if (auto v = m.get("case_name"); v.IsDefined())
     step.name_template = field(file, v, as_string(file, v, m.path("case_name")));
   if (auto v = m.get("job"); v.IsDefined()) parse_job(file, v, m.path("job"), step.job);
+  if (auto v = m.get("pack"); v.IsDefined()) step.pack = parse_pack(file, v, m.path("pack"));
   if (auto v = m.get("after"); v.IsDefined()) {
     step.after = as_string_list(file, v, m.path("after"));
     step.after_where = location(file, v);
@@ -360,6 +390,7 @@ void parse_body(MapReader& r, Campaign& c, bool is_override) {
   if (auto v = r.get("derived"); v.IsDefined()) parse_derived(file, v, r.path("derived"), c.derived);
   str("case_name", c.name_template);
   if (auto v = r.get("job"); v.IsDefined()) parse_job(file, v, r.path("job"), c.job);
+  if (auto v = r.get("pack"); v.IsDefined()) c.pack = parse_pack(file, v, r.path("pack"));
   if (auto v = r.get("steps"); v.IsDefined()) parse_steps(file, v, r.path("steps"), c);
   if (auto v = r.get("retry"); v.IsDefined()) parse_retry(file, v, r.path("retry"), c.retry);
   if (auto v = r.get("budget"); v.IsDefined() && !v.IsNull()) {

@@ -101,6 +101,16 @@ struct Job {
   Field<Container> container;
 };
 
+// A step's ready cases as job steps inside shared allocations (pack/planner.hpp): at most `nodes`
+// nodes and `walltime` per allocation (default: the partition's longest), at most `cases` cases.
+struct Pack {
+  bool enabled = true;  // `pack: false` (in a step) turns the campaign's off
+  long nodes = 0;
+  std::optional<long> walltime_s;
+  std::optional<long> cases;
+  Location where;
+};
+
 struct Step {
   std::string name;
   Location where;
@@ -108,7 +118,8 @@ struct Step {
   Field<Matrix> matrix;          // replaces the campaign's matrix when set
   std::vector<Derived> derived;  // added after the campaign's
   Field<std::string> name_template;
-  Job job;  // patched over the campaign's job
+  Job job;           // patched over the campaign's job
+  Field<Pack> pack;  // replaces the campaign's when set
   std::vector<std::string> after;
   Location after_where;
   // Collectors of this step's cases; unset: the campaign's (a staging step says `collectors: []`).
@@ -161,6 +172,7 @@ struct Campaign {
   std::vector<Derived> derived;
   Field<std::string> name_template;
   Job job;
+  Field<Pack> pack;         // every step's, unless a step says otherwise
   std::vector<Step> steps;  // never empty after loading: an implicit "main" step
 
   RetryPolicy retry;

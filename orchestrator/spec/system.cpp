@@ -81,9 +81,6 @@ System load_system_file(const std::filesystem::path& path) {
       m.finish();
     }
     if (s.launcher.command.empty()) s.launcher.command = default_launch(s.launcher.kind);
-    // jsrun's resource sets and the local launcher's ranks already fit one instance.
-    if (s.launcher.kind == "srun")
-      s.launcher.instance_options = "--exact -N {{nodes}} -n {{ranks}} -c {{cpus_per_rank}}";
   }
   if (auto v = r.get("account"); v.IsDefined() && !v.IsNull())
     s.account = expand_env(as_string(file, v, "account"));

@@ -50,9 +50,6 @@ struct Limits {
 struct Launcher {
   std::string kind;     // srun | jsrun | mpirun | local | none
   std::string command;  // Mustache template over the case (ranks, nodes, ...)
-  // Appended to `command` for each instance of a case with `instances`, so that every instance is
-  // its own step on its own nodes of the job's allocation (srun: --exact -N -n -c).
-  std::string instance_options;
 };
 
 struct ContainerRuntime {

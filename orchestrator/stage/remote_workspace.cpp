@@ -51,21 +51,6 @@ std::map<std::string, std::string> parse_env(const std::string& text) {
   return env;
 }
 
-std::map<std::string, std::string> remote_environment(transport::Shell& shell) {
-  auto r = shell.run({"sh", "-c", kEnvScript}, std::chrono::seconds(30));
-  const std::string marker = std::string("\ncampaign-env-begin") + '\0';
-  auto at = r.out.find(marker);
-  if (r.ok() && at != std::string::npos) return parse_env(r.out.substr(at + marker.size()));
-  // No usable login shell: the plain environment of a command.
-  spdlog::warn("{}: the login shell's environment is not readable ({}); using a command's environment",
-               shell.describe(), r.timed_out ? "timed out" : "exit " + std::to_string(r.exit_code));
-  auto plain = shell.run({"env", "-0"}, std::chrono::seconds(30));
-  if (!plain.ok())
-    throw transport::TransportError(shell.describe() +
-                                    ": cannot read the remote environment: " + trim(plain.err));
-  return parse_env(plain.out);
-}
-
 }  // namespace
 
 RemoteWorkspace::RemoteWorkspace(transport::Shell& shell, fs::path local_root, std::string remote_root)
@@ -133,9 +118,29 @@ ssh::SyncResult RemoteWorkspace::fetch(const std::vector<Fetch>& runs,
   return ssh::sync_down(shell_, remote_root_, local_root_, include, exclude, under);
 }
 
+std::map<std::string, std::string> remote_environment(transport::Shell& shell) {
+  auto r = shell.run({"sh", "-c", kEnvScript}, std::chrono::seconds(30));
+  const std::string marker = std::string("\ncampaign-env-begin") + '\0';
+  auto at = r.out.find(marker);
+  if (r.ok() && at != std::string::npos) return parse_env(r.out.substr(at + marker.size()));
+  // No usable login shell: the plain environment of a command.
+  spdlog::warn("{}: the login shell's environment is not readable ({}); using a command's environment",
+               shell.describe(), r.timed_out ? "timed out" : "exit " + std::to_string(r.exit_code));
+  auto plain = shell.run({"env", "-0"}, std::chrono::seconds(30));
+  if (!plain.ok())
+    throw transport::TransportError(shell.describe() +
+                                    ": cannot read the remote environment: " + trim(plain.err));
+  return parse_env(plain.out);
+}
+
 std::string resolve_remote_root(transport::Shell& shell, const spec::System& system,
                                 const std::string& campaign_name, const std::string& option) {
-  auto env = remote_environment(shell);
+  return resolve_remote_root(remote_environment(shell), shell.describe(), system, campaign_name, option);
+}
+
+std::string resolve_remote_root(const std::map<std::string, std::string>& env, const std::string& where,
+                                const spec::System& system, const std::string& campaign_name,
+                                const std::string& option) {
   EnvLookup lookup = [&](const std::string& name) -> std::optional<std::string> {
     auto it = env.find(name);
     if (it == env.end()) return std::nullopt;
@@ -155,12 +160,13 @@ std::string resolve_remote_root(transport::Shell& shell, const spec::System& sys
   std::string missing;
   std::string path = expand_env(spec, lookup, &missing);
   if (!missing.empty())
-    throw Error(what + " '" + spec + "' uses " + missing + ", which is not set on " + shell.describe());
-  std::string home = env.count("HOME") ? env["HOME"] : "";
+    throw Error(what + " '" + spec + "' uses " + missing + ", which is not set on " + where);
+  auto it = env.find("HOME");
+  const std::string home = it == env.end() ? "" : it->second;
   if (path == "~" || starts_with(path, "~/")) path = home + path.substr(1);
   if (path.empty() || path[0] != '/') {
     if (home.empty() || home[0] != '/')
-      throw Error("cannot tell the home directory on " + shell.describe() + " to place '" + path +
+      throw Error("cannot tell the home directory on " + where + " to place '" + path +
                   "' in; give an absolute --remote-workdir");
     path = join_remote(home, path);
   }

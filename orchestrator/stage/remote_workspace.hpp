@@ -15,6 +15,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,15 @@ class RemoteWorkspace final : public engine::Workspace {
 // TransportError when the remote side cannot be asked, Error when a variable is not set there.
 std::string resolve_remote_root(transport::Shell& shell, const spec::System& system,
                                 const std::string& campaign_name, const std::string& option);
+// The same with the remote environment `env` already read (remote_environment); `where` names the
+// remote side in errors.
+std::string resolve_remote_root(const std::map<std::string, std::string>& env, const std::string& where,
+                                const spec::System& system, const std::string& campaign_name,
+                                const std::string& option);
+
+// The environment of a login shell on the remote side (its profile scripts set $SCRATCH and the
+// like), else a command's environment. Throws TransportError when neither can be read.
+std::map<std::string, std::string> remote_environment(transport::Shell& shell);
 
 // The globs (relative to a run directory) to fetch for one attempt once it completed: its exit
 // marker, the job's output file (slurm-ID.out, job-ID.out, lsf-ID.out), the files `collectors`

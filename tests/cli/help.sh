@@ -28,7 +28,7 @@ answers() {
 answers campaign "$exe"
 subcommands=$("$exe" --help | awk '/^Subcommands:/ { on = 1; next } on && NF { print $1 }')
 check "campaign lists its subcommands" test "$(wc -w <<<"$subcommands")" -ge 10
-for sub in $subcommands executor; do answers "campaign $sub" "$exe" "$sub"; done
+for sub in $subcommands executor pack-exec; do answers "campaign $sub" "$exe" "$sub"; done
 
 for b in "${benches[@]}"; do answers "$(basename "$b")" "$b"; done
 

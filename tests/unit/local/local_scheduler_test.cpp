@@ -227,6 +227,11 @@ TEST_CASE("a job past its walltime is terminated, then killed", "[local]") {
   // Ignores SIGTERM (and so do its children): only SIGKILL after the grace period ends it.
   auto stubborn = s.submit(request(make_job(tmp.path, "stubborn", "trap '' TERM; sleep 30; sleep 30"),
                                    "stubborn", {}, {"-t", "00:00:01"}));
+  // The request's walltime applies when no --time option is given (the engine's way). Submitted
+  // together with the others so that their walltimes run out at once.
+  auto r = request(make_job(tmp.path, "asked", "sleep 30"), "asked");
+  r.walltime_s = 1;
+  auto asked = s.submit(r);
   auto t0 = std::chrono::steady_clock::now();
   auto j = wait_end(s, polite, 5s);
   CHECK(j.state == State::timeout);
@@ -240,11 +245,6 @@ TEST_CASE("a job past its walltime is terminated, then killed", "[local]") {
   CHECK(took >= 1s);
   CHECK(took < 3s);
   CHECK(record_of(tmp.path, polite).walltime_s == 1);
-
-  // The request's walltime applies when no --time option is given (the engine's way).
-  auto r = request(make_job(tmp.path, "asked", "sleep 30"), "asked");
-  r.walltime_s = 1;
-  auto asked = s.submit(r);
   CHECK(wait_end(s, asked, 5s).state == State::timeout);
   CHECK(record_of(tmp.path, asked).walltime_s == 1);
 }

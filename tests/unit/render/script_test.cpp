@@ -123,17 +123,18 @@ job:
 }
 
 TEST_CASE("on Slurm each instance is its own step on its own nodes of a K x nodes job") {
-  auto p = plan_of("name: t\njob: {command: \"train {{instance}}\", partition: gpu, nodes: 4, instances: 128}\n",
-                   "daint");
+  auto p = plan_of(
+      "name: t\njob: {command: \"train {{instance}}\", partition: gpu, nodes: 4, instances: 128}\n", "daint");
   render::Renderer r(p);
   auto s = r.render(p.cases[0], render::RenderOptions{"/scratch/w", "campaign", 1, 0, {}});
   CHECK(s.text.find("#SBATCH --nodes=512\n") != std::string::npos);
   CHECK(s.text.find("#SBATCH --ntasks=512\n") != std::string::npos);
-  CHECK(
-      s.text.find("mkdir -p instance-0 && (cd instance-0 && srun -l -u --exact -N 4 -n 4 -c 12 train 0) "
-                  ">instance-0/output.log 2>&1 &\n") != std::string::npos);
-  CHECK(s.text.find("(cd instance-127 && srun -l -u --exact -N 4 -n 4 -c 12 train 127)") !=
-        std::string::npos);
+  // Each instance is a step as a packed case is (render/step_launch.hpp): srun --exact with its geometry.
+  const std::string step = "srun --exact -N 4 -n 4 --ntasks-per-node=1 --cpus-per-task=12 -t 01:00:00 -J " +
+                           s.job_name + " ${CAMPAIGN_NODES:+-w \"$CAMPAIGN_NODES\"} -l -u ";
+  CHECK(s.text.find("mkdir -p instance-0 && (cd instance-0 && " + step +
+                    "train 0) >instance-0/output.log 2>&1 &\n") != std::string::npos);
+  CHECK(s.text.find("(cd instance-127 && " + step + "train 127)") != std::string::npos);
   CHECK(s.text.find("instance-128") == std::string::npos);
   CHECK(s.text.find("\nexit \"$status\"\n") != std::string::npos);
   // Without instances: the one run line, as before.

@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <future>
 #include <unordered_set>
 
 #include "fixtures.hpp"
@@ -91,15 +92,23 @@ size_t pixels_like(const std::vector<uint8_t>& rgb, uint32_t colour) {
   return n;
 }
 
-// Screenshot of `page`; returns the PNG's bytes.
-std::string screenshot(const fs::path& browser, const fs::path& page, const fs::path& png) {
-  TempDir profile;
-  ProcessResult r =
-      run_process({browser.string(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                   "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                   "--disable-sync", "--hide-scrollbars", "--user-data-dir=" + profile.path.string(),
-                   "--screenshot=" + png.string(), "--window-size=1200,1600", "file://" + page.string()},
-                  page.parent_path(), std::chrono::seconds(180));
+// Headless Chromium saving a screenshot of `page` as `png`, started at once on a thread of its own:
+// a browser mostly waits (start-up, its processes talking), so several at once take about as
+// long as one.
+std::future<ProcessResult> start_screenshot(const fs::path& browser, const fs::path& page,
+                                            const fs::path& png) {
+  return std::async(std::launch::async, [=] {
+    return run_process({browser.string(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                        "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                        "--disable-sync", "--hide-scrollbars", "--user-data-dir=" + png.string() + ".profile",
+                        "--screenshot=" + png.string(), "--window-size=1200,1600", "file://" + page.string()},
+                       page.parent_path(), std::chrono::seconds(180));
+  });
+}
+
+// The PNG's bytes, once the browser `run` took it.
+std::string screenshot(std::future<ProcessResult>& run, const fs::path& png) {
+  ProcessResult r = run.get();
   INFO(r.output);
   REQUIRE_FALSE(r.timed_out);
   REQUIRE(r.exit_code == 0);
@@ -123,9 +132,13 @@ TEST_CASE("report.html renders in headless Chromium with its plots", "[report][.
   fs::create_directories(dir.path / "blank");
   { std::ofstream(dir.path / "blank" / "report.html") << "<!DOCTYPE html><html><body></body></html>\n"; }
 
-  std::string plots = screenshot(*browser, dir.path / "plots" / "report.html", dir.path / "plots.png");
-  std::string tables = screenshot(*browser, dir.path / "tables" / "report.html", dir.path / "tables.png");
-  std::string blank = screenshot(*browser, dir.path / "blank" / "report.html", dir.path / "blank.png");
+  std::vector<std::future<ProcessResult>> runs;
+  for (const char* name : {"plots", "tables", "blank"})
+    runs.push_back(
+        start_screenshot(*browser, dir.path / name / "report.html", dir.path / (name + std::string(".png"))));
+  std::string plots = screenshot(runs[0], dir.path / "plots.png");
+  std::string tables = screenshot(runs[1], dir.path / "tables.png");
+  std::string blank = screenshot(runs[2], dir.path / "blank.png");
 
   CHECK(png_size(plots) == std::make_pair(1200u, 1600u));
   CHECK(png_size(blank) == std::make_pair(1200u, 1600u));

@@ -160,6 +160,15 @@ struct Sshd {
     if (r.exit_code != 0) throw std::runtime_error("restart failed: " + r.err);
   }
 
+  // Whether a process below `listener` runs `argv`.
+  static bool runs(pid_t listener, const std::vector<std::string>& argv) {
+    std::string want;
+    for (const auto& a : argv) want += a + '\0';
+    for (pid_t p : descendants(listener))
+      if (slurp("/proc/" + std::to_string(p) + "/cmdline") == want) return true;
+    return false;
+  }
+
   // SIGKILLs the per-connection processes of `listener` (and what they run): the link drops as if
   // the network or the login node went away, while the listener keeps accepting.
   static void kill_connections(pid_t listener) {

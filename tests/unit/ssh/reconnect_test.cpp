@@ -44,7 +44,9 @@ TEST_CASE("a link killed while a command runs: unknown outcome, then recovery", 
   SshShell sh(sshd().options());
   REQUIRE(sh.run({"true"}).ok());
   std::thread killer([] {
-    std::this_thread::sleep_for(1500ms);
+    // Once `sleep 20` runs remotely, the command is surely in the server's hands.
+    for (int i = 0; i < 500 && !Sshd::runs(sshd().pid, {"sleep", "20"}); ++i)
+      std::this_thread::sleep_for(10ms);
     Sshd::kill_connections(sshd().pid);
   });
   auto t0 = std::chrono::steady_clock::now();
@@ -67,57 +69,57 @@ TEST_CASE("a link killed while a command runs: unknown outcome, then recovery", 
 TEST_CASE("reconnection backs off until the server is back, then gives up clearly", "[ssh][reconnect]") {
   Sshd own(test_root() / "comeback");
   auto o = own.options();
-  o.reconnect_attempts = 5;
-  o.reconnect_backoff = 200ms;  // waits 200, 400, 800, 1600 ms between attempts
+  o.reconnect_attempts = 7;
+  o.reconnect_backoff = 50ms;  // waits 50, 100, 200, 400, 800, 1600 ms between attempts
   SshShell sh(o);
   REQUIRE(sh.run({"true"}).ok());
 
   own.stop();  // the login node goes away...
   auto t0 = std::chrono::steady_clock::now();
   std::thread comeback([&] {
-    std::this_thread::sleep_for(500ms);  // ...and is back half a second later
+    std::this_thread::sleep_for(200ms);  // ...and is back a moment later
     own.restart();
   });
   auto r = sh.run({"echo", "back"});
   comeback.join();
   CHECK(r.out == "back\n");
   CHECK(sh.stats().connects == 2);
-  CHECK(seconds_since(t0) >= 0.5);
+  CHECK(seconds_since(t0) >= 0.2);
 
   own.stop();
   o.reconnect_attempts = 3;
-  o.reconnect_backoff = 100ms;
+  o.reconnect_backoff = 50ms;
   SshShell doomed(o);
   own.restart();
   REQUIRE(doomed.run({"true"}).ok());
   own.stop();
   t0 = std::chrono::steady_clock::now();
   CHECK_THROWS_WITH(doomed.run({"true"}), Catch::Contains("refused") && Catch::Contains("failed 3 times"));
-  CHECK(seconds_since(t0) >= 0.3);  // 100 + 200 ms of backoff
+  CHECK(seconds_since(t0) >= 0.15);  // 50 + 100 ms of backoff
   CHECK(seconds_since(t0) < 5);
 }
 
 TEST_CASE("keepalives flow while idle and during quiet commands", "[ssh][keepalive]") {
   auto o = sshd().options();
-  o.keepalive_interval = 200ms;
+  o.keepalive_interval = 50ms;
   SshShell sh(o);
   REQUIRE(sh.run({"true"}).ok());
-  std::this_thread::sleep_for(1500ms);
+  std::this_thread::sleep_for(400ms);
   const long idle = sh.stats().keepalives;
   CHECK(idle >= 4);
-  CHECK(sh.run({"sleep", "1.5"}).ok());
+  CHECK(sh.run({"sleep", "0.4"}).ok());
   CHECK(sh.stats().keepalives >= idle + 4);
   CHECK(sh.stats().connects == 1);
 
   // A link that dies while idle is noticed by a keepalive and replaced at the next use.
   Sshd::kill_connections(sshd().pid);
-  std::this_thread::sleep_for(600ms);
+  std::this_thread::sleep_for(200ms);
   CHECK(sh.run({"echo", "x"}).out == "x\n");
   CHECK(sh.stats().connects == 2);
 
   o.keepalive_interval = 0ms;
   SshShell quiet(o);
   REQUIRE(quiet.run({"true"}).ok());
-  std::this_thread::sleep_for(500ms);
+  std::this_thread::sleep_for(200ms);
   CHECK(quiet.stats().keepalives == 0);
 }

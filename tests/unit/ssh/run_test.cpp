@@ -71,7 +71,7 @@ TEST_CASE("run moves megabytes both ways without deadlock", "[ssh]") {
 TEST_CASE("a command past its timeout is killed and reported", "[ssh]") {
   SshShell sh(sshd().options());
   auto t0 = std::chrono::steady_clock::now();
-  auto r = sh.run({"sleep", "31.25"}, std::chrono::milliseconds(800));
+  auto r = sh.run({"sleep", "31.25"}, std::chrono::milliseconds(400));
   double took = seconds_since(t0);
   CHECK(r.timed_out);
   CHECK(r.exit_code == 137);
@@ -87,7 +87,7 @@ TEST_CASE("a command past its timeout is killed and reported", "[ssh]") {
 
   SECTION("options.command_timeout caps a longer request") {
     auto o = sshd().options();
-    o.command_timeout = 500ms;
+    o.command_timeout = 250ms;
     SshShell capped(o);
     auto c = capped.run({"sleep", "20"}, std::chrono::seconds(60));
     CHECK(c.timed_out);

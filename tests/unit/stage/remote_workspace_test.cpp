@@ -38,17 +38,21 @@ TEST_CASE("the remote work directory is expanded on the remote side", "[ssh][sta
   const std::string home = remote_home(sh);
   using campaign::stage::resolve_remote_root;
   CHECK(resolve_remote_root(sh, system_with_workdir(""), "camp", "") == home + "/campaign-runs/camp");
-  CHECK(resolve_remote_root(sh, system_with_workdir("${HOME}/scratch"), "camp", "") ==
-        home + "/scratch/camp");
-  // The shipped profiles' form: a default when the variable is not set there.
-  CHECK(resolve_remote_root(sh, system_with_workdir("${CAMPAIGN_NO_SUCH_VAR:-.}/campaigns"), "camp", "") ==
-        home + "/campaigns/camp");
   CHECK_THROWS_WITH(resolve_remote_root(sh, system_with_workdir("${CAMPAIGN_NO_SUCH_VAR}/x"), "camp", ""),
                     Catch::Contains("CAMPAIGN_NO_SUCH_VAR") && Catch::Contains("not set on ssh"));
+  // The other cases with the environment read once: each login shell may take long (profile scripts).
+  const auto env = campaign::stage::remote_environment(sh);
+  const std::string where = sh.describe();
+  auto resolve = [&](const std::string& workdir, const std::string& option) {
+    return resolve_remote_root(env, where, system_with_workdir(workdir), "camp", option);
+  };
+  CHECK(resolve("${HOME}/scratch", "") == home + "/scratch/camp");
+  // The shipped profiles' form: a default when the variable is not set there.
+  CHECK(resolve("${CAMPAIGN_NO_SUCH_VAR:-.}/campaigns", "") == home + "/campaigns/camp");
   // --remote-workdir wins, taken as is (no campaign name appended), relative to the home directory.
-  CHECK(resolve_remote_root(sh, system_with_workdir("${HOME}/scratch"), "camp", "/tmp/x y/") == "/tmp/x y/");
-  CHECK(resolve_remote_root(sh, system_with_workdir(""), "camp", "runs/a") == home + "/runs/a");
-  CHECK(resolve_remote_root(sh, system_with_workdir(""), "camp", "~/b") == home + "/b");
+  CHECK(resolve("${HOME}/scratch", "/tmp/x y/") == "/tmp/x y/");
+  CHECK(resolve("", "runs/a") == home + "/runs/a");
+  CHECK(resolve("", "~/b") == home + "/b");
 }
 
 TEST_CASE("prepare puts the script where it runs and in the local mirror", "[ssh][stage]") {

@@ -95,7 +95,7 @@ TEST_CASE("a child that ignores its input does not kill the caller with SIGPIPE"
 TEST_CASE("a timeout kills the child and everything it started", "[transport]") {
   LocalShell sh;
   auto t0 = std::chrono::steady_clock::now();
-  auto r = sh.run({"sleep", "30"}, 300ms);
+  auto r = sh.run({"sleep", "30"}, 100ms);
   CHECK(r.timed_out);
   CHECK(r.exit_code == 137);
   CHECK_FALSE(r.ok());
@@ -103,7 +103,7 @@ TEST_CASE("a timeout kills the child and everything it started", "[transport]") 
 
   // What the command started in the background dies with it.
   t0 = std::chrono::steady_clock::now();
-  r = sh.run({"sh", "-c", "sleep 30 & echo $!; wait"}, 500ms);
+  r = sh.run({"sh", "-c", "sleep 30 & echo $!; wait"}, 200ms);
   CHECK(r.timed_out);
   CHECK(seconds_since(t0) < 5);
   REQUIRE_FALSE(r.out.empty());
@@ -111,7 +111,7 @@ TEST_CASE("a timeout kills the child and everything it started", "[transport]") 
 
   // Closed its output but kept running: the deadline still holds.
   t0 = std::chrono::steady_clock::now();
-  r = sh.run({"sh", "-c", "exec >&- 2>&-; sleep 30"}, 300ms);
+  r = sh.run({"sh", "-c", "exec >&- 2>&-; sleep 30"}, 100ms);
   CHECK(r.timed_out);
   CHECK(seconds_since(t0) < 5);
 }

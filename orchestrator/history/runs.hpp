@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis/history.hpp"
 #include "catalog/catalog.hpp"
+#include "history/verdicts.hpp"
 
-namespace campaign::results {
+namespace campaign::history {
 
 struct Run {
   std::filesystem::path workdir;
@@ -44,6 +44,6 @@ std::vector<size_t> match_runs(const std::vector<Run>& runs, const std::string& 
 
 // The metric in one run: the analyses of the campaign text stored with it
 // (with its system's override), over its cases and collected metrics.
-analysis::Extraction measure(const Run& run, const analysis::MetricQuery& query);
+Extraction measure(const Run& run, const MetricQuery& query);
 
-}  // namespace campaign::results
+}  // namespace campaign::history

@@ -17,18 +17,18 @@
 #include <string>
 #include <vector>
 
-#include "analysis/history.hpp"
+#include "history/verdicts.hpp"
 #include "report/report.hpp"
 
-namespace campaign::report {
+namespace campaign::history {
 
 struct HistoryDocument {
   std::string campaign;
   std::string metric;  // as written
   std::string kind;    // what the metric was read as, e.g. "column throughputs of analysis weak_scaling"
   std::string unit;
-  std::vector<analysis::RunValues> runs;  // oldest first
-  analysis::History history;
+  std::vector<RunValues> runs;  // oldest first
+  History history;
   std::string baseline;            // the baseline for people, e.g. "v1.0 (2 runs)"
   bool fail_on_any = false;        // which regressions fail the check: any point, or the latest
   std::vector<std::string> notes;  // e.g. runs without a value and why
@@ -45,7 +45,7 @@ std::string history_plot_data(const HistoryDocument& d);
 std::string history_plot_script(const HistoryDocument& d, const std::string& stem);
 
 // Writes the files above; plot problems (no gnuplot) are warnings.
-ReportResult write_history(const HistoryDocument& d, const std::filesystem::path& out_dir,
-                           const std::string& stem, const ReportOptions& options = {});
+report::ReportResult write_history(const HistoryDocument& d, const std::filesystem::path& out_dir,
+                                   const std::string& stem, const report::ReportOptions& options = {});
 
-}  // namespace campaign::report
+}  // namespace campaign::history

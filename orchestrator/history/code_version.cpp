@@ -1,11 +1,10 @@
-// Implements results/code_version.hpp: two git commands per location tried.
-#include "results/code_version.hpp"
+// Implements history/code_version.hpp: two git commands per location tried.
+#include "history/code_version.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <cctype>
 #include <cstdlib>
-#include <ctime>
 
 #include "transport/local_shell.hpp"
 #include "util/env.hpp"
@@ -13,7 +12,7 @@
 
 namespace fs = std::filesystem;
 
-namespace campaign::results {
+namespace campaign::history {
 
 namespace {
 
@@ -133,28 +132,4 @@ CodeVersion detect_code_version(const matrix::Plan& plan, const std::string& lab
   return v;
 }
 
-}  // namespace campaign::results
-
-namespace campaign::results {
-
-std::string format_utc(Time t) {
-  std::time_t tt = static_cast<std::time_t>(t.time_since_epoch().count());
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
-  return buf;
-}
-
-std::string describe_code(const CodeRecord& code) {
-  const std::string shortened = code.commit.substr(0, 10);
-  const bool label_is_commit = !code.commit.empty() && code.version.rfind(shortened, 0) == 0;
-  std::vector<std::string> parts;
-  if (!code.version.empty() && !label_is_commit) parts.push_back(code.version);
-  if (!code.commit.empty())
-    parts.push_back("commit " + shortened + (code.date ? " of " + format_utc(*code.date) : "") +
-                    (code.dirty ? " (modified)" : ""));
-  return join(parts, ", ");
-}
-
-}  // namespace campaign::results
+}  // namespace campaign::history

@@ -39,7 +39,7 @@
 #include "analysis/case_result.hpp"
 #include "analysis/table.hpp"
 
-namespace campaign::analysis {
+namespace campaign::history {
 
 struct Condition {
   std::string key;    // empty for a bare max/min (the table's x)
@@ -81,8 +81,8 @@ struct Extraction {
 
 // Reads the metric from one run: its analyses (computed from its own stored
 // spec) and its cases.
-Extraction extract(const MetricQuery& query, const std::vector<AnalysisResult>& analyses,
-                   const std::vector<CaseResult>& cases);
+Extraction extract(const MetricQuery& query, const std::vector<analysis::AnalysisResult>& analyses,
+                   const std::vector<analysis::CaseResult>& cases);
 
 // One run as history shows it, oldest first.
 struct RunValues {
@@ -126,4 +126,4 @@ struct History {
 History judge(const std::vector<RunValues>& runs, const std::vector<size_t>& baseline_runs, Better better,
               double threshold);
 
-}  // namespace campaign::analysis
+}  // namespace campaign::history

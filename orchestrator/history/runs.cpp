@@ -1,5 +1,5 @@
-// Implements results/history.hpp.
-#include "results/history.hpp"
+// Implements history/runs.hpp.
+#include "history/runs.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -10,13 +10,12 @@
 
 #include "analysis/scaling.hpp"
 #include "analysis/spec.hpp"
-#include "results/code_version.hpp"
-#include "results/results.hpp"
+#include "report/input.hpp"
 #include "spec/campaign.hpp"
 
 namespace fs = std::filesystem;
 
-namespace campaign::results {
+namespace campaign::history {
 
 namespace {
 
@@ -40,7 +39,7 @@ void search(const fs::path& dir, const fs::path& root, int depth,
 
 }  // namespace
 
-std::string Run::date() const { return format_utc(order); }
+std::string Run::date() const { return report::format_utc(order); }
 
 RunSearch find_runs(const std::vector<fs::path>& roots, const std::string& name, int depth) {
   RunSearch result;
@@ -91,7 +90,7 @@ std::vector<size_t> match_runs(const std::vector<Run>& runs, const std::string& 
   return out;
 }
 
-analysis::Extraction measure(const Run& run, const analysis::MetricQuery& query) {
+Extraction measure(const Run& run, const MetricQuery& query) {
   Catalog catalog = Catalog::open_for_reading(run.workdir);
   std::vector<analysis::AnalysisSpec> specs;
   try {
@@ -103,17 +102,17 @@ analysis::Extraction measure(const Run& run, const analysis::MetricQuery& query)
     spdlog::warn("{}: the campaign stored with this run does not parse ({}); only collected metrics are read",
                  run.name, e.what());
   }
-  std::set<std::string> wanted = metrics_used(specs);
+  std::set<std::string> wanted = report::metrics_used(specs);
   wanted.insert(query.head);
-  auto cases = case_results(catalog, run.campaign.id, wanted);
+  auto cases = report::case_results(catalog, run.campaign.id, wanted);
   auto analyses = analysis::analyze_all(specs, cases);
-  analysis::Extraction e = analysis::extract(query, analyses, cases);
+  Extraction e = extract(query, analyses, cases);
   if (e.values.empty()) {
     // Say what there is: every metric's name, for "did you mean".
-    auto all = case_results(catalog, run.campaign.id);
-    e.names = analysis::extract(query, analyses, all).names;
+    auto all = report::case_results(catalog, run.campaign.id);
+    e.names = extract(query, analyses, all).names;
   }
   return e;
 }
 
-}  // namespace campaign::results
+}  // namespace campaign::history

@@ -1,21 +1,24 @@
 // `campaign history` output: the terminal table with its verdict line, the
 // CSV and JSON a CI job reads, and a plot gnuplot draws without complaint.
-#include "report/history.hpp"
+#include "history/output.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "fixtures.hpp"
+#include "../temp_dir.hpp"
 #include "report/process.hpp"
 #include "util/strings.hpp"
 
+using namespace campaign::history;
 using namespace campaign::report;
-using namespace campaign::analysis;
-using fixtures::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
+
+struct TempDir : campaign_test::TempDir {
+  TempDir() : campaign_test::TempDir("history") {}
+};
 
 // Three runs of two series; the third is 20 % slower (time-like: lower is better).
 HistoryDocument three_runs(bool with_missing = false) {
@@ -44,7 +47,7 @@ HistoryDocument three_runs(bool with_missing = false) {
 
 }  // namespace
 
-TEST_CASE("history for people: one block per series, the regression named at the end", "[report][history]") {
+TEST_CASE("history for people: one block per series, the regression named at the end", "[history][output]") {
   HistoryDocument d = three_runs();
   std::ostringstream os;
   print_history(os, d);
@@ -68,7 +71,7 @@ TEST_CASE("history for people: one block per series, the regression named at the
   CHECK(failing(d).empty());
 }
 
-TEST_CASE("history CSV and JSON: every run of every series, with the verdicts", "[report][history]") {
+TEST_CASE("history CSV and JSON: every run of every series, with the verdicts", "[history][output]") {
   HistoryDocument d = three_runs(true);
   std::string csv = history_csv(d);
   auto lines = campaign::split(csv, '\n');
@@ -86,7 +89,7 @@ TEST_CASE("history CSV and JSON: every run of every series, with the verdicts", 
   CHECK(j["runs"].size() == 3);
 }
 
-TEST_CASE("the history plot: relative values, threshold line, regressions marked", "[report][history]") {
+TEST_CASE("the history plot: relative values, threshold line, regressions marked", "[history][output]") {
   HistoryDocument d = three_runs();
   std::string data = history_plot_data(d);
   CHECK(campaign::split(data, '\n')[0] == "index version date value1 rel1 bad1 value2 rel2 bad2");
@@ -97,8 +100,8 @@ TEST_CASE("the history plot: relative values, threshold line, regressions marked
   CHECK(gp.find("\"bad2\"") != std::string::npos);
 }
 
-// Tagged [.gnuplot]: run by ctest as unit_report_gnuplot, skipped there when gnuplot is missing.
-TEST_CASE("gnuplot draws the history plot", "[report][history][.gnuplot]") {
+// Tagged [.gnuplot]: run by ctest as unit_history_gnuplot, skipped there when gnuplot is missing.
+TEST_CASE("gnuplot draws the history plot", "[history][output][.gnuplot]") {
   HistoryDocument d = three_runs();
   auto gnuplot = find_executable("gnuplot", environment_path());
   if (!gnuplot) FAIL("gnuplot is not installed (tools/setup.sh installs it)");

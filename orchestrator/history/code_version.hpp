@@ -18,7 +18,7 @@
 #include "matrix/plan.hpp"
 #include "transport/shell.hpp"
 
-namespace campaign::results {
+namespace campaign::history {
 
 struct CodeVersion {
   std::string label;         // --label; "" when none
@@ -54,10 +54,4 @@ std::optional<CodeVersion> git_version(transport::Shell& shell, const std::files
 CodeVersion detect_code_version(const matrix::Plan& plan, const std::string& label,
                                 transport::Shell& code_shell, const std::string& rev = "HEAD");
 
-// For reports: "LABEL, commit 0123456789 of 2026-11-01 12:00 UTC (modified)",
-// with the parts that are known; "" when none is.
-std::string describe_code(const CodeRecord& code);
-// "2026-11-01 12:00 UTC".
-std::string format_utc(Time t);
-
-}  // namespace campaign::results
+}  // namespace campaign::history

@@ -2,7 +2,7 @@
 // and cases, the direction of each kind of metric, and the verdicts against
 // a baseline (a 20 % slowdown past a 10 % threshold is a regression; noise
 // within it is not).
-#include "analysis/history.hpp"
+#include "history/verdicts.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -12,6 +12,7 @@
 #include "util/error.hpp"
 
 using namespace campaign::analysis;
+using namespace campaign::history;
 using campaign::InputError;
 
 namespace {
@@ -66,7 +67,7 @@ RunValues run_of(const std::string& name, const Extraction& e) {
 
 }  // namespace
 
-TEST_CASE("METRIC: columns, reducers and conditions", "[analysis][history]") {
+TEST_CASE("METRIC: columns, reducers and conditions", "[history][verdicts]") {
   auto q = parse_metric("throughputs@ranks=4");
   CHECK(q.head == "throughputs");
   CHECK(q.reducer.empty());
@@ -99,7 +100,7 @@ TEST_CASE("METRIC: columns, reducers and conditions", "[analysis][history]") {
 }
 
 TEST_CASE("a column read at one x, per group, with the compare axis picking the series",
-          "[analysis][history]") {
+          "[history][verdicts]") {
   auto cases = run_cases(1.0);
   auto e = read("throughputs@ranks=4", cases);
   CHECK(e.problem.empty());
@@ -130,7 +131,7 @@ TEST_CASE("a column read at one x, per group, with the compare axis picking the 
   CHECK_FALSE(read("eff@ranks=8", cases).problem.empty());
 }
 
-TEST_CASE("a collected metric, reduced per case, with parameter conditions", "[analysis][history]") {
+TEST_CASE("a collected metric, reduced per case, with parameter conditions", "[history][verdicts]") {
   auto cases = run_cases(1.0);
   auto e = read("epoch_time@ranks=4,data=real", cases);  // mean after warm-up: epoch 0 is left out
   CHECK(e.better == Better::lower);
@@ -156,7 +157,7 @@ TEST_CASE("a collected metric, reduced per case, with parameter conditions", "[a
   CHECK(read("epoch_time@max", cases).problem.find("write KEY=max") != std::string::npos);
 }
 
-TEST_CASE("repetitions of a case are one series: the mean", "[analysis][history]") {
+TEST_CASE("repetitions of a case are one series: the mean", "[history][verdicts]") {
   std::vector<CaseResult> cases;
   for (int rep : {1, 2}) {
     CaseResult c;
@@ -171,7 +172,7 @@ TEST_CASE("repetitions of a case are one series: the mean", "[analysis][history]
   CHECK(e.values.at("n4-r1").value == Approx(11));
 }
 
-TEST_CASE("which way is better: columns by kind, metrics by unit, then by name", "[analysis][history]") {
+TEST_CASE("which way is better: columns by kind, metrics by unit, then by name", "[history][verdicts]") {
   CHECK(column_direction("throughputs") == Better::higher);
   CHECK(column_direction("throughputs_dummy") == Better::higher);
   CHECK(column_direction("eff_dummy") == Better::higher);
@@ -198,7 +199,7 @@ TEST_CASE("which way is better: columns by kind, metrics by unit, then by name",
 }
 
 TEST_CASE("three runs, the third 20 % slower: a regression past 10 %, in both directions of metric",
-          "[analysis][history]") {
+          "[history][verdicts]") {
   std::vector<RunValues> time_runs, thr_runs;
   double slowdown[] = {1.0, 1.03, 1.2};  // run 2: noise within the threshold
   for (int i = 0; i < 3; ++i) {
@@ -241,7 +242,7 @@ TEST_CASE("three runs, the third 20 % slower: a regression past 10 %, in both di
 }
 
 TEST_CASE("the latest point decides; older regressions are shown but do not fail a nightly check",
-          "[analysis][history]") {
+          "[history][verdicts]") {
   auto v = [](double x) {
     RunValues r;
     r.values["s"] = Measured{x, ""};

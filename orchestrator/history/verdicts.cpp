@@ -1,6 +1,6 @@
-// Implements analysis/history.hpp: METRIC parsing, reading a metric from one
+// Implements history/verdicts.hpp: METRIC parsing, reading a metric from one
 // run's tables or cases, and the verdicts against a baseline.
-#include "analysis/history.hpp"
+#include "history/verdicts.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -12,8 +12,9 @@
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
-namespace campaign::analysis {
+namespace campaign::history {
 
+using namespace analysis;  // the tables and cases a metric is read from
 using spec::parse_number;
 
 namespace {
@@ -460,4 +461,4 @@ std::vector<std::string> History::regressed(bool any) const {
   return out;
 }
 
-}  // namespace campaign::analysis
+}  // namespace campaign::history

@@ -1,16 +1,18 @@
 // The code version recorded with a run: git commit, commit date and dirty
 // flag of a real work tree (made here with a fixed date), and how they read.
-#include "results/code_version.hpp"
+#include "history/code_version.hpp"
 
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <fstream>
 
+#include "report/input.hpp"
 #include "transport/local_shell.hpp"
 
 using namespace campaign;
-using namespace campaign::results;
+using namespace campaign::history;
+using campaign::report::describe_code;
 namespace fs = std::filesystem;
 
 namespace {
@@ -52,8 +54,8 @@ bool have_git() {
 
 }  // namespace
 
-// Tagged [.git]: run by ctest as unit_results_git, skipped there when git is missing.
-TEST_CASE("git_version reads HEAD's commit, committer date and local changes", "[results][code][.git]") {
+// Tagged [.git]: run by ctest as unit_history_git, skipped there when git is missing.
+TEST_CASE("git_version reads HEAD's commit, committer date and local changes", "[history][code][.git]") {
   if (!have_git()) FAIL("git is not installed (tools/setup.sh installs it)");
   GitRepo repo;
   auto v = git_version(repo.shell, repo.dir / "src");  // a folder inside the work tree
@@ -82,7 +84,7 @@ TEST_CASE("git_version reads HEAD's commit, committer date and local changes", "
   CHECK_FALSE(git_version(repo.shell, fs::temp_directory_path() / "campaign-no-such-dir"));
 }
 
-TEST_CASE("describe_code names the label, the commit, its date and local changes", "[results][code]") {
+TEST_CASE("describe_code names the label, the commit, its date and local changes", "[history][code]") {
   CodeRecord row;
   CHECK(describe_code(row).empty());
   row.version = "v1.2";

@@ -1,5 +1,5 @@
-// Implements report/history.hpp.
-#include "report/history.hpp"
+// Implements history/output.hpp.
+#include "history/output.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -11,10 +11,18 @@
 #include "report/writers.hpp"
 #include "util/strings.hpp"
 
-namespace campaign::report {
+namespace campaign::history {
 
 namespace fs = std::filesystem;
-using analysis::Verdict;
+using report::environment_path;
+using report::find_executable;
+using report::gnuplot_string;
+using report::plot_data;
+using report::plot_preamble;
+using report::render_plot;
+using report::ReportOptions;
+using report::ReportResult;
+namespace detail = report::detail;
 using detail::csv_field;
 
 namespace {
@@ -31,7 +39,7 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
-std::string verdict_text(const analysis::HistoryPoint& p) {
+std::string verdict_text(const HistoryPoint& p) {
   std::string v(to_string(p.verdict));
   if ((p.verdict == Verdict::regressed || p.verdict == Verdict::improved) && p.relative)
     v += " (" + percent(*p.relative) + ")";
@@ -39,8 +47,8 @@ std::string verdict_text(const analysis::HistoryPoint& p) {
 }
 
 // The worse direction for people: "+10%" for times, "-10%" for throughputs.
-std::string threshold_text(const analysis::History& h) {
-  return std::string(h.better == analysis::Better::lower ? "+" : "-") + fixed(h.threshold * 100, 0) + "%";
+std::string threshold_text(const History& h) {
+  return std::string(h.better == Better::lower ? "+" : "-") + fixed(h.threshold * 100, 0) + "%";
 }
 
 analysis::Cell number_or_empty(std::optional<double> v) {
@@ -49,7 +57,7 @@ analysis::Cell number_or_empty(std::optional<double> v) {
   return c;
 }
 
-bool any_where(const analysis::SeriesHistory& s) {
+bool any_where(const SeriesHistory& s) {
   for (const auto& p : s.points)
     if (!p.where.empty()) return true;
   return false;
@@ -199,7 +207,7 @@ std::string history_plot_script(const HistoryDocument& d, const std::string& ste
     for (const auto& p : s.points)
       if (p.relative) lo = std::min(lo, *p.relative), hi = std::max(hi, *p.relative), any = true;
   if (!any) return "";
-  const double limit = h.better == analysis::Better::lower ? 1 + h.threshold : 1 - h.threshold;
+  const double limit = h.better == Better::lower ? 1 + h.threshold : 1 - h.threshold;
   lo = std::min(lo, limit), hi = std::max(hi, limit);
   const double pad = std::max(0.05, (hi - lo) * 0.15);
   std::ostringstream gp;
@@ -272,4 +280,4 @@ ReportResult write_history(const HistoryDocument& d, const fs::path& out_dir, co
   return result;
 }
 
-}  // namespace campaign::report
+}  // namespace campaign::history

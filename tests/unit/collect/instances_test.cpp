@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "collect/attempt.hpp"
 #include "collect/collect.hpp"
 #include "render/script.hpp"
-#include "results/results.hpp"
 
 using namespace campaign;
 namespace fs = std::filesystem;
@@ -53,9 +53,9 @@ TEST_CASE("a case with instances is collected per instance directory, metrics ke
   run.instance(0, 1'000'000, 60, "success");
   run.instance(1, 1'002'000, 75, "aborted");
   run.instance(2, 1'001'000, 50, "success");
-  CHECK(results::instance_count(run.path) == 3);
+  CHECK(collect::instance_count(run.path) == 3);
   std::vector<Metric> ms;
-  auto o = results::collect_dir(run.path, "", mlperf_weak(), ms);
+  auto o = collect::collect_dir(run.path, "", mlperf_weak(), ms);
   REQUIRE(o.ok);
   REQUIRE(find(ms, "run_time", 1));
   CHECK(find(ms, "run_time", 1)->value == Approx(75));
@@ -73,7 +73,7 @@ TEST_CASE("a case whose instance left no log, or no directory, fails collection 
   run.instance(0, 1'000'000, 60, "success");
   fs::create_directories(run.path / render::instance_dir(1));  // started, wrote nothing
   std::vector<Metric> ms;
-  auto o = results::collect_dir(run.path, "", mlperf_weak(), ms);
+  auto o = collect::collect_dir(run.path, "", mlperf_weak(), ms);
   CHECK_FALSE(o.ok);
   CHECK_THAT(o.error, Catch::StartsWith("instance-1: "));
 
@@ -81,14 +81,14 @@ TEST_CASE("a case whose instance left no log, or no directory, fails collection 
   gap.instance(0, 1'000'000, 60, "success");
   gap.instance(2, 1'000'000, 60, "success");
   ms.clear();
-  o = results::collect_dir(gap.path, "", mlperf_weak(), ms);
+  o = collect::collect_dir(gap.path, "", mlperf_weak(), ms);
   CHECK_FALSE(o.ok);
   CHECK_THAT(o.error, Catch::StartsWith("instance-1: ") && Catch::Contains("no such directory"));
 }
 
 TEST_CASE("a run directory without instances is collected as before, no metric keyed") {
   RunDir run;
-  CHECK(results::instance_count(run.path) == 0);
+  CHECK(collect::instance_count(run.path) == 0);
   std::ofstream(run.path / "slurm-7.out")
       << ":::MLLOG {\"time_ms\": 1000, \"event_type\": \"INTERVAL_START\", "
          "\"key\": \"run_start\", \"value\": null, \"metadata\": {}}\n"
@@ -96,7 +96,7 @@ TEST_CASE("a run directory without instances is collected as before, no metric k
          "\"key\": \"run_stop\", \"value\": null, \"metadata\": "
          "{\"status\": \"success\"}}\n";
   std::vector<Metric> ms;
-  auto o = results::collect_dir(run.path, "7", mlperf_weak(), ms);
+  auto o = collect::collect_dir(run.path, "7", mlperf_weak(), ms);
   REQUIRE(o.ok);
   REQUIRE(find(ms, "run_time", 0) == nullptr);
   bool found = false;

@@ -1,0 +1,131 @@
+// Implements collect/attempt.hpp.
+#include "collect/attempt.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "render/script.hpp"
+#include "spec/library.hpp"
+#include "util/strings.hpp"
+
+namespace fs = std::filesystem;
+
+namespace campaign::collect {
+
+StepCollectors load_collectors(const spec::Campaign& campaign) {
+  std::map<std::string, Collector> loaded;
+  auto load = [&](const std::string& name, const Location& where, const std::string& key) {
+    if (auto it = loaded.find(name); it != loaded.end()) return it->second;
+    auto path = spec::find_data_file(campaign.dir, "collectors", name, ".yaml");
+    if (!path) {
+      auto names = spec::available(campaign.dir, "collectors", ".yaml");
+      throw InputError(where, key,
+                       "no collector '" + name + "'" + did_you_mean(name, names) +
+                           " (collectors: " + join(names, ", ") + ")");
+    }
+    return loaded.emplace(name, load_collector(*path)).first->second;
+  };
+  StepCollectors out;
+  for (auto& step : campaign.steps) {
+    auto& list = out[step.name];
+    if (step.collectors) {
+      for (auto& name : *step.collectors)
+        list.push_back(load(name, step.collectors.where, "steps." + step.name + ".collectors"));
+    } else {
+      for (size_t i = 0; i < campaign.collectors.size(); ++i)
+        list.push_back(load(campaign.collectors[i], campaign.collectors_where[i], "collectors"));
+    }
+  }
+  return out;
+}
+
+fs::path job_output(const fs::path& run_dir, const std::string& job_id) {
+  if (job_id.empty()) return {};
+  std::error_code ec;
+  for (const char* pattern : {"slurm-", "job-", "lsf-"}) {
+    fs::path p = run_dir / (pattern + job_id + ".out");
+    if (fs::exists(p, ec)) return p;
+  }
+  return {};
+}
+
+std::vector<campaign::Metric> to_catalog(const std::vector<Metric>& metrics) {
+  std::vector<campaign::Metric> out;
+  out.reserve(metrics.size());
+  for (auto& m : metrics) {
+    campaign::Metric c;
+    c.name = m.name;
+    if (m.step) c.step = static_cast<std::int64_t>(*m.step);
+    c.value = m.value;
+    c.unit = m.unit;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+long instance_count(const fs::path& run_dir) {
+  std::error_code ec;
+  long highest = -1;
+  const std::string prefix = render::kInstanceDirPrefix;
+  for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string n = it->path().filename().string();
+    if (n.size() <= prefix.size() || n.compare(0, prefix.size(), prefix) != 0 || !it->is_directory(ec))
+      continue;
+    const std::string digits = n.substr(prefix.size());
+    if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) continue;
+    highest = std::max(highest, std::stol(digits));
+  }
+  return highest + 1;
+}
+
+CollectOutcome collect_dir(const fs::path& run_dir, const std::string& job_id,
+                           const std::vector<Collector>& collectors, std::vector<campaign::Metric>& metrics) {
+  CollectOutcome o;
+  const long instances = instance_count(run_dir);
+  std::string where;
+  try {
+    if (instances == 0) {
+      auto r = collect(collectors, run_dir, job_output(run_dir, job_id));
+      metrics = to_catalog(r.metrics);
+      o.warnings = std::move(r.warnings);
+    }
+    for (long i = 0; i < instances; ++i) {
+      where = render::instance_dir(i) + ": ";
+      const fs::path dir = run_dir / render::instance_dir(i);
+      std::error_code ec;
+      if (!fs::is_directory(dir, ec)) throw Error("no such directory in " + run_dir.string());
+      auto r = collect(collectors, dir, dir / render::kInstanceOutput);
+      for (auto& m : to_catalog(r.metrics)) {
+        metrics.push_back(std::move(m));
+        metrics.back().instance = i;
+      }
+      for (auto& w : r.warnings) o.warnings.push_back(where + w);
+    }
+    o.ok = true;
+    o.metrics = metrics.size();
+  } catch (const CollectError& e) {
+    o.error = where + e.what();
+  } catch (const Error& e) {
+    o.error = where + e.what();
+  }
+  return o;
+}
+
+CollectOutcome collect_attempt(Catalog& catalog, const AttemptRow& attempt,
+                               const std::vector<Collector>& collectors) {
+  std::vector<campaign::Metric> metrics;
+  CollectOutcome o = collect_dir(attempt.run_dir, attempt.job_id, collectors, metrics);
+  for (auto& w : o.warnings) spdlog::warn("{}: {}", attempt.case_name, w);
+  if (o.ok) {
+    catalog.record_collection(attempt.id, metrics);
+  } else {
+    spdlog::warn("{}: collection failed: {}", attempt.case_name, o.error);
+    JobUpdate u;
+    u.reason = o.error;
+    catalog.update_state(attempt.id, State::collect_failed, u);
+  }
+  return o;
+}
+
+}  // namespace campaign::collect

@@ -1,0 +1,83 @@
+// The engine's effects: observations gathered for the decisions (decide.hpp) and their actions
+// performed on the catalog and the scheduler, with the rows the loop caches kept in step.
+#include <spdlog/spdlog.h>
+
+#include "engine/engine.hpp"
+#include "engine/rules.hpp"
+
+namespace campaign::engine {
+
+bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest) {
+  for (auto& note : actions.notes) spdlog::info("{}", note);
+  std::map<std::int64_t, AttemptRow*> rows;
+  for (auto& a : latest) rows[a.id] = &a;
+  bool changed = false;
+  for (auto& m : actions.marks) {
+    AttemptRow& row = *rows.at(m.attempt);
+    if (!m.adopt_job.empty()) {
+      catalog_.record_job_id(row.id, m.adopt_job, m.state);
+      row.job_id = m.adopt_job;
+      changed = true;
+    }
+    const bool moved = catalog_.update_state(row.id, m.state, m.update);
+    const bool settles = m.update.confirmed.value_or(false);  // a completion on its marker, settled
+    row.state = m.state;
+    // A final state keeps the reason it had unless told; a job still queued or running has the
+    // scheduler's current reason, none when it gives none.
+    if (m.update.reason || !is_final(m.state)) row.reason = m.update.reason.value_or("");
+    if (m.update.exit_code) row.exit_code = m.update.exit_code;
+    if (m.update.confirmed) row.confirmed = *m.update.confirmed;
+    if (moved && is_final(m.state)) {
+      const auto& exit = m.update.exit_code;
+      spdlog::info("{}: {}{}{}", row.case_name, row.job_id.empty() ? "" : "job " + row.job_id + " ",
+                   to_string(m.state), exit && *exit ? " (exit " + std::to_string(*exit) + ")" : "");
+    }
+    if (!m.note.empty()) m.warn ? spdlog::warn("{}", m.note) : spdlog::info("{}", m.note);
+    if (m.state == State::completed && row.confirmed && (moved || settles) && options_.on_completed)
+      options_.on_completed(catalog_.attempt(row.id));
+    changed |= moved || settles;
+  }
+  for (auto& r : actions.reverts) {
+    catalog_.revert_submitting(r.attempt, r.reason);
+    rows.at(r.attempt)->state = State::planned;
+    changed = true;
+  }
+  if (!actions.cancel.empty()) scheduler_.cancel(actions.cancel);
+  for (auto& r : actions.retries) {
+    if (!r.note.empty()) spdlog::info("{}", r.note);
+    catalog_.new_attempt_for_retry(r.case_id, r.reason);
+    changed = true;
+  }
+  if (!actions.retries.empty()) latest = catalog_.latest_attempts(campaign_id_);
+  return changed;
+}
+
+bool Engine::reconcile(std::vector<AttemptRow>& latest) {
+  std::vector<std::string> names;
+  for (auto& a : latest)
+    if (a.state == State::submitting) names.push_back(a.job_name);
+  if (names.empty()) return false;
+  auto found = scheduler_.find_by_name(names);
+  return apply(on_reconcile(latest, found, wall(), rules_, memory_), latest);
+}
+
+bool Engine::apply_markers(std::vector<AttemptRow>& latest) {
+  auto dirs = marker_dirs(latest);
+  if (dirs.empty()) return false;
+  return apply(on_markers(latest, workspace_.read_markers(dirs), wall(), memory_), latest);
+}
+
+bool Engine::poll(std::vector<AttemptRow>& latest) {
+  PollRequest request = what_to_poll(latest, rules_, memory_);
+  if (request.ids.empty()) return false;
+  auto infos = scheduler_.query(request.ids);
+  return apply(on_poll(latest, request, infos, rules_, memory_), latest);
+}
+
+void Engine::confirm_unreachable(std::vector<AttemptRow>& latest) {
+  if (!unreachable_since_) return;
+  double s = std::chrono::duration<double>(now() - *unreachable_since_).count();
+  apply(on_unreachable(latest, s, rules_, memory_), latest);
+}
+
+}  // namespace campaign::engine

@@ -1,0 +1,254 @@
+// What markers, polls and the scheduler's silence mean for the engine's attempts, and when a case
+// gets a new attempt (decide.hpp). Pure: rows and observations in, actions out.
+#include "engine/decide.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "engine/policy.hpp"
+#include "engine/rules.hpp"
+
+namespace campaign::engine {
+
+namespace {
+
+// Job ids grow with time on every scheduler here; compare as numbers when they are.
+bool newer_id(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return a.size() > b.size();
+  return a > b;
+}
+
+bool has_job(const AttemptRow& a) { return is_active(a.state) && !a.job_id.empty(); }
+
+// An attempt ends: what the engine remembered about its job is dropped.
+void finish(Actions& out, Memory& memory, const AttemptRow& a, State state, JobUpdate u) {
+  memory.misses.erase(a.id);
+  memory.marker_exit.erase(a.id);
+  out.marks.push_back({a.id, state, std::move(u), "", "", false});
+}
+
+// A completion on the marker, settled: `info` is the scheduler's record of the ended job, null
+// when there is none (`why` says why).
+void confirm(Actions& out, Memory& memory, const AttemptRow& a, const sched::JobInfo* info,
+             const std::string& why) {
+  memory.unconfirmed.erase(a.id);
+  JobUpdate u;
+  Mark m{a.id, State::completed, {}, "", "", false};
+  if (info) {
+    u = update_from(*info);
+    if (info->state != State::completed) {
+      // The marker said 0, the accounting says otherwise (srun exits 0 after a node failure): the
+      // accounting wins, and the retry policy sees the real state.
+      u.reason = "the scheduler's accounting says " +
+                 (info->raw_state.empty() ? std::string(to_string(info->state)) : info->raw_state) +
+                 (info->reason.empty() || info->reason == "None" ? "" : " (" + info->reason + ")") +
+                 "; the job's exit marker said 0";
+      m.state = info->state;
+      m.note = a.case_name + ": " + *u.reason;
+      m.warn = true;
+      memory.misses.erase(a.id);
+      memory.marker_exit.erase(a.id);
+    } else {
+      u.exit_code.reset();  // the marker's 0
+      u.reason = "";
+    }
+  } else {
+    u.reason = "accounting unavailable (" + why + "): completed on its exit marker alone";
+    m.note = a.case_name + ": " + *u.reason;
+  }
+  u.confirmed = true;
+  m.update = std::move(u);
+  out.marks.push_back(std::move(m));
+}
+
+}  // namespace
+
+Actions on_reconcile(const std::vector<AttemptRow>& latest, const std::vector<sched::JobInfo>& found,
+                     Time now, const Rules& rules, Memory& memory) {
+  Actions out;
+  for (auto& a : latest) {
+    if (a.state != State::submitting) continue;
+    const sched::JobInfo* job = nullptr;
+    for (auto& j : found)
+      if (j.name == a.job_name && (!job || newer_id(j.id, job->id))) job = &j;
+    if (job) {
+      State seen = job->state == State::lost ? State::queued : job->state;
+      Mark m{a.id, seen, update_from(*job), job->id, "", false};
+      m.note = a.case_name + ": adopting job " + job->id + " submitted before an interruption";
+      out.marks.push_back(std::move(m));
+    } else if (a.submitted && !memory.submit_ended_here.count(a.id) &&
+               now - *a.submitted < std::chrono::duration<double>(rules.submit_grace_s)) {
+      // The submit command of a run that died may still be on its way: look again at the next poll.
+      if (memory.awaiting_submission.insert(a.id).second)
+        out.notes.push_back(fmt::format(
+            "{}: no job named {} yet; its submission may still be on its way (waiting up to {:.0f} s)",
+            a.case_name, a.job_name, rules.submit_grace_s));
+      continue;
+    } else {
+      out.notes.push_back(a.case_name + ": no job named " + a.job_name +
+                          ": the submission never reached the scheduler");
+      out.reverts.push_back({a.id, "no job of this name: not submitted"});
+    }
+    memory.awaiting_submission.erase(a.id);
+    memory.submit_ended_here.erase(a.id);
+  }
+  return out;
+}
+
+std::vector<std::string> marker_dirs(const std::vector<AttemptRow>& latest) {
+  std::vector<std::string> dirs;
+  for (auto& a : latest)
+    if (has_job(a)) dirs.push_back(a.run_dir);
+  return dirs;
+}
+
+Actions on_markers(const std::vector<AttemptRow>& latest, const std::vector<std::optional<int>>& markers,
+                   Time now, Memory& memory) {
+  Actions out;
+  size_t i = 0;
+  for (auto& a : latest) {
+    if (!has_job(a)) continue;
+    const std::optional<int>& marker = markers.at(i++);
+    if (!marker) continue;
+    if (*marker != 0) {
+      memory.marker_exit[a.id] = *marker;
+      continue;
+    }
+    JobUpdate u;
+    u.exit_code = 0;
+    u.ended = now;
+    u.reason = kAwaitingAccounting;
+    u.confirmed = false;
+    memory.unconfirmed[a.id] = {a.job_id, 0};
+    finish(out, memory, a, State::completed, std::move(u));
+  }
+  return out;
+}
+
+PollRequest what_to_poll(const std::vector<AttemptRow>& latest, const Rules& rules, Memory& memory) {
+  PollRequest r;
+  for (auto& a : latest)
+    if (has_job(a)) r.ids.push_back(a.job_id);
+  r.confirm = !memory.unconfirmed.empty() &&
+              (r.ids.empty() || ++memory.polls_since_confirm >= rules.confirm_every_polls);
+  if (r.confirm) {
+    memory.polls_since_confirm = 0;
+    for (auto& [_, u] : memory.unconfirmed) r.ids.push_back(u.job_id);
+  }
+  return r;
+}
+
+Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& request,
+                const std::vector<sched::JobInfo>& infos, const Rules& rules, Memory& memory) {
+  Actions out;
+  std::map<std::string, const sched::JobInfo*> by_id;
+  for (auto& j : infos) by_id[j.id] = &j;
+  // Completions on the marker: confirmed or corrected once the job has ended for the scheduler too.
+  if (request.confirm)
+    for (auto& a : latest) {
+      auto u = memory.unconfirmed.find(a.id);
+      if (u == memory.unconfirmed.end()) continue;
+      auto found = by_id.find(u->second.job_id);
+      if (found != by_id.end() && is_final(found->second->state) && found->second->state != State::lost)
+        confirm(out, memory, a, found->second, "");
+      else if (found == by_id.end() && ++u->second.unrecorded >= rules.confirm_after_polls)
+        confirm(out, memory, a, nullptr, "the scheduler has no record of job " + a.job_id);
+    }
+  for (auto& a : latest) {
+    if (!has_job(a)) continue;
+    auto marker = memory.marker_exit.find(a.id);
+    auto it = by_id.find(a.job_id);
+    if (it == by_id.end()) {
+      if (marker != memory.marker_exit.end()) {  // the scheduler forgot the job; its marker did not
+        JobUpdate u;
+        u.exit_code = marker->second;
+        u.reason = "exit status from the job's marker file";
+        finish(out, memory, a, State::failed, std::move(u));
+      } else if (++memory.misses[a.id] >= rules.lost_after_polls) {
+        JobUpdate u;
+        u.reason = "the scheduler no longer knows job " + a.job_id + " and it left no exit marker";
+        finish(out, memory, a, State::lost, std::move(u));
+      }
+      continue;
+    }
+    memory.misses.erase(a.id);
+    const sched::JobInfo& info = *it->second;
+    JobUpdate u = update_from(info);
+    if (is_final(info.state)) {
+      State s = info.state;
+      if (marker != memory.marker_exit.end()) {
+        u.exit_code = marker->second;
+        if (s == State::completed) s = State::failed;  // the script's own status wins
+      }
+      finish(out, memory, a, s, std::move(u));
+      continue;
+    }
+    if (marker != memory.marker_exit.end()) continue;  // ending (COMPLETING): the final state comes next poll
+    if (info.waiting == sched::Waiting::dependency_failed) {
+      out.cancel.push_back(a.job_id);
+      JobUpdate c;
+      c.reason = std::string(kDependencyReason) + "failed: " + info.reason;
+      finish(out, memory, a, State::cancelled, std::move(c));
+      continue;
+    }
+    // A state the job moved to, or a new pending reason for the same state.
+    if (info.state == a.state && u.reason.value_or("") == a.reason) continue;
+    Mark m{a.id, info.state, std::move(u), "", "", false};
+    if (info.state == a.state && info.waiting == sched::Waiting::nodes_unavailable) {
+      m.note = a.case_name + ": job " + a.job_id + " pending on " + info.reason +
+               " (transient on real systems; not cancelled)";
+      m.warn = true;
+    }
+    out.marks.push_back(std::move(m));
+  }
+  return out;
+}
+
+Actions on_unreachable(const std::vector<AttemptRow>& latest, double seconds, const Rules& rules,
+                       Memory& memory) {
+  Actions out;
+  if (memory.unconfirmed.empty() || seconds < rules.confirm_timeout_s) return out;
+  for (auto& a : latest)
+    if (memory.unconfirmed.count(a.id))
+      confirm(out, memory, a, nullptr, fmt::format("the scheduler could not be asked for {:.0f} s", seconds));
+  return out;
+}
+
+Actions retries(const matrix::Plan& plan, const std::vector<std::int64_t>& case_ids,
+                const std::vector<AttemptRow>& latest) {
+  Actions out;
+  std::map<std::int64_t, const AttemptRow*> by_case;
+  for (auto& a : latest) by_case[a.case_id] = &a;
+  std::map<std::int64_t, size_t> plan_index;
+  for (size_t i = 0; i < case_ids.size(); ++i) plan_index[case_ids[i]] = i;
+  for (auto& a : latest) {
+    if (!a.in_spec || !is_failure_end(a.state)) continue;
+    if (a.reason.rfind(kDependencyReason, 0) == 0) {
+      // Cancelled because a dependency failed: try again once every dependency can still succeed.
+      auto pi = plan_index.find(a.case_id);
+      if (pi == plan_index.end()) continue;
+      bool viable = true;
+      for (size_t d : plan.cases[pi->second].after) {
+        auto dep = by_case.find(case_ids[d]);
+        if (dep != by_case.end() && is_failure_end(dep->second->state)) viable = false;
+      }
+      if (viable) out.retries.push_back({a.case_id, "its dependency is being retried", ""});
+      continue;
+    }
+    if (should_retry(a.state, a.number, plan.campaign.retry))
+      out.retries.push_back(
+          {a.case_id, "retry policy: " + std::string(to_string(a.state)),
+           fmt::format("{}: attempt {} ended {}; retrying (attempt {} of {})", a.case_name, a.number,
+                       to_string(a.state), a.number + 1, plan.campaign.retry.max_attempts)});
+  }
+  return out;
+}
+
+bool in_tail(const std::vector<AttemptRow>& latest, const Memory& memory) {
+  return !memory.unconfirmed.empty() && std::none_of(latest.begin(), latest.end(), [](const AttemptRow& a) {
+    return a.in_spec && (is_active(a.state) || a.state == State::submitting);
+  });
+}
+
+}  // namespace campaign::engine

@@ -1,0 +1,142 @@
+// The engine's decisions as pure functions: from what the engine sees (the latest attempts, exit
+// markers, the scheduler's records, the time) to what it does (mark an attempt, adopt or revert a
+// submission, retry a case, cancel a job, submit a case). Nothing here touches the catalog, the
+// scheduler, a file, a clock or the log: engine.cpp gathers the observations, calls these and
+// performs the actions (apply.cpp), so every rule is tested on hand-made rows
+// (tests/unit/engine/decide_test.cpp).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.hpp"
+#include "matrix/plan.hpp"
+#include "sched/scheduler.hpp"
+
+namespace campaign::engine {
+
+// What the engine remembers between ticks about its jobs, beside the catalog.
+struct Memory {
+  std::map<std::int64_t, int> misses;       // attempt id -> polls in which the scheduler did not know its job
+  std::map<std::int64_t, int> marker_exit;  // attempt id -> non-zero exit marker awaiting the scheduler
+  struct Unconfirmed {
+    std::string job_id;
+    int unrecorded = 0;  // polls in which the scheduler had no record of the job
+  };
+  // Attempts completed on their marker, awaiting the scheduler's accounting.
+  std::map<std::int64_t, Unconfirmed> unconfirmed;
+  // Starts "due": an engine's first poll asks (status --refresh is one tick, resume starts afresh).
+  int polls_since_confirm = std::numeric_limits<int>::max() - 1;
+  std::set<std::int64_t> submit_ended_here;    // submitting attempts whose submit command failed in this run
+  std::set<std::int64_t> awaiting_submission;  // submitting attempts with no job yet (said once)
+};
+
+// The engine's tunables the decisions read (EngineOptions has their documentation).
+struct Rules {
+  int lost_after_polls = 3;
+  int confirm_after_polls = 3;
+  int confirm_every_polls = 3;
+  double confirm_timeout_s = 600;
+  double submit_grace_s = 60;
+};
+
+// Record `state` with `update` for an attempt (after recording `adopt_job` as its job, when set).
+struct Mark {
+  std::int64_t attempt = 0;
+  State state = State::planned;
+  JobUpdate update;
+  std::string adopt_job;
+  std::string note;   // said to the user (info), e.g. why
+  bool warn = false;  // the note is a warning
+};
+
+struct Revert {  // a `submitting` attempt back to planned: no job of its name exists
+  std::int64_t attempt = 0;
+  std::string reason;
+};
+
+struct Retry {  // a new attempt for a case
+  std::int64_t case_id = 0;
+  std::string reason;
+  std::string note;  // said to the user (info), when not empty
+};
+
+struct Actions {
+  std::vector<Mark> marks;
+  std::vector<Revert> reverts;
+  std::vector<Retry> retries;
+  std::vector<std::string> cancel;  // job ids to cancel, after the marks
+  std::vector<std::string> notes;   // said to the user (info)
+  bool empty() const { return marks.empty() && reverts.empty() && retries.empty() && cancel.empty(); }
+};
+
+// Attempts left `submitting` and the scheduler's jobs of their names: adopt the newest job of each
+// name, revert those without one once their submission is `submit_grace_s` old (the submit command
+// of a run that was killed may still reach the scheduler), wait for the others.
+Actions on_reconcile(const std::vector<AttemptRow>& latest, const std::vector<sched::JobInfo>& found,
+                     Time now, const Rules& rules, Memory& memory);
+
+// The exit markers of `latest`'s active attempts (read_markers' order: active attempts with a job,
+// see marker_dirs()). A zero completes the attempt at once, unconfirmed; any other status waits for
+// the scheduler to say why.
+std::vector<std::string> marker_dirs(const std::vector<AttemptRow>& latest);
+Actions on_markers(const std::vector<AttemptRow>& latest, const std::vector<std::optional<int>>& markers,
+                   Time now, Memory& memory);
+
+// The job ids the next poll asks about: the active jobs, and the completions awaiting the
+// accounting every `confirm_every_polls` while other jobs run (jobs that left the queue cost the
+// scheduler an accounting query), at every poll once nothing else runs.
+struct PollRequest {
+  std::vector<std::string> ids;
+  bool confirm = false;  // the unconfirmed completions are among `ids`
+};
+PollRequest what_to_poll(const std::vector<AttemptRow>& latest, const Rules& rules, Memory& memory);
+
+// The scheduler's answer to `request`: states, times and reasons; completions confirmed or
+// corrected by the accounting; jobs the scheduler forgot (failed on their marker, else lost after
+// `lost_after_polls`); jobs whose dependency failed cancelled.
+Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& request,
+                const std::vector<sched::JobInfo>& infos, const Rules& rules, Memory& memory);
+
+// The scheduler has failed every poll for `seconds`: past `confirm_timeout_s`, completions on their
+// markers are confirmed without it.
+Actions on_unreachable(const std::vector<AttemptRow>& latest, double seconds, const Rules& rules,
+                       Memory& memory);
+
+// New attempts: by the retry policy for failures, and for cases cancelled because a dependency
+// failed once every dependency can succeed again. `case_ids` maps plan indices to case ids.
+Actions retries(const matrix::Plan& plan, const std::vector<std::int64_t>& case_ids,
+                const std::vector<AttemptRow>& latest);
+
+// The plan's cases in the order they are offered to the scheduler: node classes round robin.
+std::vector<size_t> interleaved_order(const matrix::Plan& plan);
+
+// Which planned cases may be submitted now, in `order`: dependencies met (or active, or submitted
+// earlier in this choice: afterok on their job ids), within the user's queue limit and the campaign's
+// node-hour budget. Cases whose dependency failed are cancelled (in `actions`).
+struct Submission {
+  size_t plan_index = 0;
+  std::int64_t attempt = 0;
+  std::vector<std::string> after;   // job ids of dependencies still running
+  std::vector<size_t> after_ready;  // dependencies submitted just before it: indices into `ready`
+};
+struct SubmitChoice {
+  std::vector<Submission> ready;
+  Actions actions;
+  std::string budget_note;  // why the budget stopped submissions, when it did
+};
+SubmitChoice choose_submissions(const matrix::Plan& plan, const std::vector<size_t>& order,
+                                const std::vector<std::int64_t>& case_ids,
+                                const std::vector<AttemptRow>& latest, int others_in_queue,
+                                std::optional<double> committed_node_hours);
+
+// Nothing runs any more; only completions await the accounting (dependents and the end of the run
+// wait for them): the scheduler should be asked at once.
+bool in_tail(const std::vector<AttemptRow>& latest, const Memory& memory);
+
+}  // namespace campaign::engine

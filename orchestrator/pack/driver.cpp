@@ -1,0 +1,252 @@
+// The pack driver: posix_spawn per case, one poll loop over a signalfd (SIGINT, SIGTERM, SIGCHLD),
+// like the built-in launcher (local/launch.cpp), but with node slots instead of ranks.
+#include "pack/driver.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "pack/slots.hpp"
+#include "render/script.hpp"
+#include "render/step_launch.hpp"
+#include "util/atomic_file.hpp"
+#include "util/error.hpp"
+#include "util/fd.hpp"
+#include "util/process.hpp"
+#include "util/strings.hpp"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace campaign::pack {
+
+std::string to_json(const StartMarker& m) {
+  json j = {{"allocation", m.allocation},
+            {"job_name", m.job_name},
+            {"time", m.time},
+            {"nodes", m.nodes},
+            {"slots", m.slots}};
+  return j.dump() + "\n";
+}
+
+std::optional<StartMarker> read_start_marker(const fs::path& run_dir) {
+  std::ifstream in(run_dir / kStartMarker);
+  if (!in) return std::nullopt;
+  try {
+    json j = json::parse(in);
+    StartMarker m;
+    m.allocation = j.at("allocation").get<std::string>();
+    m.job_name = j.at("job_name").get<std::string>();
+    m.time = j.at("time").get<double>();
+    m.nodes = j.at("nodes").get<std::vector<std::string>>();
+    m.slots = j.at("slots").get<std::vector<size_t>>();
+    return m;
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Blocks signals in this thread for its lifetime, and restores the previous mask.
+class SignalBlock {
+ public:
+  explicit SignalBlock(const sigset_t& set) { ::pthread_sigmask(SIG_BLOCK, &set, &old_); }
+  ~SignalBlock() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+  SignalBlock(const SignalBlock&) = delete;
+  SignalBlock& operator=(const SignalBlock&) = delete;
+
+ private:
+  sigset_t old_;
+};
+
+enum class Phase { waiting, running, done };
+
+struct Running {
+  pid_t pid = -1;  // also its process group
+  Clock::time_point since;
+  std::vector<size_t> slots;
+};
+
+// Our environment without CAMPAIGN_NODES, to which each case adds its own.
+std::vector<std::string> base_environment() {
+  std::string prefix = std::string(render::kNodesVariable) + "=";
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::strncmp(*e, prefix.c_str(), prefix.size()) != 0) env.emplace_back(*e);
+  return env;
+}
+
+// `bash SCRIPT` in its own process group, output appended to `output`, stdin from /dev/null.
+pid_t spawn_case(const PackedCase& c, std::vector<std::string> env, const std::string& nodes) {
+  if (!nodes.empty()) env.push_back(std::string(render::kNodesVariable) + "=" + nodes);
+  std::vector<std::string> argv{"bash", c.script.string()};
+  std::vector<char*> cargv = c_array(argv), cenv = c_array(env);
+  SpawnAttributes sa;
+  std::string out = case_output(c).string();
+  posix_spawn_file_actions_addopen(&sa.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&sa.actions, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                   0644);
+  posix_spawn_file_actions_adddup2(&sa.actions, STDOUT_FILENO, STDERR_FILENO);
+  sa.default_signals(POSIX_SPAWN_SETPGROUP);
+  pid_t pid = -1;
+  int rc = ::posix_spawnp(&pid, "bash", &sa.actions, &sa.attr, cargv.data(), cenv.data());
+  if (rc != 0) throw Error("cannot start bash " + c.script.string() + ": " + std::strerror(rc));
+  return pid;
+}
+
+double unix_time() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
+}
+
+}  // namespace
+
+int run_allocation(const Allocation& a, const DriverOptions& options) {
+  std::ostream& log = options.log ? *options.log : std::cout;
+  const Clock::time_point t0 = Clock::now();
+  auto say = [&](const std::string& line) {
+    double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    log << "pack-exec [" << std::fixed << std::setprecision(1) << std::setw(7) << s << "s] " << line
+        << std::endl;
+  };
+
+  size_t n_nodes = options.nodes.empty() ? static_cast<size_t>(a.nodes) : options.nodes.size();
+  if (!options.nodes.empty() && options.nodes.size() != static_cast<size_t>(a.nodes))
+    say("warning: " + std::to_string(options.nodes.size()) + " nodes given, the manifest says " +
+        std::to_string(a.nodes));
+
+  sigset_t handled;
+  sigemptyset(&handled);
+  sigaddset(&handled, SIGINT);
+  sigaddset(&handled, SIGTERM);
+  sigaddset(&handled, SIGCHLD);
+  SignalBlock block(handled);
+  Fd sigfd(::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK));
+  if (!sigfd.open()) throw Error(std::string("signalfd: ") + std::strerror(errno));
+
+  const size_t n = a.cases.size();
+  std::vector<Phase> phase(n, Phase::waiting);
+  std::vector<Running> running(n);
+  std::vector<long> case_nodes(n);
+  std::vector<bool> node_busy(n_nodes, false);
+  for (size_t i = 0; i < n; ++i) {
+    case_nodes[i] = a.cases[i].nodes;
+    // A restarted driver (same allocation) never starts a case twice, ended or not.
+    auto m = read_start_marker(a.cases[i].run_dir);
+    if (m && m->allocation == a.job_name) {
+      phase[i] = Phase::done;
+      say("skip " + a.cases[i].case_name + ": already started in this allocation");
+    }
+  }
+  say("allocation " + a.job_name + ": " + std::to_string(n) + " cases on " + std::to_string(n_nodes) +
+      " nodes");
+  const std::vector<std::string> env = base_environment();
+
+  bool stopping = false, kill_due = false;
+  Clock::time_point kill_at{};
+  auto signal_all = [&](int sig) {
+    for (size_t i = 0; i < n; ++i)
+      if (phase[i] == Phase::running) ::kill(-running[i].pid, sig);
+  };
+
+  for (;;) {
+    if (!stopping) {
+      std::vector<bool> waiting(n);
+      for (size_t i = 0; i < n; ++i) waiting[i] = phase[i] == Phase::waiting;
+      for (auto& s : next_starts(case_nodes, waiting, node_busy)) {
+        const PackedCase& c = a.cases[s.case_index];
+        StartMarker m{a.job_name, c.job_name, 0, {}, s.nodes};
+        if (!options.nodes.empty())
+          for (size_t k : s.nodes) m.nodes.push_back(options.nodes[k]);
+        std::string names = join(m.nodes, ",");
+        Running& r = running[s.case_index];
+        try {
+          // A stale exit marker of an earlier attempt must not stand beside the new start marker.
+          std::error_code ec;
+          fs::remove(c.run_dir / render::kExitMarker, ec);
+          m.time = unix_time();
+          write_file_atomic(c.run_dir / kStartMarker, to_json(m));
+          r.pid = spawn_case(c, env, names);
+        } catch (const Error& e) {
+          // Not started, so no start marker: the orchestrator plans it again.
+          std::error_code ec;
+          fs::remove(c.run_dir / kStartMarker, ec);
+          phase[s.case_index] = Phase::done;
+          say("not started: " + c.case_name + ": " + e.what());
+          continue;
+        }
+        r.since = Clock::now();
+        r.slots = s.nodes;
+        for (size_t k : s.nodes) node_busy[k] = true;
+        phase[s.case_index] = Phase::running;
+        say("start " + c.case_name + " (" + c.job_name + ") on " + std::to_string(c.nodes) + " node(s)" +
+            (names.empty() ? "" : " " + names));
+      }
+    }
+    bool any_running = std::count(phase.begin(), phase.end(), Phase::running) > 0;
+    if (!any_running) break;  // nothing more can start either: next_starts had free nodes for it
+
+    int timeout_ms = 1000;  // also a periodic look, for a SIGCHLD another thread took
+    if (kill_due) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(kill_at - Clock::now()).count();
+      timeout_ms = static_cast<int>(std::clamp<long long>(left, 0, timeout_ms));
+    }
+    pollfd pfd{sigfd.get(), POLLIN, 0};
+    int ready = ::poll(&pfd, 1, timeout_ms);
+    if (ready < 0 && errno != EINTR) throw Error(std::string("poll: ") + std::strerror(errno));
+    signalfd_siginfo si;
+    while (::read(sigfd.get(), &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+      if ((si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) && !stopping) {
+        stopping = true;
+        say(std::string("stopping on ") + (si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT") +
+            ": nothing more starts, running cases get SIGTERM");
+        signal_all(SIGTERM);
+        kill_due = true;
+        kill_at = Clock::now() + std::chrono::milliseconds(static_cast<long>(a.grace_s * 1000));
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (phase[i] != Phase::running) continue;
+      int status = 0;
+      pid_t w = ::waitpid(running[i].pid, &status, WNOHANG);
+      if (w == 0 || (w < 0 && errno != ECHILD)) continue;
+      ::kill(-running[i].pid, SIGKILL);  // what the script left behind must not hold its nodes
+      phase[i] = Phase::done;
+      for (size_t k : running[i].slots) node_busy[k] = false;
+      double took = std::chrono::duration<double>(Clock::now() - running[i].since).count();
+      std::ostringstream line;
+      line << "end " << a.cases[i].case_name << ": exit " << (w > 0 ? shell_exit_code(status) : 255)
+           << " after " << std::fixed << std::setprecision(1) << took << " s";
+      say(line.str());
+    }
+    if (kill_due && Clock::now() >= kill_at) {
+      say("grace over: SIGKILL to the cases still running");
+      signal_all(SIGKILL);
+      kill_due = false;
+    }
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (phase[i] == Phase::waiting)
+      say("not started: " + a.cases[i].case_name + (stopping ? "" : " (does not fit the nodes)"));
+  return stopping ? 143 : 0;
+}
+
+}  // namespace campaign::pack

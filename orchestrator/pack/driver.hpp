@@ -1,0 +1,46 @@
+// `campaign pack-exec MANIFEST`: the driver inside a packed allocation. It starts each case's script
+// (`bash run_dir/job.sh`, in its own process group) as soon as enough of the allocation's nodes are
+// free, biggest first (pack/slots.hpp), and frees the nodes when the case ends.
+//
+// Invariants: a case is started at most once per allocation: its start marker (`run_dir/.start`,
+// written atomically before the launch and naming the allocation) is what a restarted driver finds
+// and skips; a case never started has no start marker (the orchestrator returns it to planned); the
+// case script writes its own exit marker, the driver decides no retries; after SIGTERM or SIGINT
+// nothing more starts, running cases get SIGTERM, then SIGKILL after the manifest's grace.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "pack/manifest.hpp"
+
+namespace campaign::pack {
+
+// What `run_dir/.start` says (one JSON object).
+struct StartMarker {
+  std::string allocation;          // the allocation's job name
+  std::string job_name;            // the case attempt's job name (its step's name)
+  double time = 0;                 // Unix time of the launch, seconds
+  std::vector<std::string> nodes;  // node names given to the case; empty when not known
+  std::vector<size_t> slots;       // the allocation's node indices given to the case
+};
+std::string to_json(const StartMarker& m);
+// nullopt when there is no marker or it cannot be read as one.
+std::optional<StartMarker> read_start_marker(const std::filesystem::path& run_dir);
+
+struct DriverOptions {
+  // The allocation's node names (in the case script as CAMPAIGN_NODES, comma-separated); empty:
+  // unknown, the driver counts the manifest's nodes.
+  std::vector<std::string> nodes;
+  std::ostream* log = nullptr;  // one line per start and end; null: standard output
+};
+
+// Runs the allocation's cases; returns 0 when each case that could run has ended, 143 when a
+// SIGTERM or SIGINT stopped it. Blocks SIGINT, SIGTERM and SIGCHLD in the calling thread (a
+// single-threaded program's main thread). Throws Error when nothing can be set up.
+int run_allocation(const Allocation& a, const DriverOptions& options = {});
+
+}  // namespace campaign::pack

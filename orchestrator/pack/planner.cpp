@@ -1,0 +1,90 @@
+#include "pack/planner.hpp"
+
+#include <algorithm>
+#include <queue>
+#include <stdexcept>
+#include <string>
+
+#include "pack/slots.hpp"
+
+namespace campaign::pack {
+
+void biggest_first(std::vector<Item>& items) {
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    if (a.nodes != b.nodes) return a.nodes > b.nodes;
+    if (a.walltime_s != b.walltime_s) return a.walltime_s > b.walltime_s;
+    return a.id < b.id;
+  });
+}
+
+Schedule simulate(const std::vector<Item>& items, long nodes) {
+  Schedule s;
+  s.start_s.assign(items.size(), -1);
+  std::vector<long> case_nodes;
+  for (auto& it : items) case_nodes.push_back(it.nodes);
+  std::vector<bool> waiting(items.size(), true), busy(static_cast<size_t>(nodes), false);
+  // Running cases by end time, with the nodes they hold; the driver's own decision (next_starts)
+  // at each moment a case ends.
+  using Running = std::pair<long, std::vector<size_t>>;
+  auto later = [](const Running& a, const Running& b) { return a.first > b.first; };
+  std::priority_queue<Running, std::vector<Running>, decltype(later)> running(later);
+  long now = 0, left = static_cast<long>(items.size());
+  while (left > 0) {
+    for (auto& start : next_starts(case_nodes, waiting, busy)) {
+      const Item& it = items[start.case_index];
+      s.start_s[start.case_index] = now;
+      waiting[start.case_index] = false;
+      --left;
+      for (size_t k : start.nodes) busy[k] = true;
+      running.push({now + it.walltime_s, start.nodes});
+      s.makespan_s = std::max(s.makespan_s, now + it.walltime_s);
+    }
+    s.peak_nodes = std::max(s.peak_nodes, static_cast<long>(std::count(busy.begin(), busy.end(), true)));
+    if (left == 0) break;
+    if (running.empty()) throw std::logic_error("a case needs more nodes than the allocation has");
+    now = running.top().first;
+    while (!running.empty() && running.top().first == now) {
+      for (size_t k : running.top().second) busy[k] = false;
+      running.pop();
+    }
+  }
+  return s;
+}
+
+namespace {
+
+long round_up_minute(long s) { return (s + 59) / 60 * 60; }
+
+}  // namespace
+
+std::vector<Allocation> allocate(std::vector<Item> items, const Limits& limits) {
+  biggest_first(items);
+  for (auto& it : items)
+    if (it.nodes > limits.nodes || it.walltime_s + limits.margin_s > limits.walltime_s)
+      throw std::logic_error("case " + std::to_string(it.id) + " does not fit in an allocation");
+  std::vector<Allocation> out;
+  std::vector<bool> placed(items.size(), false);
+  size_t left = items.size();
+  while (left > 0) {
+    std::vector<Item> bin;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (placed[i] || (limits.cases && static_cast<long>(bin.size()) >= limits.cases)) continue;
+      bin.push_back(items[i]);
+      if (simulate(bin, limits.nodes).makespan_s + limits.margin_s > limits.walltime_s) {
+        bin.pop_back();
+        continue;
+      }
+      placed[i] = true;
+      --left;
+    }
+    Schedule s = simulate(bin, limits.nodes);
+    Allocation a;
+    for (auto& it : bin) a.ids.push_back(it.id);
+    a.nodes = s.peak_nodes;
+    a.walltime_s = std::min(limits.walltime_s, round_up_minute(s.makespan_s + limits.margin_s));
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace campaign::pack

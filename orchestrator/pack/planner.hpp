@@ -1,0 +1,52 @@
+// How a packed step's cases share allocations: which cases go into which allocation, how many
+// nodes and how long each allocation asks for. The driver inside an allocation (pack-exec) starts
+// cases the same way this plans them, biggest first into free nodes, so a plan's walltime holds
+// when every case takes its whole walltime; cases that end early only make room sooner.
+//
+// Invariant: pure (no catalog, no clock); the same items and limits give the same allocations.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace campaign::pack {
+
+struct Item {
+  size_t id = 0;  // the caller's (a plan index)
+  long nodes = 1;
+  long walltime_s = 0;
+};
+
+struct Limits {
+  long nodes = 1;       // of one allocation
+  long walltime_s = 0;  // of one allocation
+  long cases = 0;       // most cases in one allocation; 0: no limit
+  long margin_s = 60;   // added to the planned makespan: the driver's start, srun's setup
+};
+
+// The order in which the driver starts cases: most nodes first, then longest, then `id`.
+void biggest_first(std::vector<Item>& items);
+
+// The driver's schedule of `items` (in biggest_first order, as the manifest lists them) on `nodes`
+// nodes, each case taking its whole walltime, with the driver's own decision (slots.hpp): start
+// offsets by position, the makespan and the most nodes in use at once.
+struct Schedule {
+  std::vector<long> start_s;
+  long makespan_s = 0;
+  long peak_nodes = 0;
+};
+Schedule simulate(const std::vector<Item>& items, long nodes);
+
+struct Allocation {
+  std::vector<size_t> ids;  // the items' ids, in the driver's start order
+  long nodes = 0;           // the peak the schedule uses, at most Limits::nodes
+  long walltime_s = 0;      // makespan + margin, rounded up to a minute, at most Limits::walltime_s
+  double node_hours() const { return static_cast<double>(nodes) * static_cast<double>(walltime_s) / 3600.0; }
+};
+
+// Allocations for `items` (first fit, biggest first): each holds cases while its schedule still
+// ends within the walltime limit (less the margin) and the case limit. Every item must fit alone
+// (nodes and walltime within the limits; matrix::expand checks that for plans).
+std::vector<Allocation> allocate(std::vector<Item> items, const Limits& limits);
+
+}  // namespace campaign::pack

@@ -1,0 +1,142 @@
+// Implements report/input.hpp.
+#include "report/input.hpp"
+
+#include <algorithm>
+#include <ctime>
+#include <map>
+
+#include "analysis/scaling.hpp"
+#include "util/strings.hpp"
+
+namespace campaign::report {
+
+std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t campaign_id,
+                                               const std::set<std::string>& metrics) {
+  auto latest = catalog.latest_attempts(campaign_id);
+  std::map<std::int64_t, const AttemptRow*> latest_by_attempt;
+  for (auto& a : latest) latest_by_attempt[a.id] = &a;
+  std::map<std::int64_t, nlohmann::json> params;
+  for (auto& c : catalog.cases_of(campaign_id)) params[c.id] = c.params;
+  std::map<std::int64_t, analysis::CaseResult> by_attempt;
+  for (auto& a : latest) {
+    if (!a.in_spec) continue;
+    analysis::CaseResult r;
+    r.name = a.case_name;
+    r.step = a.step;
+    for (auto& [k, v] : params[a.case_id].items())
+      r.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    r.state = std::string(to_string(a.state));
+    r.job_id = a.job_id;
+    r.nodelist = a.node_list;
+    by_attempt[a.id] = std::move(r);
+  }
+  for (auto& series : catalog.metric_series_of(campaign_id, metrics)) {
+    auto it = by_attempt.find(series.attempt_id);
+    if (it == by_attempt.end()) continue;  // an earlier attempt's metrics
+    auto& out = it->second.metrics;
+    out.reserve(out.size() + series.values.size());
+    for (size_t i = 0; i < series.values.size(); ++i) {
+      analysis::MetricRow row;
+      row.name = series.name;
+      if (series.steps[i]) row.step = static_cast<double>(*series.steps[i]);
+      row.instance = series.instance;
+      row.value = series.values[i];
+      row.unit = series.unit;
+      out.push_back(std::move(row));
+    }
+  }
+  std::vector<analysis::CaseResult> out;
+  out.reserve(by_attempt.size());
+  for (auto& a : latest) {
+    auto it = by_attempt.find(a.id);
+    if (it != by_attempt.end()) out.push_back(std::move(it->second));
+  }
+  return out;
+}
+
+std::vector<analysis::AnalysisSpec> load_analyses(const matrix::Plan& plan,
+                                                  const collect::StepCollectors& collectors) {
+  analysis::CampaignNames names;
+  for (const auto& step : plan.campaign.steps) {
+    analysis::StepNames s{step.name, {}, {}, {}, false};
+    auto sp =
+        std::find_if(plan.steps.begin(), plan.steps.end(), [&](auto& p) { return p.name == step.name; });
+    if (sp != plan.steps.end()) s = {step.name, sp->schema->names, sp->axes, {}, true};
+    if (auto it = collectors.find(step.name); it != collectors.end())
+      for (const auto& c : it->second)
+        for (auto& m : collect::declared_metrics(c))
+          if (std::find(s.metrics.begin(), s.metrics.end(), m) == s.metrics.end()) s.metrics.push_back(m);
+    names.steps.push_back(std::move(s));
+  }
+  names.values = [&plan](const std::string& step, const std::string& param) {
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    for (const auto& c : plan.cases) {
+      const matrix::StepPlan& sp = plan.step_of(c);
+      int k = sp.schema->find(param);
+      if ((!step.empty() && sp.name != step) || k < 0) continue;
+      const std::string& v = c.values[static_cast<size_t>(k)].text;
+      if (seen.insert(v).second) out.push_back(v);
+    }
+    return out;
+  };
+  return analysis::parse_analyses(plan.campaign.analyses, plan.campaign.file, names);
+}
+
+std::set<std::string> metrics_used(const std::vector<analysis::AnalysisSpec>& specs) {
+  std::set<std::string> names;
+  for (auto& s : specs) {
+    names.insert(s.time.metric);
+    if (s.stall) names.insert(s.stall->data), names.insert(s.stall->compute);
+    if (s.scaling == analysis::Scaling::mlperf_weak)
+      names.insert({analysis::kRunStartMs, analysis::kRunStopMs, analysis::kRunSuccess});
+  }
+  return names;
+}
+
+ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign, std::int64_t campaign_id,
+                         const ReportRequest& request, std::ostream* terminal) {
+  auto specs = analysis::parse_analyses(campaign.analyses, campaign.file);
+  auto cases = case_results(catalog, campaign_id, metrics_used(specs));
+  ReportInput input;
+  input.analyses = analysis::analyze_all(specs, cases);
+  input.provenance.campaign = campaign.name;
+  input.provenance.campaign_hash = campaign.sha256;
+  for (auto& c : catalog.campaigns())
+    if (c.id == campaign_id)
+      input.provenance.system = c.system, input.provenance.code_version = describe_code(c.code);
+  add_runs(input.provenance, cases);
+  // Failed cases outside any analysis are listed too.
+  for (auto& c : cases)
+    if (!analysis::usable_state(c.state)) {
+      bool listed = false;
+      for (auto& a : input.analyses)
+        for (auto& e : a.excluded) listed |= e.case_name == c.name;
+      if (!listed) input.failed.push_back(analysis::Excluded{c.name, c.state, "did not complete"});
+    }
+  if (terminal) print_tables(*terminal, input.analyses);
+  if (request.formats.empty()) return {};
+  return write_report(input, request.formats, request.out_dir);
+}
+
+std::string format_utc(Time t) {
+  std::time_t tt = static_cast<std::time_t>(t.time_since_epoch().count());
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+
+std::string describe_code(const CodeRecord& code) {
+  const std::string shortened = code.commit.substr(0, 10);
+  const bool label_is_commit = !code.commit.empty() && code.version.rfind(shortened, 0) == 0;
+  std::vector<std::string> parts;
+  if (!code.version.empty() && !label_is_commit) parts.push_back(code.version);
+  if (!code.commit.empty())
+    parts.push_back("commit " + shortened + (code.date ? " of " + format_utc(*code.date) : "") +
+                    (code.dirty ? " (modified)" : ""));
+  return join(parts, ", ");
+}
+
+}  // namespace campaign::report

@@ -1,0 +1,52 @@
+// From the catalog to a report: catalog rows as analysis input, the
+// campaign's analyses checked against the plan, and the report they make.
+#pragma once
+
+#include <filesystem>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analysis/case_result.hpp"
+#include "analysis/spec.hpp"
+#include "catalog/catalog.hpp"
+#include "collect/attempt.hpp"
+#include "matrix/plan.hpp"
+#include "report/report.hpp"
+#include "spec/campaign.hpp"
+
+namespace campaign::report {
+
+// The latest attempt of every case with its parameters and metrics (only
+// the metrics named in `metrics`, when not empty).
+std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t campaign_id,
+                                               const std::set<std::string>& metrics = {});
+
+// The campaign's analyses, parsed and checked against what the plan and the
+// collectors offer: every step, parameter, value and metric they name exists.
+std::vector<analysis::AnalysisSpec> load_analyses(const matrix::Plan& plan,
+                                                  const collect::StepCollectors& collectors);
+
+// The metrics the analyses read (time metric, data-stall metrics).
+std::set<std::string> metrics_used(const std::vector<analysis::AnalysisSpec>& specs);
+
+struct ReportRequest {
+  std::vector<Format> formats;
+  std::filesystem::path out_dir;
+  bool terminal = false;
+};
+
+// Analyses of the campaign (its `analyses:`) over the catalog, written as
+// reports; returns what was written.
+ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign, std::int64_t campaign_id,
+                         const ReportRequest& request, std::ostream* terminal);
+
+// The code version a run measured (history/code_version.hpp), for reports:
+// "LABEL, commit 0123456789 of 2026-11-01 12:00 UTC (modified)", with the
+// parts that are known; "" when none is.
+std::string describe_code(const CodeRecord& code);
+// "2026-11-01 12:00 UTC".
+std::string format_utc(Time t);
+
+}  // namespace campaign::report

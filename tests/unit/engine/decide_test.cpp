@@ -1,0 +1,269 @@
+// The engine's decisions on hand-made rows and observations: no catalog, no scheduler, no clock.
+#include "engine/decide.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "spec/library.hpp"
+
+using namespace campaign;
+using namespace campaign::engine;
+
+namespace {
+
+const Time kNow{std::chrono::seconds(1'800'000'000)};
+
+AttemptRow row(std::int64_t id, State state, std::string job_id = "") {
+  AttemptRow a;
+  a.id = id;
+  a.case_id = id;
+  a.number = 1;
+  a.state = state;
+  a.case_name = "c" + std::to_string(id);
+  a.run_dir = "/w/c" + std::to_string(id);
+  a.job_id = std::move(job_id);
+  a.job_name = "job-" + std::to_string(id);
+  return a;
+}
+
+sched::JobInfo job(std::string id, State state, std::string raw = "") {
+  sched::JobInfo j;
+  j.id = std::move(id);
+  j.state = state;
+  j.raw_state = std::move(raw);
+  return j;
+}
+
+matrix::Plan plan_of(const std::string& yaml, long max_queued = 100) {
+  auto c = spec::parse_campaign(yaml, "c.yaml");
+  auto s =
+      spec::load_system_file(*spec::find_data_file(CAMPAIGN_SOURCE_DIR, "systems", "testcluster", ".yaml"));
+  s.limits.max_queued_jobs = max_queued;
+  return matrix::expand(spec::for_system(c, s.name), s, "/w");
+}
+
+// A staging step the two training cases depend on: plan indices 0 (prepare), 1, 2.
+const char* kDeps = R"(name: deps
+matrix:
+  n: [1, 2]
+case_name: train-{{n}}
+job: {partition: mc, nodes: 2, walltime: "01:00:00", command: "true"}
+steps:
+  prepare: {matrix: {}, case_name: prepare, job: {nodes: 1, command: "true"}}
+  train: {after: [prepare]}
+retry: {max_attempts: 2, on: [node_fail]}
+)";
+
+// Rows for kDeps' plan, case ids 1..3 in plan order.
+std::vector<AttemptRow> deps_rows(const matrix::Plan& plan, State prepare, State train) {
+  std::vector<AttemptRow> rows;
+  for (size_t i = 0; i < plan.cases.size(); ++i) {
+    auto a = row(static_cast<std::int64_t>(i + 1), i == 0 ? prepare : train,
+                 is_active(i == 0 ? prepare : train) ? std::to_string(100 + i) : "");
+    a.case_name = plan.cases[i].name;
+    rows.push_back(a);
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a zero marker completes the attempt at once, unconfirmed; another status waits for the scheduler") {
+  std::vector<AttemptRow> latest{row(1, State::running, "11"), row(2, State::queued),
+                                 row(3, State::running, "13")};
+  REQUIRE(marker_dirs(latest) == std::vector<std::string>{"/w/c1", "/w/c3"});
+  Memory m;
+  Actions a = on_markers(latest, {0, 2}, kNow, m);
+  REQUIRE(a.marks.size() == 1);
+  CHECK(a.marks[0].attempt == 1);
+  CHECK(a.marks[0].state == State::completed);
+  CHECK(a.marks[0].update.confirmed == false);
+  CHECK(a.marks[0].update.ended == kNow);
+  CHECK(m.unconfirmed.at(1).job_id == "11");
+  CHECK(m.marker_exit == std::map<std::int64_t, int>{{3, 2}});
+}
+
+TEST_CASE(
+    "completions on their markers are asked about every third poll while jobs run, at every poll after") {
+  Rules rules;
+  Memory m;
+  m.unconfirmed[1] = {"11", 0};
+  std::vector<AttemptRow> latest{row(1, State::completed, "11"), row(2, State::running, "12")};
+  auto first = what_to_poll(latest, rules, m);  // a new engine's first poll asks
+  CHECK(first.confirm);
+  CHECK(first.ids == std::vector<std::string>{"12", "11"});
+  CHECK_FALSE(what_to_poll(latest, rules, m).confirm);
+  CHECK_FALSE(what_to_poll(latest, rules, m).confirm);
+  CHECK(what_to_poll(latest, rules, m).confirm);
+  latest[1].state = State::completed;  // nothing runs: every poll
+  m.unconfirmed[2] = {"12", 0};
+  CHECK(what_to_poll(latest, rules, m).confirm);
+  CHECK(what_to_poll(latest, rules, m).confirm);
+}
+
+TEST_CASE("the accounting confirms a marker's completion, or corrects it, or is given up on") {
+  Rules rules;
+  Memory m;
+  m.unconfirmed = {{1, {"11", 0}}, {2, {"12", 0}}, {3, {"13", 0}}};
+  std::vector<AttemptRow> latest{row(1, State::completed, "11"), row(2, State::completed, "12"),
+                                 row(3, State::completed, "13")};
+  PollRequest request{{"11", "12", "13"}, true};
+  auto ok = job("11", State::completed);
+  ok.exit_code = 0;
+  ok.elapsed_s = 42;
+  auto node_fail = job("12", State::node_fail, "NODE_FAIL");
+  Actions a = on_poll(latest, request, {ok, node_fail}, rules, m);
+  REQUIRE(a.marks.size() == 2);
+  CHECK(a.marks[0].state == State::completed);
+  CHECK(a.marks[0].update.confirmed == true);
+  CHECK(a.marks[0].update.elapsed_s == 42);
+  CHECK(a.marks[0].update.reason == "");
+  CHECK(a.marks[1].state == State::node_fail);
+  CHECK(a.marks[1].warn);
+  CHECK(a.marks[1].note == "c2: " + *a.marks[1].update.reason);  // the log names the case
+  CHECK(*a.marks[1].update.reason ==
+        "the scheduler's accounting says NODE_FAIL; the job's exit marker said 0");
+  CHECK(m.unconfirmed.size() == 1);
+  // Job 13 unknown to the scheduler: given up on at the third poll.
+  CHECK(on_poll(latest, request, {}, rules, m).marks.empty());
+  Actions given_up = on_poll(latest, request, {}, rules, m);
+  REQUIRE(given_up.marks.size() == 1);
+  CHECK(given_up.marks[0].update.reason->find(
+            "accounting unavailable (the scheduler has no record of job 13)") == 0);
+  CHECK(m.unconfirmed.empty());
+}
+
+TEST_CASE("an unreachable scheduler is waited for up to confirm_timeout_s before markers are trusted alone") {
+  Rules rules;
+  Memory m;
+  m.unconfirmed[1] = {"11", 0};
+  std::vector<AttemptRow> latest{row(1, State::completed, "11")};
+  CHECK(on_unreachable(latest, 599, rules, m).marks.empty());
+  Actions a = on_unreachable(latest, 601, rules, m);
+  REQUIRE(a.marks.size() == 1);
+  CHECK(a.marks[0].update.confirmed == true);
+  CHECK(a.marks[0].update.reason->find("could not be asked for 601 s") != std::string::npos);
+}
+
+TEST_CASE("a job the scheduler forgot fails on its marker, or is lost after a few polls without one") {
+  Rules rules;
+  Memory m;
+  m.marker_exit[1] = 3;
+  std::vector<AttemptRow> latest{row(1, State::running, "11"), row(2, State::running, "12")};
+  PollRequest request{{"11", "12"}, false};
+  Actions first = on_poll(latest, request, {}, rules, m);
+  REQUIRE(first.marks.size() == 1);
+  CHECK(first.marks[0].state == State::failed);
+  CHECK(first.marks[0].update.exit_code == 3);
+  CHECK(on_poll(latest, request, {}, rules, m).marks.empty());
+  Actions third = on_poll(latest, request, {}, rules, m);
+  REQUIRE(third.marks.size() == 1);
+  CHECK(third.marks.back().attempt == 2);
+  CHECK(third.marks.back().state == State::lost);
+}
+
+TEST_CASE(
+    "the script's non-zero status beats the scheduler's COMPLETED; a failed dependency cancels the job") {
+  Rules rules;
+  Memory m;
+  m.marker_exit[1] = 1;
+  std::vector<AttemptRow> latest{row(1, State::running, "11"), row(2, State::queued, "12"),
+                                 row(3, State::queued, "13")};
+  auto dep = job("12", State::queued);
+  dep.reason = "DependencyNeverSatisfied";
+  dep.waiting = sched::Waiting::dependency_failed;
+  auto down = job("13", State::queued);
+  down.reason = "ReqNodeNotAvail";
+  down.waiting = sched::Waiting::nodes_unavailable;
+  Actions a =
+      on_poll(latest, {{"11", "12", "13"}, false}, {job("11", State::completed), dep, down}, rules, m);
+  REQUIRE(a.marks.size() == 3);
+  CHECK(a.marks[0].state == State::failed);
+  CHECK(a.marks[0].update.exit_code == 1);
+  CHECK(a.marks[1].state == State::cancelled);
+  CHECK(*a.marks[1].update.reason == "dependency failed: DependencyNeverSatisfied");
+  CHECK(a.cancel == std::vector<std::string>{"12"});
+  CHECK(a.marks[2].state == State::queued);  // same state, new reason: stored, said, not cancelled
+  CHECK(a.marks[2].warn);
+  CHECK(m.marker_exit.empty());
+}
+
+TEST_CASE(
+    "submissions left by an interruption: adopted by name, waited for within the grace, then reverted") {
+  Rules rules;
+  Memory m;
+  auto recent = row(1, State::submitting);
+  recent.submitted = kNow - std::chrono::seconds(10);
+  auto old = row(2, State::submitting);
+  old.submitted = kNow - std::chrono::seconds(100);
+  auto adopted = row(3, State::submitting);
+  auto older_job = job("30", State::running), newer_job = job("31", State::queued);
+  older_job.name = newer_job.name = "job-3";
+  std::vector<AttemptRow> latest{recent, old, adopted};
+  Actions a = on_reconcile(latest, {older_job, newer_job}, kNow, rules, m);
+  REQUIRE(a.marks.size() == 1);
+  CHECK(a.marks[0].adopt_job == "31");
+  CHECK(a.marks[0].state == State::queued);
+  REQUIRE(a.reverts.size() == 1);
+  CHECK(a.reverts[0].attempt == 2);
+  CHECK(a.notes.size() == 2);                                             // waiting for c1, reverting c2
+  CHECK(on_reconcile({recent}, {}, kNow, rules, m).notes.empty());        // said once
+  m.submit_ended_here.insert(1);                                          // our own submit failed:
+  CHECK(on_reconcile({recent}, {}, kNow, rules, m).reverts.size() == 1);  // no grace
+}
+
+TEST_CASE("retries: by the policy's failure classes, and dependents again once their dependency retries") {
+  auto plan = plan_of(kDeps);
+  REQUIRE(plan.cases.size() == 3);
+  std::vector<std::int64_t> ids{1, 2, 3};
+  auto latest = deps_rows(plan, State::node_fail, State::cancelled);
+  latest[1].reason = latest[2].reason = "dependency prepare ended node_fail";
+  Actions a = retries(plan, ids, latest);
+  REQUIRE(a.retries.size() == 1);  // prepare; its dependents wait until it is no longer failed
+  CHECK(a.retries[0].case_id == 1);
+  CHECK(a.retries[0].reason == "retry policy: node_fail");
+  latest[0].state = State::planned;  // its new attempt
+  a = retries(plan, ids, latest);
+  CHECK(a.retries.size() == 2);
+  latest[0].number = 2;
+  latest[0].state = State::node_fail;  // the last attempt the policy allows
+  CHECK(retries(plan, ids, latest).retries.empty());
+}
+
+TEST_CASE("choosing submissions: dependencies as afterok, the queue limit, the node-hour budget") {
+  std::vector<std::int64_t> ids{1, 2, 3};
+  SECTION("a dependency submitted in the same choice is waited for by index") {
+    auto plan = plan_of(kDeps);
+    auto c = choose_submissions(plan, interleaved_order(plan), ids,
+                                deps_rows(plan, State::planned, State::planned), 0, {});
+    REQUIRE(c.ready.size() == 3);
+    CHECK(c.ready[0].plan_index == 0);
+    CHECK(c.ready[1].after_ready == std::vector<size_t>{0});
+    CHECK(c.ready[2].after_ready == std::vector<size_t>{0});
+  }
+  SECTION("a running dependency by its job id; a failed one cancels its dependents") {
+    auto plan = plan_of(kDeps);
+    auto c = choose_submissions(plan, interleaved_order(plan), ids,
+                                deps_rows(plan, State::running, State::planned), 0, {});
+    REQUIRE(c.ready.size() == 2);
+    CHECK(c.ready[0].after == std::vector<std::string>{"100"});
+    c = choose_submissions(plan, interleaved_order(plan), ids, deps_rows(plan, State::failed, State::planned),
+                           0, {});
+    CHECK(c.ready.empty());
+    REQUIRE(c.actions.marks.size() == 2);
+    CHECK(*c.actions.marks[0].update.reason == "dependency prepare ended failed");
+  }
+  SECTION("the user's other jobs count against the queue limit") {
+    auto plan = plan_of(kDeps, 3);
+    auto c = choose_submissions(plan, interleaved_order(plan), ids,
+                                deps_rows(plan, State::planned, State::planned), 1, {});
+    CHECK(c.ready.size() == 2);
+  }
+  SECTION("the budget stops before the case that would pass it") {
+    auto plan = plan_of(std::string(kDeps) + "budget: 3.5\n");
+    auto c = choose_submissions(plan, interleaved_order(plan), ids,
+                                deps_rows(plan, State::planned, State::planned), 0, 0.0);
+    CHECK(c.ready.size() == 2);  // prepare (1 node x 1 h) and one training case (2 x 1 h)
+    CHECK(c.budget_note.find("would need 2.0 more of 3.5") != std::string::npos);
+  }
+}

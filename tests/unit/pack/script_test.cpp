@@ -1,0 +1,100 @@
+#include "pack/script.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "spec/library.hpp"
+
+using namespace campaign;
+using Catch::Contains;
+
+namespace {
+
+const char* kCampaign = R"Y(name: packed
+matrix:
+  nodes: [1, 2]
+case_name: p-N{{nodes}}
+job:
+  partition: cpu
+  nodes: nodes
+  ranks_per_node: 2
+  walltime: 10m
+  command: "sleep 1"
+)Y";
+
+matrix::Plan plan_of(const std::string& sys) {
+  auto c = spec::parse_campaign(kCampaign, "c.yaml");
+  auto s = spec::load_system_file(*spec::find_data_file(CAMPAIGN_SOURCE_DIR, "systems", sys, ".yaml"));
+  return matrix::expand(spec::for_system(c, sys), s, "/w");
+}
+
+render::Script packed(const matrix::Plan& p, size_t i) {
+  render::RenderOptions o{"/w", "/opt/bin/campaign", 2, 0, "abc123"};
+  o.packed = true;
+  return render::Renderer(p).render(p.cases[i], o);
+}
+
+pack::Allocation allocation_of(const matrix::Plan& p) {
+  pack::Allocation a;
+  a.job_name = "cmpabc123-alloc1-a1";
+  a.partition = "cpu";
+  a.nodes = 3;
+  a.walltime_s = 1800;
+  a.dir = pack::allocation_dir("/w", a.job_name);
+  for (size_t i = 0; i < p.cases.size(); ++i) a.cases.push_back(pack::packed_case(p.cases[i], packed(p, i)));
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("a packed Slurm case is one srun step on its own nodes, without directives", "[pack]") {
+  auto p = plan_of("testcluster");
+  auto s = packed(p, 1);
+  CHECK(s.job_name == "cmpabc123-p-N2-a2");
+  CHECK(s.path == "/w/p-N2/job.sh");
+  CHECK_THAT(s.text, !Contains("#SBATCH"));
+  CHECK_THAT(s.text, Contains("trap 'echo $? > .exit.tmp && mv -f .exit.tmp .exit' EXIT"));
+  CHECK_THAT(s.text, Contains("\nsrun --exact -N 2 -n 4 --ntasks-per-node=2 --cpus-per-task=2 -t 00:10:00 "
+                              "-J cmpabc123-p-N2-a2 ${CAMPAIGN_NODES:+-w \"$CAMPAIGN_NODES\"} sleep 1\n"));
+  // The profile's own flags follow the step's.
+  CHECK_THAT(packed(plan_of("daint"), 0).text, Contains("-w \"$CAMPAIGN_NODES\"} -l -u sleep 1\n"));
+  // Not packed: the job script as before.
+  render::RenderOptions o{"/w", "/opt/bin/campaign", 2, 0, "abc123"};
+  auto plain = render::Renderer(p).render(p.cases[1], o);
+  CHECK_THAT(plain.text, Contains("#SBATCH --nodes=2"));
+  CHECK_THAT(plain.text, Contains("\nsrun sleep 1\n"));
+}
+
+TEST_CASE("packed cases on LSF and on this machine use their launchers as they are", "[pack]") {
+  auto summit = packed(plan_of("summit"), 1);
+  CHECK_THAT(summit.text, !Contains("#BSUB"));
+  CHECK_THAT(summit.text, Contains("\njsrun -n 4 -r 2 "));
+  CHECK_THAT(packed(plan_of("local"), 1).text, Contains("\n/opt/bin/campaign launch -n 4 -- sleep 1\n"));
+}
+
+TEST_CASE("the allocation script asks for the allocation and runs the driver", "[pack]") {
+  auto p = plan_of("testcluster");
+  auto a = allocation_of(p);
+  REQUIRE(a.cases.size() == 2);
+  CHECK(a.cases[1].nodes == 2);
+  CHECK(a.cases[1].ranks == 4);
+  CHECK(a.cases[1].walltime_s == 600);
+  CHECK(a.cases[1].script == "/w/p-N2/job.sh");
+  auto s = pack::render_allocation(p, a, "/opt/bin/campaign");
+  CHECK(s.path == "/w/.alloc/cmpabc123-alloc1-a1/job.sh");
+  for (const char* line :
+       {"#SBATCH --job-name=cmpabc123-alloc1-a1\n", "#SBATCH --nodes=3\n", "#SBATCH --exclusive\n",
+        "#SBATCH --time=00:30:00\n", "#SBATCH --output=/w/.alloc/cmpabc123-alloc1-a1/slurm-%j.out\n",
+        "#SBATCH --no-requeue\n", "#SBATCH --constraint=mc\n",
+        "exec /opt/bin/campaign pack-exec --nodes \"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\")\" "
+        "/w/.alloc/cmpabc123-alloc1-a1/manifest.json\n"})
+    CHECK_THAT(s.text, Contains(line));
+
+  auto lp = plan_of("summit");
+  auto ls = pack::render_allocation(lp, allocation_of(lp), "campaign");
+  CHECK_THAT(ls.text, Contains("#BSUB -nnodes 3\n"));
+  CHECK_THAT(ls.text, Contains("#BSUB -W 00:30\n"));
+  CHECK_THAT(ls.text, Contains("exec campaign pack-exec /w/.alloc/cmpabc123-alloc1-a1/manifest.json\n"));
+
+  a.partition = "nosuch";
+  CHECK_THROWS_WITH(pack::render_allocation(p, a, "x"), Contains("no partition 'nosuch'"));
+}
