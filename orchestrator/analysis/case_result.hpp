@@ -19,6 +19,7 @@ struct MetricRow {
   std::optional<double> step;
   double value = 0;
   std::string unit;
+  std::optional<long> instance{};  // of a case with `instances` (MLPerf HPC weak scaling)
 };
 
 struct CaseResult {

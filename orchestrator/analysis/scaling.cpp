@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "analysis/mlperf.hpp"
 #include "analysis/stats.hpp"
 #include "spec/expression.hpp"
 #include "util/strings.hpp"
@@ -365,6 +366,7 @@ class TableBuilder {
 }  // namespace
 
 AnalysisResult analyze(const AnalysisSpec& spec, const std::vector<CaseResult>& cases) {
+  if (spec.scaling == Scaling::mlperf_weak) return analyze_mlperf_weak(spec, cases);
   AnalysisResult res;
   res.spec = spec;
   std::optional<Expression> samples;

@@ -32,6 +32,8 @@ std::string_view to_string(Scaling s) {
       return "strong";
     case Scaling::none:
       return "none";
+    case Scaling::mlperf_weak:
+      return "mlperf_weak";
   }
   return "?";
 }
@@ -213,11 +215,24 @@ AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const st
     fail(file, f.get("name"), f.path("name"),
          "'" + a.name + "' must use only letters, digits, '_', '-', '.'");
   if (given(f, "scaling"))
-    a.scaling =
-        pick<Scaling>(file, f.get("scaling"), f.path("scaling"),
-                      {{"weak", Scaling::weak}, {"strong", Scaling::strong}, {"none", Scaling::none}});
+    a.scaling = pick<Scaling>(file, f.get("scaling"), f.path("scaling"),
+                              {{"weak", Scaling::weak},
+                               {"strong", Scaling::strong},
+                               {"none", Scaling::none},
+                               {"mlperf_weak", Scaling::mlperf_weak}});
   a.step = text_or(f, "step", "");
   if (!a.step.empty()) scope.step(f.get("step"), f.path("step"), a.step);
+  if (a.scaling == Scaling::mlperf_weak) {
+    // Laid out by instance, from the metrics of the mlperf_weak collector, which must be there.
+    for (const char* k : {"x", "time", "samples", "group_by", "compare", "ratio", "stall"})
+      if (given(f, k))
+        fail(file, f.get(k), f.path(k), "not used by scaling: mlperf_weak (one table per case, by instance)");
+    a.x = "instance";
+    a.time.metric = kRunTime;
+    for (const char* m : {kRunTime, kRunStartMs, kRunStopMs, kRunSuccess})
+      scope.metric(f.get("scaling"), f.path("scaling"), m);
+    return a;
+  }
   f.require("x");
   a.x = text(f, "x");
   scope.param(f.get("x"), f.path("x"), a.x);

@@ -20,7 +20,8 @@
 
 namespace campaign::analysis {
 
-enum class Scaling { weak, strong, none };
+// mlperf_weak: the MLPerf HPC weak-scaling metric over the instances of a case (analysis/mlperf.hpp).
+enum class Scaling { weak, strong, none, mlperf_weak };
 std::string_view to_string(Scaling s);
 
 // Statistics over repetitions; `mean` is always computed (the main columns).
@@ -52,6 +53,12 @@ struct StallSpec {
   std::string data;
   std::string compute;
 };
+
+// The metrics scaling: mlperf_weak reads, per instance (collectors/mlperf_weak.yaml).
+inline constexpr const char* kRunTime = "run_time";         // run_start -> run_stop, s
+inline constexpr const char* kRunStartMs = "run_start_ms";  // time_ms of run_start
+inline constexpr const char* kRunStopMs = "run_stop_ms";    // time_ms of run_stop
+inline constexpr const char* kRunSuccess = "run_success";   // 1: run_stop status success
 
 struct AnalysisSpec {
   std::string name;

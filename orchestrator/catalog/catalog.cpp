@@ -367,13 +367,25 @@ void Catalog::record_collection(std::int64_t attempt_id, const std::vector<Metri
 std::vector<Metric> Catalog::metrics_of_attempt(std::int64_t attempt_id) {
   Impl& c = *impl_;
   return c.guard("metrics_of_attempt", [&] {
-    auto q = c.query("SELECT name, step, value, unit FROM metrics WHERE attempt_id = ? ORDER BY id");
+    auto instance_of = [](const SQLite::Column& col) {
+      return col.isNull() ? std::nullopt : std::optional<std::int64_t>(col.getInt64());
+    };
+    auto q =
+        c.query("SELECT name, step, value, unit, instance FROM metrics WHERE attempt_id = ? ORDER BY id");
     q->bind(1, attempt_id);
     std::vector<Metric> out;
-    while (q->executeStep()) out.push_back(read_metric(*q, 0));
-    auto s = c.query("SELECT name, unit, steps, vals FROM metric_series WHERE attempt_id = ? ORDER BY id");
+    while (q->executeStep()) {
+      out.push_back(read_metric(*q, 0));
+      out.back().instance = instance_of(q->getColumn(4));
+    }
+    auto s = c.query(
+        "SELECT name, unit, steps, vals, instance FROM metric_series WHERE attempt_id = ? ORDER BY id");
     s->bind(1, attempt_id);
-    while (s->executeStep()) append_series(out, *s, 0);
+    while (s->executeStep()) {
+      size_t first = out.size();
+      append_series(out, *s, 0);
+      for (size_t i = first; i < out.size(); ++i) out[i].instance = instance_of(s->getColumn(4));
+    }
     return out;
   });
 }
@@ -431,18 +443,21 @@ std::vector<Catalog::Series> Catalog::metric_series_of(std::int64_t campaign_id,
   Impl& c = *impl_;
   return c.guard("metric_series_of", [&] {
     std::vector<Series> out;
-    std::map<std::pair<std::int64_t, std::string>, size_t> index;  // rows of the older per-value table
+    // Rows of the older per-value table, by (attempt, name, instance).
+    std::map<std::tuple<std::int64_t, std::string, std::optional<std::int64_t>>, size_t> index;
     auto q = c.query(
-        "SELECT m.name, m.step, m.value, m.unit, m.attempt_id FROM metrics m JOIN attempts a ON a.id = "
-        "m.attempt_id "
+        "SELECT m.name, m.step, m.value, m.unit, m.attempt_id, m.instance FROM metrics m JOIN attempts a ON "
+        "a.id = m.attempt_id "
         "JOIN cases c ON c.id = a.case_id WHERE c.campaign_id = ? ORDER BY m.id");
     q->bind(1, campaign_id);
     while (q->executeStep()) {
       Metric m = read_metric(*q, 0);
       if (!names.empty() && !names.count(m.name)) continue;
       std::int64_t attempt = q->getColumn(4).getInt64();
-      auto [it, fresh] = index.emplace(std::make_pair(attempt, m.name), out.size());
-      if (fresh) out.push_back(Series{attempt, m.name, m.unit, {}, {}});
+      std::optional<std::int64_t> instance;
+      if (!q->getColumn(5).isNull()) instance = q->getColumn(5).getInt64();
+      auto [it, fresh] = index.emplace(std::make_tuple(attempt, m.name, instance), out.size());
+      if (fresh) out.push_back(Series{attempt, m.name, m.unit, {}, {}, instance});
       out[it->second].steps.push_back(m.step);
       out[it->second].values.push_back(m.value);
     }
@@ -452,7 +467,8 @@ std::vector<Catalog::Series> Catalog::metric_series_of(std::int64_t campaign_id,
     for (size_t i = 0; i < names.size(); ++i) filter += i ? ", ?" : " AND m.name IN (?";
     if (!names.empty()) filter += ")";
     auto s = c.query(
-        "SELECT m.name, m.unit, m.steps, m.vals, m.attempt_id FROM metric_series m JOIN attempts a ON "
+        "SELECT m.name, m.unit, m.steps, m.vals, m.attempt_id, m.instance FROM metric_series m JOIN attempts "
+        "a ON "
         "a.id = m.attempt_id JOIN cases c ON c.id = a.case_id WHERE c.campaign_id = ?" +
         filter + " ORDER BY m.id");
     s->bind(1, campaign_id);
@@ -460,7 +476,8 @@ std::vector<Catalog::Series> Catalog::metric_series_of(std::int64_t campaign_id,
     for (auto& n : names) s->bind(k++, n);
     while (s->executeStep()) {
       std::string name = s->getColumn(0).getString();
-      Series series{s->getColumn(4).getInt64(), std::move(name), s->getColumn(1).getString(), {}, {}};
+      Series series{s->getColumn(4).getInt64(), std::move(name), s->getColumn(1).getString(), {}, {}, {}};
+      if (!s->getColumn(5).isNull()) series.instance = s->getColumn(5).getInt64();
       decode_series(s->getColumn(2), s->getColumn(3), series.steps, series.values);
       out.push_back(std::move(series));
     }

@@ -147,6 +147,7 @@ struct Metric {
   std::optional<std::int64_t> step{};  // e.g. epoch; unset for whole-run values
   double value = 0;                    // NaN survives the round trip
   std::string unit{};
+  std::optional<std::int64_t> instance{};  // of a case with `instances`; unset otherwise
 };
 
 struct MetricRow : Metric {
@@ -280,6 +281,7 @@ class Catalog {
     std::string name{}, unit{};
     std::vector<std::optional<std::int64_t>> steps{};
     std::vector<double> values{};
+    std::optional<std::int64_t> instance{};
   };
   std::vector<Series> metric_series_of(std::int64_t campaign_id, const std::set<std::string>& names = {});
 

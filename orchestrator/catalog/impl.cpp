@@ -274,17 +274,19 @@ void Catalog::Impl::write_metrics(std::int64_t attempt_id, const std::vector<Met
     std::vector<double> vals;
   };
   std::vector<Group> groups;
-  std::map<std::tuple<std::string_view, std::string_view, bool>, size_t> index;
+  std::map<std::tuple<std::string_view, std::string_view, bool, std::optional<std::int64_t>>, size_t> index;
   for (const Metric& m : metrics) {
     if (m.name.empty()) throw CatalogError(where() + ": a metric without a name");
-    auto key = std::make_tuple(std::string_view(m.name), std::string_view(m.unit), m.step.has_value());
+    auto key =
+        std::make_tuple(std::string_view(m.name), std::string_view(m.unit), m.step.has_value(), m.instance);
     auto [it, fresh] = index.emplace(key, groups.size());
     if (fresh) groups.push_back(Group{&m, {}, {}});
     Group& g = groups[it->second];
     if (m.step) g.steps.push_back(*m.step);
     g.vals.push_back(m.value);
   }
-  auto ins = query("INSERT INTO metric_series (attempt_id, name, unit, steps, vals) VALUES (?, ?, ?, ?, ?)");
+  auto ins = query(
+      "INSERT INTO metric_series (attempt_id, name, unit, steps, vals, instance) VALUES (?, ?, ?, ?, ?, ?)");
   for (const Group& g : groups) {
     ins->reset();
     ins->bind(1, attempt_id);
@@ -300,6 +302,10 @@ void Catalog::Impl::write_metrics(std::int64_t attempt_id, const std::vector<Met
     else
       ins->bindNoCopy(4, g.steps.data(), static_cast<int>(g.steps.size() * sizeof(std::int64_t)));
     ins->bindNoCopy(5, g.vals.data(), static_cast<int>(g.vals.size() * sizeof(double)));
+    if (g.first->instance)
+      ins->bind(6, *g.first->instance);
+    else
+      ins->bind(6);
     ins->exec();
   }
 }

@@ -133,13 +133,22 @@ constexpr const char* kV6 = R"sql(
 ALTER TABLE attempts ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 1;  -- 0: completed on its marker alone, so far
 )sql";
 
-constexpr std::array<Migration, 6> kMigrations = {{
+// MLPerf HPC weak scaling: a case with `instances` runs K copies side by side, and
+// each metric belongs to one of them. NULL for every other metric (and every
+// older row): the case is one instance.
+constexpr const char* kV7 = R"sql(
+ALTER TABLE metrics ADD COLUMN instance INTEGER;        -- 0..K-1 for a case with instances, else NULL
+ALTER TABLE metric_series ADD COLUMN instance INTEGER;  -- the same
+)sql";
+
+constexpr std::array<Migration, 7> kMigrations = {{
     {1, "tables", kV1},
     {2, "indexes for polling, metrics and events", kV2},
     {3, "metric series", kV3},
     {4, "code commit and date of a campaign", kV4},
     {5, "consecutive metric steps stored as their first", kV5},
     {6, "completions confirmed by the scheduler's accounting", kV6},
+    {7, "metrics keyed by instance", kV7},
 }};
 
 int pragma_int(SQLite::Database& db, const char* pragma) {

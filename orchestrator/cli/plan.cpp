@@ -1,6 +1,5 @@
 // `campaign plan FILE [--system S] [--out DIR]`: expand and render every case
 // without submitting; print the table and the node-hours requested.
-#include <array>
 #include <cstdio>
 #include <iostream>
 
@@ -20,16 +19,23 @@ struct PlanOptions {
 };
 
 void print_table(const matrix::Plan& plan, std::ostream& os) {
-  std::vector<std::array<std::string, 7>> rows;
+  // Instances only when a case has them: nodes is then the whole job's (instances x nodes per instance).
+  bool instances = false;
+  for (auto& c : plan.cases) instances |= c.instances > 1;
+  std::vector<std::vector<std::string>> rows;
   rows.push_back({"case", "step", "partition", "nodes", "ranks", "walltime", "node-h"});
+  if (instances) rows[0].insert(rows[0].begin() + 3, "instances");
   for (auto& c : plan.cases) {
     char nh[32];
-    std::snprintf(nh, sizeof nh, "%.2f",
-                  static_cast<double>(c.nodes) * static_cast<double>(c.walltime_s) / 3600.0);
-    rows.push_back({c.name, plan.step_of(c).name, plan.partition_of(c).name, std::to_string(c.nodes),
-                    std::to_string(c.ranks), format_hms(c.walltime_s), nh});
+    std::snprintf(nh, sizeof nh, "%.2f", c.node_hours());
+    rows.push_back({c.name, plan.step_of(c).name, plan.partition_of(c).name, std::to_string(c.job_nodes()),
+                    std::to_string(c.job_ranks()), format_hms(c.walltime_s), nh});
+    if (instances)
+      rows.back().insert(
+          rows.back().begin() + 3,
+          c.instances > 1 ? std::to_string(c.instances) + " x " + std::to_string(c.nodes) : "");
   }
-  std::array<size_t, 7> width{};
+  std::vector<size_t> width(rows[0].size());
   for (auto& r : rows)
     for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
   for (auto& r : rows) {

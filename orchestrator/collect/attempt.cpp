@@ -3,6 +3,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
+#include "render/script.hpp"
 #include "spec/library.hpp"
 #include "util/strings.hpp"
 
@@ -61,19 +64,50 @@ std::vector<campaign::Metric> to_catalog(const std::vector<Metric>& metrics) {
   return out;
 }
 
+long instance_count(const fs::path& run_dir) {
+  std::error_code ec;
+  long highest = -1;
+  const std::string prefix = render::kInstanceDirPrefix;
+  for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string n = it->path().filename().string();
+    if (n.size() <= prefix.size() || n.compare(0, prefix.size(), prefix) != 0 || !it->is_directory(ec))
+      continue;
+    const std::string digits = n.substr(prefix.size());
+    if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) continue;
+    highest = std::max(highest, std::stol(digits));
+  }
+  return highest + 1;
+}
+
 CollectOutcome collect_dir(const fs::path& run_dir, const std::string& job_id,
                            const std::vector<Collector>& collectors, std::vector<campaign::Metric>& metrics) {
   CollectOutcome o;
+  const long instances = instance_count(run_dir);
+  std::string where;
   try {
-    auto r = collect(collectors, run_dir, job_output(run_dir, job_id));
-    metrics = to_catalog(r.metrics);
+    if (instances == 0) {
+      auto r = collect(collectors, run_dir, job_output(run_dir, job_id));
+      metrics = to_catalog(r.metrics);
+      o.warnings = std::move(r.warnings);
+    }
+    for (long i = 0; i < instances; ++i) {
+      where = render::instance_dir(i) + ": ";
+      const fs::path dir = run_dir / render::instance_dir(i);
+      std::error_code ec;
+      if (!fs::is_directory(dir, ec)) throw Error("no such directory in " + run_dir.string());
+      auto r = collect(collectors, dir, dir / render::kInstanceOutput);
+      for (auto& m : to_catalog(r.metrics)) {
+        metrics.push_back(std::move(m));
+        metrics.back().instance = i;
+      }
+      for (auto& w : r.warnings) o.warnings.push_back(where + w);
+    }
     o.ok = true;
     o.metrics = metrics.size();
-    o.warnings = std::move(r.warnings);
   } catch (const CollectError& e) {
-    o.error = e.what();
+    o.error = where + e.what();
   } catch (const Error& e) {
-    o.error = e.what();
+    o.error = where + e.what();
   }
   return o;
 }

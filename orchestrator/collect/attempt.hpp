@@ -38,8 +38,14 @@ struct CollectOutcome {
 CollectOutcome collect_attempt(Catalog& catalog, const AttemptRow& attempt,
                                const std::vector<Collector>& collectors);
 
+// The instances a run directory holds (RUN_DIR/instance-<i>, render::instance_dir): one more
+// than the highest i found, 0 for a case without instances.
+long instance_count(const std::filesystem::path& run_dir);
+
 // Collects without touching the catalog (`import` commits batches itself);
-// errors become the outcome's reason.
+// errors become the outcome's reason. A case with instances is collected in
+// each instance directory (with its output there), each metric keyed by its
+// instance; a missing or unreadable instance fails the whole case, named.
 CollectOutcome collect_dir(const std::filesystem::path& run_dir, const std::string& job_id,
                            const std::vector<Collector>& collectors, std::vector<campaign::Metric>& metrics);
 

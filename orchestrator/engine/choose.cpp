@@ -75,7 +75,7 @@ SubmitChoice choose_submissions(const matrix::Plan& plan, const std::vector<size
     if (others_in_queue + ours_active + static_cast<int>(out.ready.size()) >= limits.max_queued_jobs) break;
     const auto& c = plan.cases[i];
     if (budget) {
-      double need = static_cast<double>(c.nodes) * static_cast<double>(c.walltime_s) / 3600.0;
+      double need = c.node_hours();
       if (committed + need > *budget) {
         out.budget_note = fmt::format(
             "budget: {:.1f} node-hours used or in flight, {} would need {:.1f} more of {:.1f}; not "

@@ -29,7 +29,7 @@ bool Engine::submit_one(AttemptRow& row, size_t index, const std::vector<std::st
   // marker of an earlier attempt must not complete this one.
   workspace_.prepare(script);
 
-  catalog_.begin_submit(row.id, script.job_name, walltime, static_cast<int>(c.nodes));
+  catalog_.begin_submit(row.id, script.job_name, walltime, static_cast<int>(c.job_nodes()));
   sched::SubmitRequest req;
   req.script_path = script.path.string();
   req.job_name = script.job_name;

@@ -46,6 +46,7 @@ void patch(spec::Job& job, const spec::Job& over) {
   take(job.ranks_per_node, over.ranks_per_node);
   take(job.cpus_per_rank, over.cpus_per_rank);
   take(job.gpus_per_rank, over.gpus_per_rank);
+  take(job.instances, over.instances);
   take(job.launch, over.launch);
   take(job.modules, over.modules);
   take(job.setup, over.setup);
@@ -246,7 +247,7 @@ void StepExpander::make_case(Values& values) {
   cs.name = name_of(values);
   cs.key = key_of(values);
   cs.values = values;
-  plan_.node_hours += static_cast<double>(cs.nodes) * static_cast<double>(cs.walltime_s) / 3600.0;
+  plan_.node_hours += cs.node_hours();
   plan_.cases.push_back(std::move(cs));
 }
 

@@ -59,6 +59,7 @@ void StepExpander::compile_geometry() {
   number(job.ranks_per_node, "ranks_per_node", rpn_);
   number(job.cpus_per_rank, "cpus_per_rank", cpr_);
   number(job.gpus_per_rank, "gpus_per_rank", gpr_);
+  number(job.instances, "instances", instances_);
   // Templates see every name, the job's geometry included.
   if (job.partition)
     partition_ = TextTemplate(*job.partition, sc, job.partition.where, prefix_ + "job.partition");
@@ -125,6 +126,10 @@ void StepExpander::count_ranks(Case& cs, const Values& values) {
     throw InputError(nodes_.where, nodes_.key,
                      std::to_string(cs.nodes) + " nodes x " + std::to_string(cs.ranks_per_node) +
                          " ranks per node cannot hold " + std::to_string(cs.ranks) + " ranks" + desc);
+  if (auto k = number_of(instances_, values, desc)) {
+    cs.instances = integer(*k, instances_, desc);
+    if (cs.instances < 1) throw InputError(instances_.where, instances_.key, "must be at least 1" + desc);
+  }
 }
 
 // Cpus and GPUs per rank of `cs`, and the check that its nodes fit `part`.
@@ -151,6 +156,11 @@ void StepExpander::share_nodes(Case& cs, const Values& values, const spec::Parti
     throw InputError(nodes_.expr ? nodes_.where : ranks_.where, nodes_.expr ? nodes_.key : ranks_.key,
                      std::to_string(cs.nodes) + " nodes exceed the " + std::to_string(part.max_nodes) +
                          " nodes of partition '" + part.name + "'" + desc);
+  if (part.max_nodes && cs.job_nodes() > part.max_nodes)
+    throw InputError(instances_.where, instances_.key,
+                     std::to_string(cs.instances) + " instances x " + std::to_string(cs.nodes) +
+                         " nodes exceed the " + std::to_string(part.max_nodes) + " nodes of partition '" +
+                         part.name + "'" + desc);
 }
 
 // Makes the geometry visible to the templates rendered after it (walltime, name).
@@ -161,6 +171,9 @@ void StepExpander::record_geometry(const Case& cs, const std::string& pname, Val
   set(values, static_cast<size_t>(sc.find("ranks_per_node")), static_cast<double>(cs.ranks_per_node));
   set(values, static_cast<size_t>(sc.find("cpus_per_rank")), static_cast<double>(cs.cpus_per_rank));
   set(values, static_cast<size_t>(sc.find("gpus_per_rank")), static_cast<double>(cs.gpus_per_rank));
+  set(values, static_cast<size_t>(sc.find("instances")), static_cast<double>(cs.instances));
+  // The job script gives each instance its own number; the case itself is instance 0.
+  set(values, static_cast<size_t>(sc.find("instance")), 0);
   // A user-defined `partition` parameter keeps its value.
   size_t pslot = static_cast<size_t>(sc.find("partition"));
   if (pslot >= user_names_) values[pslot] = spec::Value{pname, std::nullopt};

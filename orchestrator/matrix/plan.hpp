@@ -37,8 +37,15 @@ struct Case {
   std::string name;                 // run-directory name
   std::string key;                  // stable identity, 16 hex digits
   size_t partition = 0;             // index into Plan::system.partitions
-  long nodes = 1, ranks = 1, ranks_per_node = 1, cpus_per_rank = 1, gpus_per_rank = 0;
+  long nodes = 1, ranks = 1, ranks_per_node = 1, cpus_per_rank = 1, gpus_per_rank = 0;  // per instance
+  long instances = 1;  // concurrent copies in one job (MLPerf HPC weak scaling)
   long walltime_s = 3600;
+  // What the job asks of the scheduler: every instance's nodes and ranks.
+  long job_nodes() const { return nodes * instances; }
+  long job_ranks() const { return ranks * instances; }
+  double node_hours() const {
+    return static_cast<double>(job_nodes()) * static_cast<double>(walltime_s) / 3600.0;
+  }
   std::vector<size_t> after;  // indices into Plan::cases
 };
 

@@ -104,7 +104,8 @@ void StepExpander::build_schema() {
     sc.add(d.name);
   }
   user_names_ = sc.names.size();
-  for (const char* n : {"ranks", "nodes", "ranks_per_node", "cpus_per_rank", "gpus_per_rank", "partition"})
+  for (const char* n : {"ranks", "nodes", "ranks_per_node", "cpus_per_rank", "gpus_per_rank", "partition",
+                        "instances", "instance"})
     sc.add(n);
   base_.resize(sc.names.size());
   nums_.assign(sc.names.size(), std::numeric_limits<double>::quiet_NaN());

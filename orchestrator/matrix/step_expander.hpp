@@ -101,7 +101,7 @@ class StepExpander {
   std::vector<double> nums_;
   std::vector<Expression> derived_exprs_;
   std::vector<size_t> derived_slots_;
-  NumberField ranks_, nodes_, rpn_, cpr_, gpr_;
+  NumberField ranks_, nodes_, rpn_, cpr_, gpr_, instances_;
   TextTemplate partition_, walltime_, name_;
   std::vector<std::vector<std::pair<size_t, std::vector<std::string>>>> excludes_;
   std::vector<Dim> dims_;

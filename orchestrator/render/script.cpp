@@ -157,10 +157,10 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
   if (o.packed && !case_script_)
     throw InputError(Location{"templates/pack/case.sh.mustache"}, "",
                      "no such template (packed runs need it)");
-  if (o.packed && !t.step_launch)
+  if ((o.packed || job.instances) && !t.step_launch)
     throw InputError(Location{sys.file}, "launcher.command",
-                     "packed runs start each case as an srun step: the command must start with 'srun'");
-  std::string launch = (o.packed ? t.step_launch : t.launch)->render(d, true);
+                     std::string(o.packed ? "packed runs" : "instances") +
+                         " start each case as an srun step: the command must start with 'srun'");
   std::string container;
   if (t.container) {
     MustacheData cd = d;
@@ -169,10 +169,41 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
     container = t.container->render(cd, true);
     directives.insert(directives.end(), sys.container->options.begin(), sys.container->options.end());
   }
-  std::string command = sp.command.render(c.values, Escape::shell);
-  std::vector<std::string> run;
-  for (auto* piece : {&launch, &container, &command})
-    if (!trim(*piece).empty()) run.push_back(trim(*piece));
+  auto run_line = [&](const Mustache& launch_tmpl, const MustacheData& data,
+                      const std::vector<spec::Value>& values) {
+    std::string launch = launch_tmpl.render(data, true);
+    std::string command = sp.command.render(values, Escape::shell);
+    std::vector<std::string> run;
+    for (auto* piece : {&launch, &container, &command})
+      if (!trim(*piece).empty()) run.push_back(trim(*piece));
+    set("launch", launch);
+    set("command", command);
+    return join(run, " ");
+  };
+  // Instances: the same run line K times, each with its own `instance` and directory, each a step
+  // on its own nodes as a packed case is.
+  MustacheData instance_runs(MustacheData::type::list);
+  if (job.instances) {
+    size_t slot = static_cast<size_t>(sc.find("instance"));
+    std::vector<spec::Value> values = c.values;
+    MustacheData di = d;
+    for (long i = 0; i < c.instances; ++i) {
+      values[slot] = spec::Value::from_text(std::to_string(i));
+      di.set("instance", std::to_string(i));
+      MustacheData run;
+      run.set("instance", std::to_string(i));
+      run.set("dir", instance_dir(i));
+      run.set("run_line", run_line(*t.step_launch, di, values));
+      instance_runs.push_back(run);
+    }
+  }
+  set("run_line", run_line(o.packed ? *t.step_launch : *t.launch, d, c.values));
+  d.set("instance_runs", instance_runs);
+  d.set("instanced", MustacheData(job.instances.value.has_value()));
+  set("instance_output", kInstanceOutput);
+  // The job asks for every instance's nodes and ranks.
+  set("nodes", std::to_string(c.job_nodes()));
+  set("ranks", std::to_string(c.job_ranks()));
 
   // Directives may use case values too (e.g. --image={{image}} for Shifter).
   for (auto& dir : directives) dir = Mustache(dir, Location{sys.file}, "directives").render(d, false);
@@ -187,10 +218,7 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
     env_list.push_back(e);
   }
   d.set("env", env_list);
-  set("launch", launch);
   set("container_exec", container);
-  set("command", command);
-  set("run_line", join(run, " "));
   s.text = (o.packed ? case_script_ : t.script)->render(d, true);
   return s;
 }

@@ -21,6 +21,10 @@ namespace campaign::render {
 
 inline constexpr const char* kExitMarker = ".exit";
 inline constexpr const char* kScriptName = "job.sh";
+// A case with `instances` runs instance i in RUN_DIR/instance-<i>, its output in kInstanceOutput there.
+inline constexpr const char* kInstanceOutput = "output.log";
+inline constexpr const char* kInstanceDirPrefix = "instance-";
+inline std::string instance_dir(long instance) { return kInstanceDirPrefix + std::to_string(instance); }
 
 struct RenderOptions {
   std::filesystem::path workdir;  // absolute; run dirs are workdir/<case name>
@@ -63,7 +67,7 @@ class Renderer {
     std::filesystem::path path;
     std::shared_ptr<Mustache> script;
     std::shared_ptr<Mustache> launch;
-    std::shared_ptr<Mustache> step_launch;  // packed runs
+    std::shared_ptr<Mustache> step_launch;  // packed runs and instances: a step on its own nodes
     std::shared_ptr<Mustache> container;
     std::vector<matrix::TextTemplate> setup;
     std::vector<std::pair<std::string, matrix::TextTemplate>> sys_env, job_env;

@@ -39,6 +39,7 @@ std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t ca
       analysis::MetricRow row;
       row.name = series.name;
       if (series.steps[i]) row.step = static_cast<double>(*series.steps[i]);
+      row.instance = series.instance;
       row.value = series.values[i];
       row.unit = series.unit;
       out.push_back(std::move(row));
@@ -87,6 +88,8 @@ std::set<std::string> metrics_used(const std::vector<analysis::AnalysisSpec>& sp
   for (auto& s : specs) {
     names.insert(s.time.metric);
     if (s.stall) names.insert(s.stall->data), names.insert(s.stall->compute);
+    if (s.scaling == analysis::Scaling::mlperf_weak)
+      names.insert({analysis::kRunStartMs, analysis::kRunStopMs, analysis::kRunSuccess});
   }
   return names;
 }

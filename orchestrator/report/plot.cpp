@@ -267,6 +267,7 @@ std::string plot_data(const Table& t) {
 }
 
 std::string plot_script(const analysis::AnalysisResult& a, const Table& t) {
+  if (t.scaling == Scaling::mlperf_weak) return "";  // a table of instances; nothing scales
   return t.scaling == Scaling::none ? bar_script(a, t) : scaling_script(t);
 }
 

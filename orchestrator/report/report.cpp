@@ -86,6 +86,12 @@ std::string describe(const AnalysisSpec& s) {
           << "`; throughput = samples / time; ideal = throughput(r0) * r / r0;";
       d << " speedup = time(r0) / time(r) with r0 the smallest `" << s.x << "`; eff = speedup * r0 / r.";
       break;
+    case Scaling::mlperf_weak:
+      d << "MLPerf HPC weak scaling over the instances of each case: time to train = run_stop - run_start "
+           "of an instance; reached = its run_stop status is success; time to train all = the last run_stop "
+           "minus the first run_start of the instances that reached the target; models per minute = "
+           "reached / time to train all in minutes.";
+      break;
     case Scaling::none:
       d << "Per `" << s.x << "`: time = " << time << ".";
       if (!s.samples.empty()) d << " Throughput = `" << s.samples << "` / time.";
@@ -101,8 +107,9 @@ std::string describe(const AnalysisSpec& s) {
   if (s.stall)
     d << " stall = `" << s.stall->data << "` / (`" << s.stall->data << "` + `" << s.stall->compute
       << "`), the fraction of time waiting for data.";
-  d << " Repetitions (cases differing only in `" << s.repeat
-    << "`) are averaged; _std columns are sample standard deviations.";
+  if (s.scaling != Scaling::mlperf_weak)
+    d << " Repetitions (cases differing only in `" << s.repeat
+      << "`) are averaged; _std columns are sample standard deviations.";
   return d.str();
 }
 

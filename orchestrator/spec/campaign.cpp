@@ -192,6 +192,7 @@ void parse_job(const std::string& file, const YAML::Node& node, const std::strin
   expr("ranks_per_node", job.ranks_per_node);
   expr("cpus_per_rank", job.cpus_per_rank);
   expr("gpus_per_rank", job.gpus_per_rank);
+  expr("instances", job.instances);
   if (auto v = m.get("launch"); v.IsDefined() && !v.IsNull())
     job.launch = field(file, v, as_bool(file, v, m.path("launch")));
   if (auto v = m.get("env"); v.IsDefined() && !v.IsNull()) {

@@ -91,6 +91,9 @@ struct Job {
   Field<std::string> walltime;
   Field<std::string> partition;
   Field<std::string> ranks, nodes, ranks_per_node, cpus_per_rank, gpus_per_rank;  // expressions
+  // MLPerf HPC-style weak scaling: K copies of the case side by side in one job of K x nodes, each
+  // in RUN_DIR/instance-<i> with `instance` = i (an expression; unset: 1, one ordinary run).
+  Field<std::string> instances;
   Field<bool> launch;  // run the command through the system's launcher (default true)
   std::vector<std::pair<std::string, std::string>> env;  // merged by name
   std::vector<Location> env_where;

@@ -37,4 +37,26 @@ for sys in local testcluster daint cori summit perlmutter frontier; do
     fi
   done
 done
-finish 14
+# MLPerf HPC weak scaling: one job of K instances, each its own step in its own directory.
+for sys in daint local; do
+  out=$tmp/mlperf-$sys
+  if ! CAMPAIGN_ACCOUNT=proj123 "$exe" plan "$src/campaigns/cosmoflow_mlperf_weak.yaml" --system "$sys" --out "$out" -q >/dev/null; then
+    echo "FAIL mlperf $sys: plan failed"
+    fail=$((fail + 1))
+    continue
+  fi
+  c=$(cd "$out" && ls -d cosmoflow-weak-*)
+  got=$tmp/got.sh
+  sed -e "s|$out|@WORKDIR@|g" -e "s|$exe|@CAMPAIGN@|g" -e "s|$src|@SRC@|g" \
+      -e 's/cmp[0-9a-f]\{6\}-/cmp@ID@-/g' "$out/$c/job.sh" >"$got"
+  want=$golden/$sys/$c.sh
+  [ "${UPDATE_GOLDEN:-0}" = 1 ] && cp "$got" "$want"
+  if diff -u "$want" "$got" >"$tmp/diff"; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL $sys/$c.sh differs from the golden file:"
+    head -40 "$tmp/diff"
+    fail=$((fail + 1))
+  fi
+done
+finish 16

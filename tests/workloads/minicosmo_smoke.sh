@@ -99,6 +99,26 @@ timeout 120 "$PYTHON" "$MC/train.py" "$MC/configs/cosmo_dummy.yaml" \
 check_run "$WORK/dummy1" 1 "$WORK/dummy1.out"
 grep -q 'data dummy' "$WORK/dummy1.out" || fail "dummy run did not use dummy data"
 
+echo "== instances with a quality target (MLPerf HPC weak scaling)"
+# Instance 3 with a target every run reaches: stops after epoch 0, success. Instance 5 with one no
+# run reaches: all epochs, aborted. Every record of both carries metadata.instance_id.
+for spec in "3 0.99 success 1" "5 0.001 aborted 3"; do
+  set -- $spec
+  timeout 120 "$PYTHON" "$MC/train.py" "$MC/configs/cosmo_dummy.yaml" --n-train 32 --n-valid 16 \
+    --n-epochs 3 --instance "$1" --target-mae "$2" --output-dir "$WORK/inst$1" > "$WORK/inst$1.out" 2>&1 ||
+    { tail -n 20 "$WORK/inst$1.out"; fail "instance $1"; }
+  "$PYTHON" - "$WORK/inst$1/mlperf.log" "$@" <<'PY' || fail "instance $1: bad mlperf.log"
+import json, sys
+log, inst, target, status, epochs = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+recs = [json.loads(l.split(":::MLLOG ", 1)[1]) for l in open(log) if l.startswith(":::MLLOG ")]
+assert all(r["metadata"].get("instance_id") == inst for r in recs), "a record without instance_id"
+assert [r["value"] for r in recs if r["key"] == "target_mae"] == [target]
+stop = [r for r in recs if r["key"] == "run_stop"]
+assert len(stop) == 1 and stop[0]["metadata"]["status"] == status, stop
+assert len([r for r in recs if r["key"] == "epoch_stop"]) == epochs
+PY
+done
+
 grep -h '^Mean epoch time' "$WORK/real2_rank0.out" | sed 's/^/real, 2 ranks: /'
 grep -h '^Mean epoch time' "$WORK/dummy1.out" | sed 's/^/dummy, 1 rank: /'
 echo "PASS minicosmo smoke test ($(( $(date +%s) - START ))s)"

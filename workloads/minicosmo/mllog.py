@@ -16,8 +16,10 @@ POINT_IN_TIME = "POINT_IN_TIME"
 
 
 class MLLogger:
-    def __init__(self, path=None, echo=True, enabled=True):
+    def __init__(self, path=None, echo=True, enabled=True, metadata=None):
         self.enabled = enabled
+        # Added to every record, e.g. {"instance_id": 3} for an instance of a weak-scaling run.
+        self.metadata = dict(metadata or {})
         self.echo = echo
         self._fh = None
         if enabled and path:
@@ -31,6 +33,7 @@ class MLLogger:
         frame = sys._getframe(stack)
         meta = {"file": os.path.basename(frame.f_code.co_filename),
                 "lineno": frame.f_lineno}
+        meta.update(self.metadata)
         if metadata:
             meta.update(metadata)
         rec = {"namespace": "", "time_ms": int(time.time() * 1000),

@@ -86,6 +86,12 @@ def parse_args(argv=None):
     p.add_argument("--threads", type=int, help="torch threads per rank (default 1)")
     p.add_argument("--timeout", type=float, default=300.0,
                    help="seconds before a stuck collective fails (default 300)")
+    p.add_argument("--instance", type=int,
+                   help="instance of an MLPerf HPC weak-scaling run: every :::MLLOG record "
+                        "carries metadata.instance_id")
+    p.add_argument("--target-mae", type=float,
+                   help="quality target: stop when the validation MAE reaches it "
+                        "(run_stop status success, else aborted)")
     return p.parse_args(argv)
 
 
@@ -115,6 +121,8 @@ def load_config(args):
         cfg["train"]["seed"] = args.seed
     if args.threads is not None:
         cfg["train"]["threads"] = args.threads
+    if args.target_mae is not None:
+        cfg["train"]["target_mae"] = args.target_mae
     if d["name"] not in ("cosmo", "dummy"):
         raise SystemExit("train.py: data.name must be 'cosmo' or 'dummy', got %r" % d["name"])
     if d["batch_size"] < 1 or d["n_epochs"] < 0 or d["n_train"] < 1 or d["n_valid"] < 0:
@@ -160,13 +168,16 @@ def detect_ranks(distributed):
         size = int(env.get("SLURM_NTASKS", env.get("SLURM_NPROCS", "1")))
         addr = env.get("MASTER_ADDR")
         if not addr:
-            nodelist = env.get("SLURM_JOB_NODELIST", env.get("SLURM_NODELIST", ""))
+            # A step's own nodes first: instances of one job are steps on different nodes.
+            nodelist = env.get("SLURM_STEP_NODELIST",
+                               env.get("SLURM_JOB_NODELIST", env.get("SLURM_NODELIST", "")))
             addr = (first_host(nodelist) if nodelist else None) or "127.0.0.1"
         port = env.get("MASTER_PORT")
         if not port:
             jobid = env.get("SLURM_JOB_ID", env.get("SLURM_JOBID", "0"))
             jobid = int(re.sub(r"\D", "", jobid) or 0)
-            port = 20000 + jobid % 20000
+            step = int(re.sub(r"\D", "", env.get("SLURM_STEP_ID", "0")) or 0)
+            port = 20000 + (jobid + 1009 * step) % 20000
         info.update(rank=int(env["SLURM_PROCID"]), size=size,
                     local_rank=int(env.get("SLURM_LOCALID", "0")),
                     addr=addr, port=int(port), source="slurm")
@@ -341,7 +352,8 @@ def main(argv=None):
     seed = int(cfg["train"].get("seed", 0))
     torch.manual_seed(seed)
     mll = MLLogger(os.path.join(cfg["output_dir"], "mlperf.log") if is_root else None,
-                   enabled=is_root)
+                   enabled=is_root,
+                   metadata=None if args.instance is None else {"instance_id": args.instance})
     try:
         return run(args, cfg, info, mll, threads, seed)
     except BaseException as exc:
@@ -369,6 +381,8 @@ def run(args, cfg, info, mll, threads, seed):
     mll.event("submission_status", mlp.get("status") or "onprem")
     mll.event("submission_platform", mlp.get("platform") or socket.gethostname())
     mll.event("number_of_ranks", size)
+    if args.instance is not None:
+        mll.event("instance", args.instance)
     nnodes = os.environ.get("SLURM_JOB_NUM_NODES", os.environ.get("SLURM_NNODES"))
     if nnodes:
         mll.event("number_of_nodes", int(nnodes))
@@ -455,6 +469,10 @@ def run(args, cfg, info, mll, threads, seed):
                train_data.steps, valid_data.steps if valid_data else 0))
     epoch_times = []
     last_val_mae = None
+    target = cfg["train"].get("target_mae")
+    if target is not None:
+        mll.event("target_mae", float(target))
+    reached = False
     for epoch in range(n_epochs):
         lr = sched(epoch)
         for g in opt.param_groups:
@@ -500,9 +518,14 @@ def run(args, cfg, info, mll, threads, seed):
             log("Epoch %d/%d steps %d time %.3fs loss %.5f mae %.5f val_loss %s val_mae %s lr %.5g"
                 % (epoch + 1, n_epochs, train_data.steps, dt, loss, mae,
                    fmt(val_loss), fmt(val_mae), lr))
+        # As the MLPerf references: training stops at the first evaluation that reaches the target.
+        if target is not None and vn and val_mae <= float(target):
+            reached = True
+            break
     if hist_fh:
         hist_fh.close()
-    mll.end("run_stop", metadata={"status": "success"})
+    # Without a target every completed run is a success; with one, only a run that reached it.
+    mll.end("run_stop", metadata={"status": "success" if target is None or reached else "aborted"})
     if is_root:
         if epoch_times:
             log("Mean epoch time: %.3f" % (sum(epoch_times) / len(epoch_times)))

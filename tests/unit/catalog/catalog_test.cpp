@@ -79,12 +79,12 @@ TEST_CASE("open creates a WAL database at the current schema version", "[catalog
     Catalog cat = Catalog::open(workdir);
     CHECK(cat.path() == workdir / "campaign.db");
     CHECK(cat.access() == Access::read_write);
-    CHECK(cat.schema_version() == 6);
+    CHECK(cat.schema_version() == 7);
     CHECK(cat.check().empty());
   }
   SQLite::Database raw((workdir / "campaign.db").string(), SQLite::OPEN_READONLY);
   CHECK(raw.execAndGet("PRAGMA journal_mode").getString() == "wal");
-  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 6);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 7);
   CHECK(std::filesystem::exists(workdir / "campaign.lock"));
 }
 
@@ -540,4 +540,30 @@ TEST_CASE("metric steps round-trip: consecutive, from 1, gapped, descending, non
   CHECK(series[0].steps == std::vector<std::optional<std::int64_t>>{1, 2, 3});
   CHECK(series[1].steps == std::vector<std::optional<std::int64_t>>{0, 2, 4, 10});
   CHECK(f.cat.metric_series_of(f.campaign).size() == 6);
+}
+
+TEST_CASE("metrics of a case with instances keep their instance; the others have none", "[catalog]") {
+  Fixture f(1);
+  const std::int64_t a = f.queue(f.cases[0], "1");
+  f.cat.update_state(a, State::completed);
+  std::vector<Metric> m;
+  for (std::int64_t i = 0; i < 3; ++i) {
+    m.push_back({"run_time", {}, 100.0 + static_cast<double>(i), "s", i});
+    for (int e = 0; e < 2; ++e) m.push_back({"epoch_time", e, 10.0 * static_cast<double>(i) + e, "s", i});
+  }
+  m.push_back({"total", {}, 42, "s"});
+  f.cat.record_collection(a, m);
+  auto got = f.cat.metrics_of_attempt(a);
+  REQUIRE(got.size() == m.size());
+  for (auto& g : got)
+    if (g.name == "run_time") CHECK(g.value == 100.0 + static_cast<double>(*g.instance));
+  auto series = f.cat.metric_series_of(f.campaign, {"run_time", "epoch_time", "total"});
+  REQUIRE(series.size() == 7);  // per instance: run_time, epoch_time; and total
+  int with_instance = 0;
+  for (auto& s : series) {
+    if (s.name == "total") CHECK_FALSE(s.instance);
+    if (s.name == "epoch_time" && s.instance == 2) CHECK(s.values == std::vector<double>{20.0, 21.0});
+    with_instance += s.instance.has_value();
+  }
+  CHECK(with_instance == 6);
 }

@@ -164,3 +164,43 @@ TEST_CASE("expression errors have the format of the analyses' ones") {
       "2)'}\njob: {command: echo}\n");
   CHECK(p.param(p.cases[0], "n") == "68");
 }
+
+TEST_CASE("instances: K copies in one job of K x nodes, K an expression over parameters") {
+  auto p = plan_of(R"(name: t
+matrix: {k: [2, 128]}
+job: {command: "train --instance {{instance}} of {{instances}}", partition: gpu, nodes: 4, instances: k,
+      walltime: 2h}
+)");
+  REQUIRE(p.cases.size() == 2);
+  const Case& big = p.cases[1];
+  CHECK(big.instances == 128);
+  CHECK(big.nodes == 4);  // per instance
+  CHECK(big.ranks == 4);
+  CHECK(big.job_nodes() == 512);
+  CHECK(big.job_ranks() == 512);
+  CHECK(p.param(big, "instances") == "128");
+  CHECK(p.param(big, "instance") == "0");
+  CHECK(p.node_hours == Approx((8 + 512) * 2.0));
+  // Without `instances` a case is one instance.
+  auto one = plan_of("name: t\njob: {command: x, nodes: 2}\n");
+  CHECK(one.cases[0].instances == 1);
+  CHECK(one.cases[0].job_nodes() == 2);
+}
+
+TEST_CASE("instances must be whole, at least 1, and fit the partition together") {
+  auto err = [](const std::string& job) {
+    try {
+      plan_of("name: t\njob: {command: x, partition: mc, " + job + "}\n", "testcluster");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(err("nodes: 1, instances: 0"), Catch::Contains("c.yaml:2:") &&
+                                                Catch::Contains("job.instances") &&
+                                                Catch::Contains("at least 1"));
+  CHECK_THAT(err("nodes: 1, instances: 2.5"), Catch::Contains("job.instances") && Catch::Contains("whole"));
+  CHECK_THAT(err("nodes: 2, instances: 3"),
+             Catch::Contains("job.instances") && Catch::Contains("3 instances x 2 nodes exceed the 4 nodes"));
+  CHECK(err("nodes: 1, instances: 4") == "no error");
+}

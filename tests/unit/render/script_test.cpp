@@ -91,3 +91,56 @@ TEST_CASE("write_scripts never leaves a partial new directory") {
     CHECK(e.path().filename().string().find("campaign-partial-" + std::to_string(::getpid()) + ".partial") ==
           std::string::npos);
 }
+
+TEST_CASE("instances run side by side, each in its own directory; .exit is the first non-zero status") {
+  // Instance i exits with status i % 3: instances 1 and 2 fail, so the job's status is 1.
+  auto p = plan_of(R"Y(name: t
+job:
+  instances: 4
+  launch: false
+  command: "echo {{instance}} of {{instances}} > which.txt; pwd > where.txt; exit $(( {{instance}} % 3 ))"
+)Y",
+                   "local");
+  fs::path dir = fs::temp_directory_path() / ("campaign-instances-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  auto scripts = render::render_all(p, render::RenderOptions{dir, "/bin/false", 1, 0, {}});
+  render::write_scripts(scripts, dir);
+  std::system(("bash " + scripts.at(0).path.string()).c_str());
+  auto read = [&](const fs::path& f) {
+    std::ifstream in(f);
+    std::string s;
+    std::getline(in, s);
+    return s;
+  };
+  for (int i = 0; i < 4; ++i) {
+    fs::path d = dir / "main" / render::instance_dir(i);
+    CHECK(read(d / "which.txt") == std::to_string(i) + " of 4");
+    CHECK(read(d / "where.txt") == d.string());
+    CHECK(fs::exists(d / render::kInstanceOutput));
+  }
+  CHECK(read(dir / "main" / render::kExitMarker) == "1");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("on Slurm each instance is its own step on its own nodes of a K x nodes job") {
+  auto p = plan_of(
+      "name: t\njob: {command: \"train {{instance}}\", partition: gpu, nodes: 4, instances: 128}\n", "daint");
+  render::Renderer r(p);
+  auto s = r.render(p.cases[0], render::RenderOptions{"/scratch/w", "campaign", 1, 0, {}});
+  CHECK(s.text.find("#SBATCH --nodes=512\n") != std::string::npos);
+  CHECK(s.text.find("#SBATCH --ntasks=512\n") != std::string::npos);
+  // Each instance is a step as a packed case is (render/step_launch.hpp): srun --exact with its geometry.
+  const std::string step = "srun --exact -N 4 -n 4 --ntasks-per-node=1 --cpus-per-task=12 -t 01:00:00 -J " +
+                           s.job_name + " ${CAMPAIGN_NODES:+-w \"$CAMPAIGN_NODES\"} -l -u ";
+  CHECK(s.text.find("mkdir -p instance-0 && (cd instance-0 && " + step +
+                    "train 0) >instance-0/output.log 2>&1 &\n") != std::string::npos);
+  CHECK(s.text.find("(cd instance-127 && " + step + "train 127)") != std::string::npos);
+  CHECK(s.text.find("instance-128") == std::string::npos);
+  CHECK(s.text.find("\nexit \"$status\"\n") != std::string::npos);
+  // Without instances: the one run line, as before.
+  auto one = plan_of("name: t\njob: {command: train, partition: gpu, nodes: 4}\n", "daint");
+  auto s1 =
+      render::Renderer(one).render(one.cases[0], render::RenderOptions{"/scratch/w", "campaign", 1, 0, {}});
+  CHECK(s1.text.find("\nsrun -l -u train\n") != std::string::npos);
+  CHECK(s1.text.find("instance") == std::string::npos);
+}

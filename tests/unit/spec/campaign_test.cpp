@@ -154,3 +154,14 @@ TEST_CASE("ssh access in a system profile") {
                     Catch::Contains("identty"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("instances: an expression in a job, at the top level or in a step") {
+  auto c = parse_campaign(
+      "name: t\njob: {command: x, instances: 2 * k}\nsteps:\n  train:\n    job: {instances: 4}\n", "c.yaml");
+  REQUIRE(c.job.instances);
+  CHECK(*c.job.instances == "2 * k");
+  CHECK(c.job.instances.where.line == 2);
+  REQUIRE(c.steps.at(0).job.instances);
+  CHECK(*c.steps.at(0).job.instances == "4");
+  CHECK(error_of("name: t\njob: {command: x, instances: [1]}\n").rfind("c.yaml:2:", 0) == 0);
+}

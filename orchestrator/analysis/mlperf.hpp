@@ -1,0 +1,50 @@
+// The MLPerf HPC weak-scaling metric over the instances of a case (campaign
+// `instances: K`, each instance training one model side by side in one job).
+//
+// The MLPerf HPC rules (v1.0 on; mlcommons.org "MLPerf Training: HPC"): the
+// weak-scaling benchmark "measures the throughput for a supercomputing system
+// training multiple models concurrently ... to achieve the specified quality
+// target"; submitters choose the number of concurrently trained instances. For
+// each instance, as in the MLPerf Training rules, the time to train runs from
+// its run_start to its run_stop, and it counts only when run_stop says the
+// target was reached (status "success"). Here:
+//   time_to_train(i)   = run_stop(i) - run_start(i)
+//   reached            = the instances whose run_stop status is success
+//   time_to_train_all  = the last run_stop of a reached instance minus the first
+//                        run_start of a reached one (the slowest successful
+//                        instance, measured from the common start)
+//   models_per_minute  = |reached| / (time_to_train_all / 60)
+// Instances that missed the target or left no run_stop are listed, never scored;
+// the rules' optional pruning of the slowest instances is not applied.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "analysis/case_result.hpp"
+#include "analysis/table.hpp"
+
+namespace campaign::analysis {
+
+struct InstanceRun {
+  long instance = 0;
+  std::optional<double> start_s, stop_s;  // run_start / run_stop, seconds since the epoch
+  std::optional<double> time_to_train_s;  // stop - start, else the collected run_time
+  bool reached = false;                   // run_stop status success
+};
+
+struct WeakScalingScore {
+  size_t instances = 0, reached = 0;
+  std::optional<double> time_to_train_all_s;
+  std::optional<double> models_per_minute;
+};
+
+// The instances of one case from its metrics keyed by instance, in instance order.
+std::vector<InstanceRun> instance_runs(const CaseResult& c);
+
+WeakScalingScore weak_scaling_score(const std::vector<InstanceRun>& runs);
+
+// One table per case (its instances) and a summary table (one row per case).
+AnalysisResult analyze_mlperf_weak(const AnalysisSpec& spec, const std::vector<CaseResult>& cases);
+
+}  // namespace campaign::analysis

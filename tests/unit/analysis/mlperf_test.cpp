@@ -1,0 +1,108 @@
+// The MLPerf HPC weak-scaling metric against values computed by hand.
+#include "analysis/mlperf.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <catch2/catch.hpp>
+
+#include "analysis/scaling.hpp"
+
+using namespace campaign;
+using namespace campaign::analysis;
+
+namespace {
+
+// Instance i: run_start at start s, run_stop at stop s (epoch seconds), run_success when reached.
+void add(CaseResult& c, long i, double start, double stop, bool reached) {
+  c.metrics.push_back({kRunStartMs, {}, start * 1000, "ms", i});
+  c.metrics.push_back({kRunStopMs, {}, stop * 1000, "ms", i});
+  c.metrics.push_back({kRunTime, {}, stop - start, "s", i});
+  if (reached) c.metrics.push_back({kRunSuccess, {}, 1, "", i});
+}
+
+// Four instances started within 2 s; instance 2 ended first but missed the target.
+CaseResult four() {
+  CaseResult c;
+  c.name = "cosmoflow-weak-4x1";
+  c.step = "train";
+  c.state = "collected";
+  add(c, 0, 1000.0, 1100.0, true);   // 100 s
+  add(c, 1, 1002.0, 1130.0, true);   // 128 s, the last stop
+  add(c, 2, 1001.0, 1090.0, false);  // 89 s, aborted
+  add(c, 3, 1000.5, 1120.5, true);   // 120 s
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("per instance: time to train and whether it reached the target") {
+  auto runs = instance_runs(four());
+  REQUIRE(runs.size() == 4);
+  CHECK(runs[1].instance == 1);
+  CHECK(*runs[1].time_to_train_s == Approx(128));
+  CHECK(runs[1].reached);
+  CHECK_FALSE(runs[2].reached);
+  CHECK(*runs[3].time_to_train_s == Approx(120));
+}
+
+TEST_CASE(
+    "time to train all spans the first start to the last stop of the instances that reached the target") {
+  WeakScalingScore s = weak_scaling_score(instance_runs(four()));
+  CHECK(s.instances == 4);
+  CHECK(s.reached == 3);
+  // reached: 0, 1, 3; first start 1000.0 (instance 0), last stop 1130.0 (instance 1)
+  CHECK(*s.time_to_train_all_s == Approx(130));
+  CHECK(*s.models_per_minute == Approx(3.0 / (130.0 / 60.0)));  // 1.384615...
+}
+
+TEST_CASE("without timestamps the slowest successful instance sets the time; none reached gives no score") {
+  std::vector<InstanceRun> runs(3);
+  runs[0] = {0, {}, {}, 100.0, true};
+  runs[1] = {1, {}, {}, 128.0, true};
+  runs[2] = {2, {}, {}, 150.0, false};  // slower, but missed the target
+  WeakScalingScore s = weak_scaling_score(runs);
+  CHECK(*s.time_to_train_all_s == Approx(128));
+  CHECK(*s.models_per_minute == Approx(2.0 / (128.0 / 60.0)));  // 0.9375
+  for (auto& r : runs) r.reached = false;
+  s = weak_scaling_score(runs);
+  CHECK(s.reached == 0);
+  CHECK_FALSE(s.time_to_train_all_s);
+  CHECK_FALSE(s.models_per_minute);
+}
+
+TEST_CASE("scaling: mlperf_weak gives a summary table and one table of instances per case") {
+  auto specs = parse_analyses(YAML::Load("[{name: mlperf, scaling: mlperf_weak, step: train}]"), "c.yaml");
+  REQUIRE(specs.at(0).scaling == Scaling::mlperf_weak);
+  CaseResult other = four();
+  other.name = "plain";
+  other.metrics = {{kRunTime, {}, 5, "s", {}}};  // no instances
+  CaseResult failed = four();
+  failed.name = "failed";
+  failed.state = "collect_failed";
+  auto res = analyze(specs[0], {four(), other, failed});
+  REQUIRE(res.tables.size() == 2);
+  const Table& sum = res.tables[0];
+  CHECK(sum.stem() == "mlperf");
+  REQUIRE(sum.rows.size() == 1);
+  CHECK(std::get<std::string>(sum.rows[0][0]) == "cosmoflow-weak-4x1");
+  CHECK(*sum.number(0, "instances") == 4);
+  CHECK(*sum.number(0, "reached") == 3);
+  CHECK(*sum.number(0, "time_to_train_all") == Approx(130));
+  CHECK(*sum.number(0, "models_per_minute") == Approx(1.384615));
+  const Table& inst = res.tables[1];
+  CHECK(inst.stem() == "mlperf-cosmoflow_weak_4x1");
+  REQUIRE(inst.rows.size() == 4);
+  CHECK(*inst.number(2, "time_to_train") == Approx(89));
+  CHECK(std::get<std::string>(inst.rows[2][2]) == "no");
+  CHECK(*inst.number(1, "run_start") == Approx(2));  // from the case's first run_start
+  CHECK(*inst.number(1, "run_stop") == Approx(130));
+  CHECK(inst.notes.at(0) == "3 of 4 instances reached the target");
+  REQUIRE(res.excluded.size() == 2);
+  CHECK(res.excluded[0].case_name == "plain");
+  CHECK(res.excluded[1].case_name == "failed");
+}
+
+TEST_CASE("scaling: mlperf_weak takes no layout keys") {
+  CHECK_THROWS_WITH(parse_analyses(YAML::Load("[{name: m, scaling: mlperf_weak, x: ranks}]"), "c.yaml"),
+                    Catch::Contains("analyses[0].x: not used by scaling: mlperf_weak"));
+}
