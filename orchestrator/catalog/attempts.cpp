@@ -22,7 +22,7 @@ namespace campaign {
 // --- attempt state -------------------------------------------------------
 
 void Catalog::begin_submit(std::int64_t attempt_id, std::string_view job_name, std::int64_t walltime_s,
-                           int nodes) {
+                           int nodes, std::string_view step_name) {
   Impl& c = *impl_;
   c.require_writer("begin_submit");
   if (job_name.empty()) throw CatalogError(c.where() + ": begin_submit: empty job name");
@@ -37,14 +37,17 @@ void Catalog::begin_submit(std::int64_t attempt_id, std::string_view job_name, s
                             ", only a planned attempt can be submitted");
     auto q = c.query(
         "UPDATE attempts SET job_name = ?, walltime_s = ?, nodes = ?, submitted = ?, job_id = NULL, "
-        "reason = '' WHERE id = ?");
+        "reason = '', step_name = NULLIF(?, '') WHERE id = ?");
     q->bind(1, std::string(job_name));
     q->bind(2, walltime_s);
     q->bind(3, nodes);
     q->bind(4, c.now());
-    q->bind(5, attempt_id);
+    q->bind(5, std::string(step_name));
+    q->bind(6, attempt_id);
     q->exec();
-    c.set_state(cur, State::submitting, "job name " + std::string(job_name));
+    c.set_state(
+        cur, State::submitting,
+        "job name " + std::string(job_name) + (step_name.empty() ? "" : ", step " + std::string(step_name)));
     tx.commit();
   });
 }
@@ -134,6 +137,32 @@ bool Catalog::update_state(std::int64_t attempt_id, State to, const JobUpdate& i
     c.set_state(cur, to, message);
     tx.commit();
     return true;
+  });
+}
+
+void Catalog::return_to_plan(std::int64_t attempt_id, std::string_view why) {
+  Impl& c = *impl_;
+  c.require_writer("return_to_plan");
+  c.guard("return_to_plan", [&] {
+    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    Current cur = c.current(attempt_id);
+    {
+      auto step = c.query("SELECT step_name FROM attempts WHERE id = ?");
+      step->bind(1, attempt_id);
+      if (!step->executeStep() || step->getColumn(0).isNull())
+        throw TransitionError(c.where() + ": " + cur.describe() + " is not a job step of a shared allocation");
+    }
+    if (cur.state != State::queued && cur.state != State::running)
+      throw TransitionError(c.where() + ": " + cur.describe() + " is " + state_name(cur.state) +
+                            ", only a queued or running packed attempt can return to the plan");
+    auto q = c.query(
+        "UPDATE attempts SET job_id = NULL, job_name = NULL, step_name = NULL, submitted = NULL, started = "
+        "NULL "
+        "WHERE id = ?");
+    q->bind(1, attempt_id);
+    q->exec();
+    c.set_state(cur, State::planned, why);
+    tx.commit();
   });
 }
 

@@ -126,8 +126,9 @@ struct AttemptRow {
   std::string run_dir;
   std::string script;
   bool in_spec = true;
-  std::string job_id;    // empty until the scheduler gave one
-  std::string job_name;  // empty until begin_submit
+  std::string job_id;     // empty until the scheduler gave one
+  std::string job_name;   // empty until begin_submit; a packed attempt's is its allocation's
+  std::string step_name;  // packed: the name of its job step inside the allocation; else empty
   std::optional<int> nodes;
   std::optional<std::int64_t> walltime_s;
   std::optional<Time> submitted;
@@ -223,7 +224,10 @@ class Catalog {
   // planned -> submitting, recording the deterministic job name, the
   // requested walltime and nodes and the submit time. Committed durably: call
   // it before asking the scheduler to submit.
-  void begin_submit(std::int64_t attempt_id, std::string_view job_name, std::int64_t walltime_s, int nodes);
+  // A packed attempt (one job step of a shared allocation) gets the
+  // allocation's job name and its own `step_name`.
+  void begin_submit(std::int64_t attempt_id, std::string_view job_name, std::int64_t walltime_s, int nodes,
+                    std::string_view step_name = {});
   // submitting -> `seen` (queued by default; running or an end state when
   // reconciliation adopts a job that has already moved on), storing the job
   // id. Returns false, changing nothing, when the attempt already has this
@@ -238,6 +242,9 @@ class Catalog {
   bool update_state(std::int64_t attempt_id, State to, const JobUpdate& info = {});
   // submitting -> planned: reconciliation found no job of that name.
   void revert_submitting(std::int64_t attempt_id, std::string_view why);
+  // queued|running -> planned for a packed attempt whose allocation ended before its step started:
+  // it never ran, so it is planned again without spending an attempt.
+  void return_to_plan(std::int64_t attempt_id, std::string_view why);
   // A new planned attempt (number + 1) for a case whose latest attempt is
   // retryable() (transitions.hpp). Returns its id.
   std::int64_t new_attempt_for_retry(std::int64_t case_id, std::string_view why);

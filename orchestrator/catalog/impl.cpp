@@ -60,8 +60,8 @@ std::string state_name(State s) { return std::string(to_string(s)); }
 const std::string kAttemptSelect =
     "SELECT a.id, a.case_id, c.campaign_id, a.number, a.state, c.key, c.name, c.step, c.run_dir, "
     "c.script, c.in_spec, a.job_id, a.job_name, a.nodes, a.walltime_s, a.submitted, a.started, "
-    "a.ended, a.elapsed_s, a.exit_code, a.reason, a.node_list, a.confirmed "
-    "FROM attempts a JOIN cases c ON c.id = a.case_id ";
+    "a.ended, a.elapsed_s, a.exit_code, a.reason, a.node_list, a.confirmed, "
+    "a.step_name FROM attempts a JOIN cases c ON c.id = a.case_id ";
 
 AttemptRow read_attempt(const SQLite::Statement& s) {
   AttemptRow r;
@@ -88,6 +88,7 @@ AttemptRow read_attempt(const SQLite::Statement& s) {
   r.reason = s.getColumn(20).getString();
   r.node_list = s.getColumn(21).getString();
   r.confirmed = s.getColumn(22).getInt() != 0;
+  r.step_name = s.getColumn(23).getString();
   return r;
 }
 

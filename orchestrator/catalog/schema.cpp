@@ -141,7 +141,13 @@ ALTER TABLE metrics ADD COLUMN instance INTEGER;        -- 0..K-1 for a case wit
 ALTER TABLE metric_series ADD COLUMN instance INTEGER;  -- the same
 )sql";
 
-constexpr std::array<Migration, 7> kMigrations = {{
+// Packed runs: an attempt may be one job step of a shared allocation. Its job
+// name (and id) are then the allocation's, and step_name names its step.
+constexpr const char* kV8 = R"sql(
+ALTER TABLE attempts ADD COLUMN step_name TEXT;  -- its step's name inside a shared allocation (pack:), else NULL
+)sql";
+
+constexpr std::array<Migration, 8> kMigrations = {{
     {1, "tables", kV1},
     {2, "indexes for polling, metrics and events", kV2},
     {3, "metric series", kV3},
@@ -149,6 +155,7 @@ constexpr std::array<Migration, 7> kMigrations = {{
     {5, "consecutive metric steps stored as their first", kV5},
     {6, "completions confirmed by the scheduler's accounting", kV6},
     {7, "metrics keyed by instance", kV7},
+    {8, "attempts as job steps of shared allocations", kV8},
 }};
 
 int pragma_int(SQLite::Database& db, const char* pragma) {

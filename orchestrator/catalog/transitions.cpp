@@ -34,10 +34,11 @@ bool allowed(State from, State to) {
       // job goes back to planned instead.
       return to == State::planned || to == State::queued || to == State::running ||
              (is_job_end(to) && to != State::lost);
+    // -> planned: a packed attempt whose allocation ended before its step started.
     case State::queued:
-      return to == State::running || is_job_end(to);
+      return to == State::planned || to == State::running || is_job_end(to);
     case State::running:
-      return to == State::queued || is_job_end(to);
+      return to == State::planned || to == State::queued || is_job_end(to);
     case State::lost:
       return to == State::completed || to == State::failed;
     case State::completed:

@@ -6,8 +6,8 @@
 //   planned    -> submitting | cancelled (cancelled before it was ever submitted)
 //   submitting -> planned (reconcile found no job) | queued | running | any end
 //                 state but lost (the job was adopted, or first seen, already there)
-//   queued     -> running | any end state
-//   running    -> queued (requeued by the scheduler, same job id) | any end state
+//   queued     -> planned (packed: its allocation ended before it started) | running | any end state
+//   running    -> planned (as queued) | queued (requeued by the scheduler, same job id) | any end state
 //   lost       -> completed | failed (a late exit marker settles it)
 //   completed  -> collected | collect_failed, once confirmed; any end state
 //                 but lost while unconfirmed (the job's exit marker said 0, the

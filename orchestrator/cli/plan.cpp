@@ -5,6 +5,7 @@
 
 #include "cli/cli.hpp"
 #include "pack/planner.hpp"
+#include "pack/script.hpp"
 #include "render/script.hpp"
 #include "util/walltime.hpp"
 
@@ -55,7 +56,7 @@ void print_table(const matrix::Plan& plan, std::ostream& os) {
 struct Packed {
   double node_hours = 0;        // of the allocations
   double cases_node_hours = 0;  // of their cases, as requested one job each
-  size_t allocations = 0;
+  std::vector<pack::StepAllocation> allocations;
 };
 
 Packed print_allocations(const matrix::Plan& plan, std::ostream* os) {
@@ -72,7 +73,7 @@ Packed print_allocations(const matrix::Plan& plan, std::ostream* os) {
       total.cases_node_hours +=
           static_cast<double>(plan.cases[i].nodes) * static_cast<double>(plan.cases[i].walltime_s) / 3600.0;
     total.node_hours += nh;
-    total.allocations += allocs.size();
+    total.allocations.insert(total.allocations.end(), allocs.begin(), allocs.end());
     if (!os) continue;
     *os << "step " << step.name << ": " << cases.size() << " cases packed into " << allocs.size()
         << " allocation" << (allocs.size() == 1 ? "" : "s") << " of at most " << step.pack->nodes
@@ -91,6 +92,24 @@ Packed print_allocations(const matrix::Plan& plan, std::ostream* os) {
     *os << '\n';
   }
   return total;
+}
+
+// The allocation scripts and manifests under workdir/.alloc/, numbered in plan order (a run names
+// them after their first attempt instead).
+void write_allocations(const matrix::Plan& plan, const std::vector<pack::StepAllocation>& allocs,
+                       const std::vector<render::Script>& scripts, const std::filesystem::path& workdir) {
+  const std::string id = render::campaign_id(plan.campaign.name, workdir);
+  for (size_t k = 0; k < allocs.size(); ++k) {
+    const auto& alloc = allocs[k];
+    pack::Allocation a;
+    a.job_name = render::allocation_name(id, static_cast<std::int64_t>(k + 1));
+    a.partition = plan.system.partitions[alloc.partition].name;
+    a.nodes = alloc.nodes;
+    a.walltime_s = alloc.walltime_s;
+    a.dir = pack::allocation_dir(workdir, a.job_name);
+    for (size_t i : alloc.ids) a.cases.push_back(pack::packed_case(plan.cases[i], scripts[i]));
+    pack::write_allocation(a, pack::render_allocation(plan, a, self_exe()));
+  }
 }
 
 }  // namespace
@@ -123,8 +142,8 @@ void add_plan(CLI::App& app) {
     std::snprintf(nh, sizeof nh, "%.2f", l.plan.node_hours - packed.cases_node_hours + packed.node_hours);
     std::cout << l.plan.cases.size() << " cases in " << l.plan.steps.size() << " step"
               << (l.plan.steps.size() == 1 ? "" : "s") << ", ";
-    if (packed.allocations)
-      std::cout << packed.allocations << " allocation" << (packed.allocations == 1 ? "" : "s")
+    if (!packed.allocations.empty())
+      std::cout << packed.allocations.size() << " allocation" << (packed.allocations.size() == 1 ? "" : "s")
                 << " for packed cases, ";
     std::cout << nh << " node-hours requested";
     if (l.campaign.budget_node_hours) {
@@ -132,8 +151,13 @@ void add_plan(CLI::App& app) {
       std::cout << " (budget " << nh << ")";
     }
     std::cout << '\n';
-    if (!o->out.empty())
-      std::cout << "wrote " << scripts.size() << " scripts under " << workdir.string() << '\n';
+    if (!o->out.empty()) {
+      write_allocations(l.plan, packed.allocations, scripts, workdir);
+      std::cout << "wrote " << scripts.size() << " scripts";
+      if (!packed.allocations.empty())
+        std::cout << " and " << packed.allocations.size() << " allocation scripts (.alloc/)";
+      std::cout << " under " << workdir.string() << '\n';
+    }
   });
 }
 

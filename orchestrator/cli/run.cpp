@@ -69,14 +69,14 @@ int run_campaign(const RunOptions& o, bool resume) {
   Verbosity v = o.quiet ? Verbosity::quiet : (o.verbose ? Verbosity::verbose : Verbosity::normal);
   Opened opened = open_campaign(o.campaign, o.access, v);
   Loaded& l = opened.loaded;
-  // Packed execution: the planner and the driver exist, the engine does not submit allocations yet.
-  // Running such cases one job each would silently spend what the user chose to pack.
-  for (auto& step : l.plan.steps)
-    if (step.pack)
-      throw InputError(step.pack->where, "pack",
-                       "this version plans packed allocations (campaign plan) but cannot run them yet; "
-                       "remove `pack:` to run the cases one job each");
   Backend& backend = opened.backend;
+  // Packed runs read their cases' start markers in the local run directories.
+  if (backend.remote)
+    for (auto& step : l.plan.steps)
+      if (step.pack)
+        throw InputError(step.pack->where, "pack",
+                         "packed allocations run on this machine's scheduler only (not over ssh yet); "
+                         "remove `pack:` to run the cases one job each");
   Catalog catalog = Catalog::open(l.workdir);
   stage_campaign_inputs(l, backend);
   engine::EngineOptions eo;

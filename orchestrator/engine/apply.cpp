@@ -4,6 +4,7 @@
 
 #include "engine/engine.hpp"
 #include "engine/rules.hpp"
+#include "pack/driver.hpp"
 
 namespace campaign::engine {
 
@@ -36,6 +37,15 @@ bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest) {
     if (m.state == State::completed && row.confirmed && (moved || settles) && options_.on_completed)
       options_.on_completed(catalog_.attempt(row.id));
     changed |= moved || settles;
+  }
+  for (auto& r : actions.returns) {
+    AttemptRow& row = *rows.at(r.attempt);
+    spdlog::info("{}: {}; planned again", row.case_name, r.reason);
+    catalog_.return_to_plan(r.attempt, r.reason);
+    row.state = State::planned;
+    row.job_id.clear();
+    row.step_name.clear();
+    changed = true;
   }
   for (auto& r : actions.reverts) {
     catalog_.revert_submitting(r.attempt, r.reason);
@@ -70,8 +80,14 @@ bool Engine::apply_markers(std::vector<AttemptRow>& latest) {
 bool Engine::poll(std::vector<AttemptRow>& latest) {
   PollRequest request = what_to_poll(latest, rules_, memory_);
   if (request.ids.empty()) return false;
-  auto infos = scheduler_.query(request.ids);
-  return apply(on_poll(latest, request, infos, rules_, memory_), latest);
+  PollAnswer answer;
+  answer.jobs = scheduler_.query(request.ids);
+  PackedQuery packed = packed_query(latest, request, answer.jobs, memory_);
+  if (!packed.allocations.empty()) answer.steps = scheduler_.query_steps(packed.allocations);
+  for (const AttemptRow* a : packed.markers)
+    if (auto m = pack::read_start_marker(a->run_dir); m && m->allocation == a->job_name)
+      answer.started.insert(a->id);
+  return apply(on_poll(latest, request, answer, rules_, memory_), latest);
 }
 
 void Engine::confirm_unreachable(std::vector<AttemptRow>& latest) {

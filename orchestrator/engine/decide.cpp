@@ -128,33 +128,133 @@ Actions on_markers(const std::vector<AttemptRow>& latest, const std::vector<std:
 
 PollRequest what_to_poll(const std::vector<AttemptRow>& latest, const Rules& rules, Memory& memory) {
   PollRequest r;
+  std::set<std::string> asked;  // packed attempts share their allocation's job
+  auto ask = [&](const std::string& id) {
+    if (asked.insert(id).second) r.ids.push_back(id);
+  };
   for (auto& a : latest)
-    if (has_job(a)) r.ids.push_back(a.job_id);
+    if (has_job(a)) ask(a.job_id);
   r.confirm = !memory.unconfirmed.empty() &&
               (r.ids.empty() || ++memory.polls_since_confirm >= rules.confirm_every_polls);
   if (r.confirm) {
     memory.polls_since_confirm = 0;
-    for (auto& [_, u] : memory.unconfirmed) r.ids.push_back(u.job_id);
+    for (auto& [_, u] : memory.unconfirmed) ask(u.job_id);
   }
   return r;
 }
 
-Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& request,
-                const std::vector<sched::JobInfo>& infos, const Rules& rules, Memory& memory) {
+PackedQuery packed_query(const std::vector<AttemptRow>& latest, const PollRequest& request,
+                         const std::vector<sched::JobInfo>& jobs, const Memory& memory) {
+  std::map<std::string, const sched::JobInfo*> by_id;
+  for (auto& j : jobs) by_id[j.id] = &j;
+  auto ended = [&](const std::string& id) {
+    auto it = by_id.find(id);
+    return it != by_id.end() && is_final(it->second->state);
+  };
+  PackedQuery q;
+  std::set<std::string> asked;
+  for (auto& a : latest) {
+    if (a.step_name.empty()) continue;
+    bool active = has_job(a) && ended(a.job_id);
+    bool confirming = request.confirm && memory.unconfirmed.count(a.id);
+    if (active) q.markers.push_back(&a);
+    if ((active || confirming) && asked.insert(a.job_id).second) q.allocations.push_back(a.job_id);
+  }
+  return q;
+}
+
+namespace {
+
+const sched::StepInfo* step_of(const AttemptRow& a, const std::vector<sched::StepInfo>& steps) {
+  for (auto& s : steps)
+    if (s.job_id == a.job_id && s.name == a.step_name) return &s;
+  return nullptr;
+}
+
+// A step's record in the shape of a job's, for the rules shared with jobs.
+sched::JobInfo as_job(const sched::StepInfo& s) {
+  sched::JobInfo j;
+  j.id = s.step_id;
+  j.name = s.name;
+  j.state = s.state;
+  j.raw_state = s.raw_state;
+  j.exit_code = s.exit_code;
+  j.signal = s.signal;
+  j.start = s.start;
+  j.end = s.end;
+  j.elapsed_s = s.elapsed_s;
+  j.nodelist = s.nodelist;
+  return j;
+}
+
+// A packed attempt's completion on its marker: its own step's record confirms or corrects it;
+// its allocation ending in a failure afterwards does not.
+void confirm_packed(Actions& out, Memory& memory, const AttemptRow& a, const sched::JobInfo* allocation,
+                    const PollAnswer& answer, const Rules& rules) {
+  auto& u = memory.unconfirmed.at(a.id);
+  const sched::StepInfo* step = step_of(a, answer.steps);
+  if (step && is_final(step->state)) {
+    sched::JobInfo j = as_job(*step);
+    confirm(out, memory, a, &j, "");
+  } else if (!step && (!allocation || is_final(allocation->state)) &&
+             ++u.unrecorded >= rules.confirm_after_polls) {
+    confirm(out, memory, a, nullptr, "no accounting record of its job step " + a.step_name);
+  }
+}
+
+// A packed attempt whose allocation ended without a zero marker from it.
+void end_packed(Actions& out, Memory& memory, const AttemptRow& a, const sched::JobInfo& allocation,
+                const PollAnswer& answer) {
+  const sched::StepInfo* step = step_of(a, answer.steps);
+  if (!step && !answer.started.count(a.id)) {
+    memory.misses.erase(a.id);
+    memory.marker_exit.erase(a.id);
+    out.returns.push_back({a.id, "its allocation " + a.job_id + " ended before it started"});
+    return;
+  }
+  auto marker = memory.marker_exit.find(a.id);
+  JobUpdate u = step ? update_from(as_job(*step)) : JobUpdate{};
+  State s;
+  if (step && is_final(step->state) && step->state != State::cancelled) {
+    s = step->state;  // its own end, before or apart from the allocation's
+  } else if (allocation.state != State::completed) {
+    s = allocation.state;  // cut by its allocation's end (time limit, node failure, cancellation)
+    u.reason =
+        "its allocation " + a.job_id + " ended " +
+        (allocation.raw_state.empty() ? std::string(to_string(allocation.state)) : allocation.raw_state) +
+        " while it ran";
+  } else {
+    s = State::failed;
+    if (marker == memory.marker_exit.end()) u.reason = "its step ended without an exit marker";
+  }
+  if (marker != memory.marker_exit.end()) {
+    u.exit_code = marker->second;
+    if (s == State::completed) s = State::failed;  // the script's own status wins
+  }
+  finish(out, memory, a, s, std::move(u));
+}
+
+}  // namespace
+
+Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& request, const PollAnswer& answer,
+                const Rules& rules, Memory& memory) {
   Actions out;
   std::map<std::string, const sched::JobInfo*> by_id;
-  for (auto& j : infos) by_id[j.id] = &j;
+  for (auto& j : answer.jobs) by_id[j.id] = &j;
   // Completions on the marker: confirmed or corrected once the job has ended for the scheduler too.
   if (request.confirm)
     for (auto& a : latest) {
       auto u = memory.unconfirmed.find(a.id);
       if (u == memory.unconfirmed.end()) continue;
       auto found = by_id.find(u->second.job_id);
-      if (found != by_id.end() && is_final(found->second->state) && found->second->state != State::lost)
+      if (!a.step_name.empty())
+        confirm_packed(out, memory, a, found == by_id.end() ? nullptr : found->second, answer, rules);
+      else if (found != by_id.end() && is_final(found->second->state) && found->second->state != State::lost)
         confirm(out, memory, a, found->second, "");
       else if (found == by_id.end() && ++u->second.unrecorded >= rules.confirm_after_polls)
         confirm(out, memory, a, nullptr, "the scheduler has no record of job " + a.job_id);
     }
+  std::set<std::string> cancelled;
   for (auto& a : latest) {
     if (!has_job(a)) continue;
     auto marker = memory.marker_exit.find(a.id);
@@ -174,7 +274,12 @@ Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& reques
     }
     memory.misses.erase(a.id);
     const sched::JobInfo& info = *it->second;
+    if (is_final(info.state) && !a.step_name.empty()) {
+      end_packed(out, memory, a, info, answer);
+      continue;
+    }
     JobUpdate u = update_from(info);
+    if (!a.step_name.empty()) u.exit_code.reset(), u.ended.reset(), u.elapsed_s.reset();  // the allocation's
     if (is_final(info.state)) {
       State s = info.state;
       if (marker != memory.marker_exit.end()) {
@@ -186,7 +291,7 @@ Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& reques
     }
     if (marker != memory.marker_exit.end()) continue;  // ending (COMPLETING): the final state comes next poll
     if (info.waiting == sched::Waiting::dependency_failed) {
-      out.cancel.push_back(a.job_id);
+      if (cancelled.insert(a.job_id).second) out.cancel.push_back(a.job_id);
       JobUpdate c;
       c.reason = std::string(kDependencyReason) + "failed: " + info.reason;
       finish(out, memory, a, State::cancelled, std::move(c));

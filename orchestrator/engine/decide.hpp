@@ -60,6 +60,11 @@ struct Revert {  // a `submitting` attempt back to planned: no job of its name e
   std::string reason;
 };
 
+struct Return {  // a packed attempt back to planned: its allocation ended before it started
+  std::int64_t attempt = 0;
+  std::string reason;
+};
+
 struct Retry {  // a new attempt for a case
   std::int64_t case_id = 0;
   std::string reason;
@@ -69,10 +74,13 @@ struct Retry {  // a new attempt for a case
 struct Actions {
   std::vector<Mark> marks;
   std::vector<Revert> reverts;
+  std::vector<Return> returns;
   std::vector<Retry> retries;
   std::vector<std::string> cancel;  // job ids to cancel, after the marks
   std::vector<std::string> notes;   // said to the user (info)
-  bool empty() const { return marks.empty() && reverts.empty() && retries.empty() && cancel.empty(); }
+  bool empty() const {
+    return marks.empty() && reverts.empty() && returns.empty() && retries.empty() && cancel.empty();
+  }
 };
 
 // Attempts left `submitting` and the scheduler's jobs of their names: adopt the newest job of each
@@ -97,11 +105,32 @@ struct PollRequest {
 };
 PollRequest what_to_poll(const std::vector<AttemptRow>& latest, const Rules& rules, Memory& memory);
 
+// What the scheduler said about a poll's jobs. Packed attempts (AttemptRow::step_name) share their
+// allocation's job; their own truth is their step's record and whether the driver started them.
+struct PollAnswer {
+  std::vector<sched::JobInfo> jobs;
+  std::vector<sched::StepInfo> steps;  // of the allocations in `jobs` (empty without step accounting)
+  std::set<std::int64_t> started;      // packed attempts whose start marker names their allocation
+};
+
+// What the loop must still gather for on_poll about packed attempts: the steps of allocations that
+// ended or hold completions awaiting confirmation, and the start markers of active attempts whose
+// allocation ended.
+struct PackedQuery {
+  std::vector<std::string> allocations;    // job ids to ask query_steps about
+  std::vector<const AttemptRow*> markers;  // attempts whose start marker to read
+};
+PackedQuery packed_query(const std::vector<AttemptRow>& latest, const PollRequest& request,
+                         const std::vector<sched::JobInfo>& jobs, const Memory& memory);
+
 // The scheduler's answer to `request`: states, times and reasons; completions confirmed or
-// corrected by the accounting; jobs the scheduler forgot (failed on their marker, else lost after
-// `lost_after_polls`); jobs whose dependency failed cancelled.
-Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& request,
-                const std::vector<sched::JobInfo>& infos, const Rules& rules, Memory& memory);
+// corrected by the accounting (a packed one by its step's record only: its allocation ending later
+// in a failure does not undo it); jobs the scheduler forgot (failed on their marker, else lost
+// after `lost_after_polls`); jobs whose dependency failed cancelled. A packed attempt whose
+// allocation ended takes its step's end, else the allocation's failure (it was cut), and returns to
+// planned when it never started.
+Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& request, const PollAnswer& answer,
+                const Rules& rules, Memory& memory);
 
 // The scheduler has failed every poll for `seconds`: past `confirm_timeout_s`, completions on their
 // markers are confirmed without it.

@@ -36,6 +36,7 @@
 #include "engine/policy.hpp"
 #include "engine/workspace.hpp"
 #include "matrix/plan.hpp"
+#include "pack/planner.hpp"
 #include "render/script.hpp"
 #include "sched/scheduler.hpp"
 #include "transport/shell.hpp"
@@ -127,6 +128,9 @@ class Engine {
   void confirm_unreachable(std::vector<AttemptRow>& latest);
   bool submit_ready(std::vector<AttemptRow>& latest);
   bool submit_one(AttemptRow& row, size_t plan_index, const std::vector<std::string>& after);
+  bool submit_allocation(const pack::StepAllocation& alloc, const std::vector<AttemptRow*>& rows,
+                         const std::vector<std::string>& after);
+  bool submit_job(const std::vector<AttemptRow*>& rows, const sched::SubmitRequest& req);
   std::vector<AttemptRow>& cached_latest();  // the latest attempts, read again after a change
   Counts counts_of(const std::vector<AttemptRow>& latest);
   void report(bool final);

@@ -7,6 +7,9 @@
 
 #include "engine/engine.hpp"
 #include "engine/rules.hpp"
+#include "pack/planner.hpp"
+#include "pack/script.hpp"
+#include "util/walltime.hpp"
 
 namespace campaign::engine {
 
@@ -36,48 +39,98 @@ bool Engine::submit_one(AttemptRow& row, size_t index, const std::vector<std::st
   req.workdir = script.run_dir.string();
   req.depends_on = after;
   req.walltime_s = walltime;
+  return submit_job({&row}, req);
+}
+
+// Packed: the cases' scripts and run directories, each attempt committed `submitting` with the
+// allocation's name and its own step's, then the manifest and the allocation script, then the submission.
+bool Engine::submit_allocation(const pack::StepAllocation& alloc, const std::vector<AttemptRow*>& rows,
+                               const std::vector<std::string>& after) {
+  pack::Allocation a;
+  a.job_name = render::allocation_name(job_id_prefix_, rows.front()->id);
+  a.partition = plan_.system.partitions[alloc.partition].name;
+  a.nodes = alloc.nodes;
+  a.walltime_s = alloc.walltime_s;
+  a.dir = pack::allocation_dir(workspace_.script_root(), a.job_name);
+  std::vector<std::pair<AttemptRow*, render::Script>> scripts;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const matrix::Case& c = plan_.cases[alloc.ids[k]];
+    long walltime = walltime_for(*rows[k], c);
+    render::RenderOptions ro{workspace_.script_root(), options_.campaign_exe, rows[k]->number, walltime,
+                             job_id_prefix_};
+    ro.packed = true;
+    render::Script script = renderer_.render(c, ro);
+    workspace_.prepare(script);
+    a.cases.push_back(pack::packed_case(c, script, walltime));
+    scripts.emplace_back(rows[k], std::move(script));
+  }
+  for (size_t k = 0; k < scripts.size(); ++k)
+    catalog_.begin_submit(scripts[k].first->id, a.job_name, a.cases[k].walltime_s,
+                          static_cast<int>(a.cases[k].nodes), scripts[k].second.job_name);
+  pack::write_allocation(a, pack::render_allocation(plan_, a, options_.campaign_exe));
+  spdlog::info("allocation {}: {} cases on {} nodes for {}", a.job_name, rows.size(), a.nodes,
+               format_hms(a.walltime_s));
+  sched::SubmitRequest req;
+  req.script_path = (a.dir / pack::kAllocationScript).string();
+  req.job_name = a.job_name;
+  req.workdir = a.dir.string();
+  req.depends_on = after;
+  req.walltime_s = a.walltime_s;
+  return submit_job(rows, req);
+}
+
+bool Engine::submit_job(const std::vector<AttemptRow*>& rows, const sched::SubmitRequest& req) {
+  const std::string who = rows.size() == 1 ? rows.front()->case_name : req.job_name;
   std::string id;
   try {
     id = scheduler_.submit(req);
   } catch (const sched::SubmitError& e) {
     switch (e.kind()) {
       case sched::SubmitFailure::refused_by_limit:
-        catalog_.revert_submitting(row.id, std::string("refused by a limit: ") + e.what());
-        row.state = State::planned;
+        for (auto* row : rows) {
+          catalog_.revert_submitting(row->id, std::string("refused by a limit: ") + e.what());
+          row->state = State::planned;
+        }
         submit_pause_until_ = now() + std::chrono::duration_cast<Clock::duration>(
                                           std::chrono::duration<double>(options_.limit_pause_s));
-        spdlog::warn("{}: the scheduler refused the submission ({}); trying again in {:.0f} s", row.case_name,
-                     e.what(), options_.limit_pause_s);
+        spdlog::warn("{}: the scheduler refused the submission ({}); trying again in {:.0f} s", who, e.what(),
+                     options_.limit_pause_s);
         return false;
       case sched::SubmitFailure::transient:
         // The job may exist: the next poll reconciles it by name. Our submit command has ended, so
         // no job of this name can appear later: no grace period for it.
-        spdlog::warn("{}: submission outcome unknown ({}); reconciling by job name", row.case_name, e.what());
-        row.state = State::submitting;
-        row.job_name = script.job_name;
-        memory_.submit_ended_here.insert(row.id);
+        spdlog::warn("{}: submission outcome unknown ({}); reconciling by job name", who, e.what());
+        for (auto* row : rows) {
+          row->state = State::submitting;
+          row->job_name = req.job_name;
+          memory_.submit_ended_here.insert(row->id);
+        }
         scheduler_problem_ = e.what();  // no more submissions until a poll succeeds
         latest_valid_ = false;
         poll_soon_ = true;
         return false;
       case sched::SubmitFailure::invalid: {
-        catalog_.revert_submitting(row.id, std::string("rejected: ") + e.what());
         JobUpdate u;
         u.reason = std::string("the scheduler rejected the job: ") + e.what();
-        catalog_.update_state(row.id, State::cancelled, u);
-        row.state = State::cancelled;
-        row.reason = *u.reason;
-        spdlog::error("{}: {}", row.case_name, *u.reason);
+        for (auto* row : rows) {
+          catalog_.revert_submitting(row->id, std::string("rejected: ") + e.what());
+          catalog_.update_state(row->id, State::cancelled, u);
+          row->state = State::cancelled;
+          row->reason = *u.reason;
+        }
+        spdlog::error("{}: {}", who, *u.reason);
         return true;
       }
     }
   }
   if (options_.hook) options_.hook("after_submit");
-  catalog_.record_job_id(row.id, id);
-  row.state = State::queued;
-  row.job_id = id;
-  row.job_name = script.job_name;
-  spdlog::info("{}: submitted job {} ({})", row.case_name, id, script.job_name);
+  for (auto* row : rows) {
+    catalog_.record_job_id(row->id, id);
+    row->state = State::queued;
+    row->job_id = id;
+    row->job_name = req.job_name;
+  }
+  spdlog::info("{}: submitted job {} ({})", who, id, req.job_name);
   return true;
 }
 
@@ -99,7 +152,14 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
                                std::chrono::duration<double>(options_.submit_slice_s));
   std::map<std::int64_t, AttemptRow*> rows;
   for (auto& a : latest) rows[a.id] = &a;
+  // Cases of packed steps share allocations: grouped per step, after the others' turn.
+  std::map<size_t, std::vector<const Submission*>> packed;
   for (auto& s : choice.ready) {
+    if (plan_.cases[s.plan_index].step < plan_.steps.size() &&
+        plan_.step_of(plan_.cases[s.plan_index]).pack) {
+      packed[plan_.cases[s.plan_index].step].push_back(&s);
+      continue;
+    }
     AttemptRow& row = *rows.at(s.attempt);
     std::vector<std::string> after = s.after;
     for (size_t d : s.after_ready) after.push_back(rows.at(choice.ready[d].attempt)->job_id);
@@ -114,7 +174,37 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
     changed |= submitted;
     // Refused (wait for the pause) or outcome unknown (the scheduler is in trouble: every further
     // submit would wait for its timeout too; reconcile first).
-    if (!submitted && (row.state == State::planned || row.state == State::submitting)) break;
+    if (!submitted && (row.state == State::planned || row.state == State::submitting)) return changed;
+  }
+  for (auto& [step, subs] : packed) {
+    std::map<size_t, const Submission*> by_index;
+    for (auto* s : subs) by_index[s->plan_index] = s;
+    std::vector<size_t> cases;
+    for (auto* s : subs) cases.push_back(s->plan_index);
+    auto walltime = [&](size_t i) { return walltime_for(*rows.at(by_index.at(i)->attempt), plan_.cases[i]); };
+    for (auto& alloc : pack::allocate_step(plan_, cases, walltime)) {
+      if (now() >= slice_end) {
+        more_to_submit_ = true;
+        return changed;
+      }
+      if (!rate_.allow(now())) return changed;
+      std::vector<AttemptRow*> members;
+      std::vector<std::string> after;
+      for (size_t i : alloc.ids) {
+        const Submission& s = *by_index.at(i);
+        members.push_back(rows.at(s.attempt));
+        for (auto& id : s.after) after.push_back(id);
+        for (size_t d : s.after_ready) after.push_back(rows.at(choice.ready[d].attempt)->job_id);
+      }
+      if (std::find(after.begin(), after.end(), "") != after.end()) continue;
+      std::sort(after.begin(), after.end());
+      after.erase(std::unique(after.begin(), after.end()), after.end());
+      bool submitted = submit_allocation(alloc, members, after);
+      changed |= submitted;
+      if (!submitted &&
+          (members.front()->state == State::planned || members.front()->state == State::submitting))
+        return changed;
+    }
   }
   return changed;
 }

@@ -58,12 +58,12 @@ long round_up_minute(long s) { return (s + 59) / 60 * 60; }
 
 }  // namespace
 
-std::vector<Allocation> allocate(std::vector<Item> items, const Limits& limits) {
+std::vector<PlannedAllocation> allocate(std::vector<Item> items, const Limits& limits) {
   biggest_first(items);
   for (auto& it : items)
     if (it.nodes > limits.nodes || it.walltime_s > limits.walltime_s)
       throw std::logic_error("case " + std::to_string(it.id) + " does not fit in an allocation");
-  std::vector<Allocation> out;
+  std::vector<PlannedAllocation> out;
   std::vector<bool> placed(items.size(), false);
   size_t left = items.size();
   while (left > 0) {
@@ -80,7 +80,7 @@ std::vector<Allocation> allocate(std::vector<Item> items, const Limits& limits) 
       --left;
     }
     Schedule s = simulate(bin, limits.nodes);
-    Allocation a;
+    PlannedAllocation a;
     for (auto& it : bin) a.ids.push_back(it.id);
     a.nodes = s.peak_nodes;
     a.walltime_s = std::min(limits.walltime_s, round_up_minute(s.makespan_s + limits.margin_s));
@@ -89,11 +89,12 @@ std::vector<Allocation> allocate(std::vector<Item> items, const Limits& limits) 
   return out;
 }
 
-std::vector<StepAllocation> allocate_step(const matrix::Plan& plan, const std::vector<size_t>& cases) {
+std::vector<StepAllocation> allocate_step(const matrix::Plan& plan, const std::vector<size_t>& cases,
+                                          const std::function<long(size_t)>& walltime_of) {
   std::map<size_t, std::vector<Item>> by_partition;
   for (size_t i : cases) {
     const matrix::Case& c = plan.cases[i];
-    by_partition[c.partition].push_back({i, c.nodes, c.walltime_s});
+    by_partition[c.partition].push_back({i, c.nodes, walltime_of ? walltime_of(i) : c.walltime_s});
   }
   std::vector<StepAllocation> out;
   for (auto& [partition, items] : by_partition) {
@@ -106,7 +107,7 @@ std::vector<StepAllocation> allocate_step(const matrix::Plan& plan, const std::v
     limits.cases = pack.cases.value_or(0);
     for (auto& a : allocate(items, limits)) {
       StepAllocation s;
-      static_cast<Allocation&>(s) = std::move(a);
+      static_cast<PlannedAllocation&>(s) = std::move(a);
       s.partition = partition;
       out.push_back(std::move(s));
     }

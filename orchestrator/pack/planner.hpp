@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "matrix/plan.hpp"
@@ -39,7 +40,7 @@ struct Schedule {
 };
 Schedule simulate(const std::vector<Item>& items, long nodes);
 
-struct Allocation {
+struct PlannedAllocation {
   std::vector<size_t> ids;  // the items' ids, in the driver's start order
   long nodes = 0;           // the peak the schedule uses, at most Limits::nodes
   long walltime_s = 0;      // makespan + margin, rounded up to a minute, at most Limits::walltime_s
@@ -50,14 +51,16 @@ struct Allocation {
 // ends within the walltime limit (less the margin) and the case limit. Every item must fit alone
 // (nodes and walltime within the limits; matrix::expand checks that for plans); one alone gets
 // what is left of the margin.
-std::vector<Allocation> allocate(std::vector<Item> items, const Limits& limits);
+std::vector<PlannedAllocation> allocate(std::vector<Item> items, const Limits& limits);
 
 // The allocations of a packed step's cases `cases` (plan indices of one step, e.g. its ready
 // ones): per partition, with the step's `pack:` limits (walltime: the partition's longest unless
 // said). Each allocation's `partition` is an index into the plan's system partitions.
-struct StepAllocation : Allocation {
+struct StepAllocation : PlannedAllocation {
   size_t partition = 0;
 };
-std::vector<StepAllocation> allocate_step(const matrix::Plan& plan, const std::vector<size_t>& cases);
+// `walltime_of` (optional): a case's walltime when not the plan's (a retry after a timeout).
+std::vector<StepAllocation> allocate_step(const matrix::Plan& plan, const std::vector<size_t>& cases,
+                                          const std::function<long(size_t)>& walltime_of = {});
 
 }  // namespace campaign::pack

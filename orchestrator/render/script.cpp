@@ -27,6 +27,10 @@ std::string job_name(const std::string& id, const matrix::Case& c, int attempt) 
   return "cmp" + id + "-" + c.name + "-a" + std::to_string(attempt);
 }
 
+std::string allocation_name(const std::string& id, std::int64_t first_attempt) {
+  return "cmp" + id + "-pack" + std::to_string(first_attempt);
+}
+
 namespace {
 
 std::string read_file(const fs::path& p) {
@@ -227,7 +231,11 @@ std::vector<Script> render_all(const matrix::Plan& plan, const RenderOptions& op
   Renderer r(plan);
   std::vector<Script> out;
   out.reserve(plan.cases.size());
-  for (auto& c : plan.cases) out.push_back(r.render(c, options));
+  for (auto& c : plan.cases) {
+    RenderOptions o = options;
+    o.packed = plan.step_of(c).pack.has_value();  // a job step of a shared allocation (pack/)
+    out.push_back(r.render(c, o));
+  }
   return out;
 }
 

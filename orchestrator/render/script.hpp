@@ -8,6 +8,7 @@
 // are deterministic (campaign, work directory, case key, attempt).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -53,6 +54,9 @@ struct Script {
 std::string campaign_id(const std::string& campaign_name, const std::filesystem::path& workdir,
                         const std::string& salt = "");
 std::string job_name(const std::string& campaign_id, const matrix::Case& c, int attempt);
+// A packed allocation's job name, after the catalog id of its first attempt (unique, and the same
+// when a killed run's submission is reconciled).
+std::string allocation_name(const std::string& campaign_id, std::int64_t first_attempt);
 
 class Renderer {
  public:

@@ -55,11 +55,4 @@ for name in analysis_unknown_metric analysis_unknown_x analysis_unknown_variable
   check "run $name submits nothing" test -z "$(find "$work" -mindepth 1 -type f ! -name campaign.log ! -name lock)"
   check "run $name makes no run directory" test -z "$(find "$work" -mindepth 1 -maxdepth 1 -type d ! -name .local)"
 done
-# `run` refuses packed steps (plan shows their allocations; the engine does not submit them yet)
-# rather than running them one job each.
-work="$tmp/run-pack"
-expect_error "run pack" "pack: this version plans packed allocations (campaign plan) but cannot run them yet" \
-  "$exe" run "$dir/../pack_run.yaml" --workdir "$work" -q
-check "run pack opens no catalog" test ! -e "$work/campaign.db"
-check "plan pack shows the allocation" bash -c "'$exe' plan '$dir/../pack_run.yaml' | grep -q 'allocation 1: partition'"
 finish 200

@@ -55,6 +55,21 @@ for c in "$src"/campaigns/*.yaml; do
   done
 done
 
+# Packed cases (issue 12): the plan shows the allocations, and --out writes each case's step script
+# and each allocation's script and manifest.
+pack60=$src/tests/integration/campaigns/pack60.yaml
+"$exe" plan "$pack60" >"$tmp/pack60.txt"
+check "pack60: 60 cases in 3 allocations at most" grep -Eq "^60 cases in 1 step, [123] allocations? for packed cases" "$tmp/pack60.txt"
+check "pack60: each allocation listed with its nodes" grep -q "allocation 1: partition mc, 4 nodes" "$tmp/pack60.txt"
+"$exe" plan "$pack60" --out "$tmp/pack60" -q >/dev/null
+check "pack60: every case script is one srun --exact step" \
+  test "$(grep -l '^srun --exact' "$tmp"/pack60/p60-*/job.sh | wc -l)" -eq 60
+check "pack60: case scripts have no #SBATCH" test "$(grep -l SBATCH "$tmp"/pack60/p60-*/job.sh | wc -l)" -eq 0
+check "pack60: allocation scripts ask for 4 nodes" \
+  test "$(grep -l '^#SBATCH --nodes=4$' "$tmp"/pack60/.alloc/*/job.sh | wc -l)" -eq "$(ls "$tmp/pack60/.alloc" | wc -l)"
+check_eq "pack60: the manifests list each case once" 60 \
+  "$(cat "$tmp"/pack60/.alloc/*/manifest.json | grep -o '"case": *"p60-[^"]*"' | sort -u | wc -l)"
+
 # A re-plan into an existing directory replaces scripts in place.
 "$exe" plan "$ws" --system daint --out "$tmp/daint" -q >/dev/null
 check "re-plan keeps 28 scripts" test "$(find "$tmp/daint" -name job.sh | wc -l)" -eq 28

@@ -79,12 +79,12 @@ TEST_CASE("open creates a WAL database at the current schema version", "[catalog
     Catalog cat = Catalog::open(workdir);
     CHECK(cat.path() == workdir / "campaign.db");
     CHECK(cat.access() == Access::read_write);
-    CHECK(cat.schema_version() == 7);
+    CHECK(cat.schema_version() == 8);
     CHECK(cat.check().empty());
   }
   SQLite::Database raw((workdir / "campaign.db").string(), SQLite::OPEN_READONLY);
   CHECK(raw.execAndGet("PRAGMA journal_mode").getString() == "wal");
-  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 7);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 8);
   CHECK(std::filesystem::exists(workdir / "campaign.lock"));
 }
 
@@ -566,4 +566,26 @@ TEST_CASE("metrics of a case with instances keep their instance; the others have
     with_instance += s.instance.has_value();
   }
   CHECK(with_instance == 6);
+}
+
+TEST_CASE("a packed attempt whose allocation ended before it started returns to the plan, unspent",
+          "[catalog]") {
+  Fixture f(2);
+  std::int64_t packed = f.latest(f.cases[0]), alone = f.latest(f.cases[1]);
+  f.cat.begin_submit(packed, "alloc-1", 600, 1, "alloc-1-a");
+  f.cat.begin_submit(alone, "job-2", 600, 1);
+  f.cat.record_job_id(packed, "77");
+  f.cat.record_job_id(alone, "78");
+  auto a = f.cat.attempt(packed);
+  CHECK(a.step_name == "alloc-1-a");
+  CHECK(a.job_name == "alloc-1");
+  CHECK_THROWS_AS(f.cat.return_to_plan(alone, "x"), TransitionError);  // its own job
+  f.cat.return_to_plan(packed, "the allocation ended before its step started");
+  a = f.cat.attempt(packed);
+  CHECK(a.state == State::planned);
+  CHECK(a.number == 1);  // the same attempt: none spent
+  CHECK(a.job_id.empty());
+  CHECK(a.step_name.empty());
+  CHECK(state_events(f.cat, packed).back() == State::planned);
+  CHECK_THROWS_AS(f.cat.return_to_plan(packed, "again"), TransitionError);  // planned now
 }

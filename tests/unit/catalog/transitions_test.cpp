@@ -28,6 +28,7 @@ const std::set<std::pair<State, State>>& expected_edges() {
       {S::submitting, S::node_fail},
       {S::submitting, S::preempted},
       {S::submitting, S::oom},
+      {S::queued, S::planned},  // packed: its allocation ended before it started
       {S::queued, S::running},
       {S::queued, S::completed},
       {S::queued, S::failed},
@@ -37,7 +38,8 @@ const std::set<std::pair<State, State>>& expected_edges() {
       {S::queued, S::preempted},
       {S::queued, S::oom},
       {S::queued, S::lost},
-      {S::running, S::queued},  // requeued by the scheduler
+      {S::running, S::planned},  // packed, as queued
+      {S::running, S::queued},   // requeued by the scheduler
       {S::running, S::completed},
       {S::running, S::failed},
       {S::running, S::timeout},

@@ -112,7 +112,7 @@ TEST_CASE("the accounting confirms a marker's completion, or corrects it, or is 
   ok.exit_code = 0;
   ok.elapsed_s = 42;
   auto node_fail = job("12", State::node_fail, "NODE_FAIL");
-  Actions a = on_poll(latest, request, {ok, node_fail}, rules, m);
+  Actions a = on_poll(latest, request, {{ok, node_fail}, {}, {}}, rules, m);
   REQUIRE(a.marks.size() == 2);
   CHECK(a.marks[0].state == State::completed);
   CHECK(a.marks[0].update.confirmed == true);
@@ -175,8 +175,8 @@ TEST_CASE(
   auto down = job("13", State::queued);
   down.reason = "ReqNodeNotAvail";
   down.waiting = sched::Waiting::nodes_unavailable;
-  Actions a =
-      on_poll(latest, {{"11", "12", "13"}, false}, {job("11", State::completed), dep, down}, rules, m);
+  Actions a = on_poll(latest, {{"11", "12", "13"}, false}, {{job("11", State::completed), dep, down}, {}, {}},
+                      rules, m);
   REQUIRE(a.marks.size() == 3);
   CHECK(a.marks[0].state == State::failed);
   CHECK(a.marks[0].update.exit_code == 1);
@@ -266,4 +266,87 @@ TEST_CASE("choosing submissions: dependencies as afterok, the queue limit, the n
     CHECK(c.ready.size() == 2);  // prepare (1 node x 1 h) and one training case (2 x 1 h)
     CHECK(c.budget_note.find("would need 2.0 more of 3.5") != std::string::npos);
   }
+}
+
+namespace {
+
+AttemptRow packed(std::int64_t id, State state) {
+  AttemptRow a = row(id, state, "50");
+  a.job_name = "cmpx-pack1";
+  a.step_name = "step-" + std::to_string(id);
+  return a;
+}
+
+sched::StepInfo step(const std::string& name, State state, std::string raw = "") {
+  sched::StepInfo s;
+  s.job_id = "50";
+  s.step_id = "50." + name.substr(5);
+  s.name = name;
+  s.state = state;
+  s.raw_state = std::move(raw);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("packed attempts share their allocation's job: it is asked about once") {
+  Rules rules;
+  Memory m;
+  std::vector<AttemptRow> latest{packed(1, State::running), packed(2, State::queued),
+                                 row(3, State::queued, "51")};
+  CHECK(what_to_poll(latest, rules, m).ids == std::vector<std::string>{"50", "51"});
+}
+
+TEST_CASE("an allocation's end: each packed case takes its step's end, the cut, or the plan again") {
+  Rules rules;
+  Memory m;
+  m.marker_exit[3] = 143;  // the driver's SIGTERM reached its script
+  std::vector<AttemptRow> latest{packed(1, State::running), packed(2, State::running),
+                                 packed(3, State::running), packed(4, State::running)};
+  auto alloc = job("50", State::timeout, "TIMEOUT");
+  PollRequest request{{"50"}, false};
+  PackedQuery q = packed_query(latest, request, {alloc}, m);
+  CHECK(q.allocations == std::vector<std::string>{"50"});
+  CHECK(q.markers.size() == 4);
+  // 1: its step failed on its own before the end; 2: started, cut by the time limit (no record);
+  // 3: started, its step cancelled at the end, its script said 143; 4: never started.
+  auto failed = step("step-1", State::failed, "FAILED");
+  failed.exit_code = 3;
+  PollAnswer answer{{alloc}, {failed, step("step-3", State::cancelled, "CANCELLED by 0")}, {1, 2, 3}};
+  Actions a = on_poll(latest, request, answer, rules, m);
+  REQUIRE(a.marks.size() == 3);
+  CHECK(a.marks[0].state == State::failed);
+  CHECK(a.marks[0].update.exit_code == 3);
+  CHECK(a.marks[1].state == State::timeout);
+  CHECK(*a.marks[1].update.reason == "its allocation 50 ended TIMEOUT while it ran");
+  CHECK(a.marks[2].state == State::timeout);
+  CHECK(a.marks[2].update.exit_code == 143);
+  REQUIRE(a.returns.size() == 1);
+  CHECK(a.returns[0].attempt == 4);
+  CHECK(m.marker_exit.empty());
+}
+
+TEST_CASE("a packed completion is confirmed by its own step, and kept when its allocation fails later") {
+  Rules rules;
+  Memory m;
+  m.unconfirmed = {{1, {"50", 0}}, {2, {"50", 0}}, {3, {"50", 0}}};
+  std::vector<AttemptRow> latest{packed(1, State::completed), packed(2, State::completed),
+                                 packed(3, State::completed)};
+  auto alloc = job("50", State::node_fail, "NODE_FAIL");
+  PollRequest request{{"50"}, true};
+  CHECK(packed_query(latest, request, {alloc}, m).allocations == std::vector<std::string>{"50"});
+  PollAnswer answer{
+      {alloc}, {step("step-1", State::completed), step("step-2", State::node_fail, "NODE_FAIL")}, {}};
+  Actions a = on_poll(latest, request, answer, rules, m);
+  REQUIRE(a.marks.size() == 2);
+  CHECK(a.marks[0].state == State::completed);  // the allocation's NODE_FAIL came after it
+  CHECK(a.marks[0].update.confirmed == true);
+  CHECK(a.marks[1].state == State::node_fail);  // its own step's record corrects the marker
+  // 3 has no step record (no step accounting): confirmed on its marker after a few polls.
+  on_poll(latest, request, answer, rules, m);
+  Actions last = on_poll(latest, request, answer, rules, m);
+  REQUIRE(last.marks.size() == 1);
+  CHECK(last.marks[0].state == State::completed);
+  CHECK(last.marks[0].update.reason->find("no accounting record of its job step step-3") !=
+        std::string::npos);
 }

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Issue 12, packed runs survive the orchestrator: `campaign run` of campaigns/packcrash.yaml (12
+# cases of 1 and 2 nodes packed into allocations of 3 nodes on the local executor) is killed with
+# SIGKILL at random moments, 6 times, and run again each time. At the end every case is completed
+# at attempt 1, ran exactly once (runs.txt, written by the cases themselves), as a job step of an
+# allocation (its start marker names it), and the allocations hold all 12 cases between them.
+#
+# Usage: bash pack_crash_local.sh CAMPAIGN_BINARY SOURCE_DIR        (label local; about 40 s)
+source "$(dirname "$0")/lib.sh"
+
+nopath=$(path_without_slurm)
+file=$SRC/tests/integration/campaigns/packcrash.yaml
+wd=$WORK/packcrash
+kills=0
+for i in $(seq 6); do
+  env PATH="$nopath" "$CAMPAIGN" run "$file" --workdir "$wd" -q 2>>"$WORK/stderr.txt" &
+  pid=$!
+  BG_PIDS+=("$pid")
+  sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.2 + r / 32768 * 2.0 }')"
+  kill -9 "$pid" 2>/dev/null && kills=$((kills + 1))
+  { wait "$pid"; } 2>/dev/null
+  BG_PIDS=()
+done
+say "$kills kills; $(count_state "$wd" completed) completed, $(count_state "$wd" running) running after the last one"
+check "killed at least 5 times" test "$kills" -ge 5
+env PATH="$nopath" "$CAMPAIGN" run "$file" --workdir "$wd" -q 2>>"$WORK/stderr.txt"
+check_eq "the last campaign run exits 0" 0 $?
+check_eq "every case completed at attempt 1" "12 12" \
+  "$(count_state "$wd" completed) $(cases "$wd" | awk -F'\t' '$3 == 1' | wc -l)"
+check_eq "every case ran exactly once (runs.txt)" "12 0" \
+  "$(sort -u "$wd/runs.txt" | wc -l) $(sort "$wd/runs.txt" | uniq -d | wc -l)"
+allocs=$(ls "$wd/.alloc" | wc -l)
+say "$allocs allocations"
+check "the cases ran in allocations (at most one per run plus the first)" test "$allocs" -ge 1 -a "$allocs" -le 12
+started=0
+for d in "$wd"/pc-*; do
+  a=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["allocation"])' "$d/.start")
+  grep -q "$(basename "$d")" "$wd/.alloc/$a/manifest.json" && started=$((started + 1))
+done
+check_eq "each case's start marker names an allocation whose manifest lists it" 12 "$started"
+steps=$(/usr/bin/python3 - "$wd/campaign.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+print(db.execute("SELECT count(*) FROM attempts WHERE step_name IS NOT NULL "
+                 "AND state IN ('completed', 'collected')").fetchone()[0])
+PY
+)
+check_eq "the catalog records each case as a job step of its allocation" 12 "$steps"
+if [[ -s $WORK/stderr.txt ]]; then
+  say "stderr of the runs:"
+  sort "$WORK/stderr.txt" | uniq -c | head
+fi
