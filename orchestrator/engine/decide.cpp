@@ -193,7 +193,19 @@ void confirm_packed(Actions& out, Memory& memory, const AttemptRow& a, const sch
                     const PollAnswer& answer, const Rules& rules) {
   auto& u = memory.unconfirmed.at(a.id);
   const sched::StepInfo* step = step_of(a, answer.steps);
-  if (step && is_final(step->state)) {
+  if (step && step->state == State::cancelled) {
+    // Steps are cancelled when their allocation ends (srun may still exit 0 on a failed node): the
+    // allocation's end says why, once it is known.
+    if (!allocation || !is_final(allocation->state)) return;
+    sched::JobInfo j = as_job(*step);
+    if (allocation->state != State::completed) {
+      j.state = allocation->state;
+      j.raw_state =
+          step->raw_state + " when its allocation " + a.job_id + " ended " +
+          (allocation->raw_state.empty() ? std::string(to_string(allocation->state)) : allocation->raw_state);
+    }
+    confirm(out, memory, a, &j, "");
+  } else if (step && is_final(step->state)) {
     sched::JobInfo j = as_job(*step);
     confirm(out, memory, a, &j, "");
   } else if (!step && (!allocation || is_final(allocation->state)) &&

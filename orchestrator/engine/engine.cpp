@@ -157,18 +157,31 @@ bool Engine::finished() {
 
 int Engine::cancel(const std::string& pattern) {
   auto latest = catalog_.latest_attempts(campaign_id_);
-  Actions actions;
-  std::vector<std::string> ids;
+  auto cancellable = [](const AttemptRow& a) {
+    return a.state == State::planned || (is_active(a.state) && !a.job_id.empty());
+  };
+  std::set<std::int64_t> chosen;
+  std::set<std::string> allocations;  // packed: a job step cannot be cancelled before it starts
   for (auto& a : latest) {
-    if (!pattern.empty() && fnmatch(pattern.c_str(), a.case_name.c_str(), 0) != 0) continue;
-    if (a.state == State::planned || (is_active(a.state) && !a.job_id.empty())) {
-      JobUpdate u;
-      u.reason = "cancelled by the user";
-      actions.marks.push_back({a.id, State::cancelled, u, "", "", false});
-      if (!a.job_id.empty()) ids.push_back(a.job_id);
-    }
+    if (!cancellable(a) || (!pattern.empty() && fnmatch(pattern.c_str(), a.case_name.c_str(), 0) != 0))
+      continue;
+    chosen.insert(a.id);
+    if (!a.step_name.empty() && !a.job_id.empty()) allocations.insert(a.job_id);
   }
-  if (!ids.empty()) scheduler_.cancel(ids);  // first: a failing scheduler command changes no state
+  for (auto& a : latest)
+    if (cancellable(a) && !a.step_name.empty() && allocations.count(a.job_id) && chosen.insert(a.id).second)
+      spdlog::warn("{}: cancelled with its allocation {} (a case of it matched)", a.case_name, a.job_id);
+  Actions actions;
+  std::set<std::string> ids;
+  for (auto& a : latest) {
+    if (!chosen.count(a.id)) continue;
+    JobUpdate u;
+    u.reason = "cancelled by the user";
+    actions.marks.push_back({a.id, State::cancelled, u, "", "", false});
+    if (!a.job_id.empty()) ids.insert(a.job_id);
+  }
+  // First: a failing scheduler command changes no state.
+  if (!ids.empty()) scheduler_.cancel(std::vector<std::string>(ids.begin(), ids.end()));
   apply(actions, latest);
   return static_cast<int>(actions.marks.size());
 }

@@ -350,3 +350,23 @@ TEST_CASE("a packed completion is confirmed by its own step, and kept when its a
   CHECK(last.marks[0].update.reason->find("no accounting record of its job step step-3") !=
         std::string::npos);
 }
+
+TEST_CASE("a packed completion whose step was cancelled by its allocation's node failure is a node failure") {
+  Rules rules;
+  Memory m;
+  m.unconfirmed = {{1, {"50", 0}}};
+  std::vector<AttemptRow> latest{packed(1, State::completed)};
+  PollRequest request{{"50"}, true};
+  auto running = job("50", State::running);
+  PollAnswer early{{running}, {step("step-1", State::cancelled, "CANCELLED")}, {}};
+  CHECK(on_poll(latest, request, early, rules, m).marks.empty());  // why: only the allocation's end tells
+  PollAnswer late{
+      {job("50", State::node_fail, "NODE_FAIL")}, {step("step-1", State::cancelled, "CANCELLED")}, {}};
+  Actions a = on_poll(latest, request, late, rules, m);
+  REQUIRE(a.marks.size() == 1);
+  CHECK(a.marks[0].state == State::node_fail);
+  CHECK(*a.marks[0].update.reason ==
+        "the scheduler's accounting says CANCELLED when its allocation 50 ended NODE_FAIL; the job's exit "
+        "marker "
+        "said 0");
+}
