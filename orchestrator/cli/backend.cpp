@@ -133,7 +133,8 @@ void fetch_ended(Backend& backend, Catalog& catalog, std::int64_t campaign_id, c
   if (!backend.remote) return;
   std::vector<AttemptRow> missing;
   for (auto& a : catalog.latest_attempts(campaign_id))
-    if (is_final(a.state) && !a.job_id.empty() && collect::job_output(a.run_dir, a.job_id).empty())
+    if (is_final(a.state) && !a.job_id.empty() &&
+        collect::job_output(a.run_dir, a.job_id, a.step_name).empty())
       missing.push_back(a);
   fetch_for_collection(backend, campaign, collectors, missing);
 }

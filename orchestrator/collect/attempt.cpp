@@ -40,9 +40,13 @@ StepCollectors load_collectors(const spec::Campaign& campaign) {
   return out;
 }
 
-fs::path job_output(const fs::path& run_dir, const std::string& job_id) {
-  if (job_id.empty()) return {};
+fs::path job_output(const fs::path& run_dir, const std::string& job_id, const std::string& step_name) {
   std::error_code ec;
+  if (!step_name.empty()) {
+    fs::path p = run_dir / (step_name + ".out");  // pack::case_output
+    if (fs::exists(p, ec)) return p;
+  }
+  if (job_id.empty()) return {};
   for (const char* pattern : {"slurm-", "job-", "lsf-"}) {
     fs::path p = run_dir / (pattern + job_id + ".out");
     if (fs::exists(p, ec)) return p;
@@ -80,13 +84,14 @@ long instance_count(const fs::path& run_dir) {
 }
 
 CollectOutcome collect_dir(const fs::path& run_dir, const std::string& job_id,
-                           const std::vector<Collector>& collectors, std::vector<campaign::Metric>& metrics) {
+                           const std::vector<Collector>& collectors, std::vector<campaign::Metric>& metrics,
+                           const std::string& step_name) {
   CollectOutcome o;
   const long instances = instance_count(run_dir);
   std::string where;
   try {
     if (instances == 0) {
-      auto r = collect(collectors, run_dir, job_output(run_dir, job_id));
+      auto r = collect(collectors, run_dir, job_output(run_dir, job_id, step_name));
       metrics = to_catalog(r.metrics);
       o.warnings = std::move(r.warnings);
     }
@@ -115,7 +120,7 @@ CollectOutcome collect_dir(const fs::path& run_dir, const std::string& job_id,
 CollectOutcome collect_attempt(Catalog& catalog, const AttemptRow& attempt,
                                const std::vector<Collector>& collectors) {
   std::vector<campaign::Metric> metrics;
-  CollectOutcome o = collect_dir(attempt.run_dir, attempt.job_id, collectors, metrics);
+  CollectOutcome o = collect_dir(attempt.run_dir, attempt.job_id, collectors, metrics, attempt.step_name);
   for (auto& w : o.warnings) spdlog::warn("{}: {}", attempt.case_name, w);
   if (o.ok) {
     catalog.record_collection(attempt.id, metrics);

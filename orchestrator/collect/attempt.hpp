@@ -23,8 +23,10 @@ using StepCollectors = std::map<std::string, std::vector<Collector>>;
 StepCollectors load_collectors(const spec::Campaign& campaign);
 
 // The scheduler's output file of a job in its run directory (slurm-ID.out,
-// job-ID.out, lsf-ID.out), or "" when none is there.
-std::filesystem::path job_output(const std::filesystem::path& run_dir, const std::string& job_id);
+// job-ID.out, lsf-ID.out), or "" when none is there. A packed case (a job step named `step_name`)
+// has its own, named after its step by the pack driver.
+std::filesystem::path job_output(const std::filesystem::path& run_dir, const std::string& job_id,
+                                 const std::string& step_name = {});
 
 struct CollectOutcome {
   bool ok = false;
@@ -47,7 +49,8 @@ long instance_count(const std::filesystem::path& run_dir);
 // each instance directory (with its output there), each metric keyed by its
 // instance; a missing or unreadable instance fails the whole case, named.
 CollectOutcome collect_dir(const std::filesystem::path& run_dir, const std::string& job_id,
-                           const std::vector<Collector>& collectors, std::vector<campaign::Metric>& metrics);
+                           const std::vector<Collector>& collectors, std::vector<campaign::Metric>& metrics,
+                           const std::string& step_name = {});
 
 // Converts collector metrics for the catalog.
 std::vector<campaign::Metric> to_catalog(const std::vector<Metric>& metrics);

@@ -3,7 +3,7 @@
 # cases of 1 and 2 nodes packed into allocations of 3 nodes on the local executor) is killed with
 # SIGKILL at random moments, 6 times, and run again each time. At the end every case is completed
 # at attempt 1, ran exactly once (runs.txt, written by the cases themselves), as a job step of an
-# allocation (its start marker names it), and the allocations hold all 12 cases between them.
+# allocation (its start marker names it), and collected from its own output.
 #
 # Usage: bash pack_crash_local.sh CAMPAIGN_BINARY SOURCE_DIR        (label local; about 40 s)
 source "$(dirname "$0")/lib.sh"
@@ -25,8 +25,8 @@ say "$kills kills; $(count_state "$wd" completed) completed, $(count_state "$wd"
 check "killed at least 5 times" test "$kills" -ge 5
 env PATH="$nopath" "$CAMPAIGN" run "$file" --workdir "$wd" -q 2>>"$WORK/stderr.txt"
 check_eq "the last campaign run exits 0" 0 $?
-check_eq "every case completed at attempt 1" "12 12" \
-  "$(count_state "$wd" completed) $(cases "$wd" | awk -F'\t' '$3 == 1' | wc -l)"
+check_eq "every case collected at attempt 1" "12 12" \
+  "$(count_state "$wd" collected) $(cases "$wd" | awk -F'\t' '$3 == 1' | wc -l)"
 check_eq "every case ran exactly once (runs.txt)" "12 0" \
   "$(sort -u "$wd/runs.txt" | wc -l) $(sort "$wd/runs.txt" | uniq -d | wc -l)"
 allocs=$(ls "$wd/.alloc" | wc -l)
@@ -42,10 +42,14 @@ steps=$(/usr/bin/python3 - "$wd/campaign.db" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 print(db.execute("SELECT count(*) FROM attempts WHERE step_name IS NOT NULL "
-                 "AND state IN ('completed', 'collected')").fetchone()[0])
+                 "AND state IN ('completed', 'collected')").fetchone()[0],
+      db.execute("SELECT count(DISTINCT attempt_id) FROM metrics WHERE name = 'mean_epoch_time' AND value = 1.5")
+      .fetchone()[0] + db.execute("SELECT count(DISTINCT attempt_id) FROM metric_series "
+                                  "WHERE name = 'mean_epoch_time'").fetchone()[0])
 PY
 )
-check_eq "the catalog records each case as a job step of its allocation" 12 "$steps"
+check_eq "the catalog records each case as a job step of its allocation, with its metric from its own output" \
+  "12 12" "$steps"
 if [[ -s $WORK/stderr.txt ]]; then
   say "stderr of the runs:"
   sort "$WORK/stderr.txt" | uniq -c | head
