@@ -53,6 +53,20 @@ struct JobInfo {
   std::string nodelist;
 };
 
+// One job step of an allocation, as the accounting knows it (batch/extern steps left out): in a
+// packed run each case is a step of one allocation, and its step record is the per-case truth.
+struct StepInfo {
+  std::string job_id;   // the allocation's id, e.g. "2086" ("2086_3" for an array task)
+  std::string step_id;  // e.g. "2086.3"
+  std::string name;     // the step's name (srun -J)
+  campaign::State state = campaign::State::running;  // mapped as jobs' states are
+  std::string raw_state;                             // as printed, e.g. "CANCELLED by 0", "NODE_FAIL"
+  std::optional<int> exit_code, signal;              // only once the step has ended
+  std::optional<Time> start, end;
+  std::optional<double> elapsed_s;
+  std::string nodelist;
+};
+
 struct SubmitRequest {
   std::string script_path;  // where the scheduler can read it (on the login node for remote shells)
   std::string job_name;
@@ -145,6 +159,10 @@ class Scheduler {
   virtual int queued_jobs_of_user() = 0;
   // Cancels these jobs; jobs that already ended are not an error.
   virtual void cancel(const std::vector<std::string>& ids) = 0;
+  // The steps of the jobs `ids`, in the accounting's order; a back end without step accounting
+  // returns none: only Slurm has it (LSF's bjobs shows no jsrun steps, the local executor runs no
+  // steps). Throws SchedulerUnavailable when the scheduler cannot be asked (as query does).
+  virtual std::vector<StepInfo> query_steps(const std::vector<std::string>& /*ids*/) { return {}; }
 };
 
 using SchedulerFactory =
