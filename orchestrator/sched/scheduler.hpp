@@ -53,14 +53,15 @@ struct JobInfo {
   std::string nodelist;
 };
 
-// One job step of an allocation, as the accounting knows it (batch/extern steps left out).
+// One job step of an allocation, as the accounting knows it (batch/extern steps left out): in a
+// packed run each case is a step of one allocation, and its step record is the per-case truth.
 struct StepInfo {
-  std::string job_id;                                // the allocation's id, e.g. "2086"
-  std::string step_id;                               // e.g. "2086.3"
-  std::string name;                                  // the step's name (srun -J)
-  campaign::State state = campaign::State::running;  // mapped as jobs are
-  std::string raw_state;                             // e.g. "CANCELLED by 0", "NODE_FAIL"
-  std::optional<int> exit_code, signal;
+  std::string job_id;   // the allocation's id, e.g. "2086" ("2086_3" for an array task)
+  std::string step_id;  // e.g. "2086.3"
+  std::string name;     // the step's name (srun -J)
+  campaign::State state = campaign::State::running;  // mapped as jobs' states are
+  std::string raw_state;                             // as printed, e.g. "CANCELLED by 0", "NODE_FAIL"
+  std::optional<int> exit_code, signal;              // only once the step has ended
   std::optional<Time> start, end;
   std::optional<double> elapsed_s;
   std::string nodelist;
@@ -150,12 +151,6 @@ class Scheduler {
   // The state of these jobs, in the order asked; ids the scheduler no longer knows are left out.
   // Throws SchedulerUnavailable.
   virtual std::vector<JobInfo> query(const std::vector<std::string>& ids) = 0;
-  // The steps of the jobs `ids`; a back end without step accounting returns none (the default).
-  // Throws SchedulerUnavailable when the scheduler cannot be asked (as query does).
-  virtual std::vector<StepInfo> query_steps(const std::vector<std::string>& ids) {
-    (void)ids;
-    return {};
-  }
   // Jobs carrying any of these names, queued or recently finished (possibly several per name).
   // Throws SchedulerUnavailable: an empty answer must mean "no such job", never "could not look".
   virtual std::vector<JobInfo> find_by_name(const std::vector<std::string>& names) = 0;
@@ -164,6 +159,10 @@ class Scheduler {
   virtual int queued_jobs_of_user() = 0;
   // Cancels these jobs; jobs that already ended are not an error.
   virtual void cancel(const std::vector<std::string>& ids) = 0;
+  // The steps of the jobs `ids`, in the accounting's order; a back end without step accounting
+  // returns none: only Slurm has it (LSF's bjobs shows no jsrun steps, the local executor runs no
+  // steps). Throws SchedulerUnavailable when the scheduler cannot be asked (as query does).
+  virtual std::vector<StepInfo> query_steps(const std::vector<std::string>& /*ids*/) { return {}; }
 };
 
 using SchedulerFactory =

@@ -19,6 +19,17 @@ std::vector<std::string> with_standard_time(std::vector<std::string> argv) {
   return argv;
 }
 
+// The jobs in the outputs of Slurm::sacct(), each with its own header.
+std::optional<std::vector<JobInfo>> jobs_of(const std::optional<std::vector<std::string>>& outputs) {
+  if (!outputs) return std::nullopt;
+  std::vector<JobInfo> jobs;
+  for (const auto& out : *outputs) {
+    auto part = parse_sacct(out);
+    jobs.insert(jobs.end(), part.begin(), part.end());
+  }
+  return jobs;
+}
+
 }  // namespace
 
 Slurm::Slurm(transport::Shell& shell, SchedulerOptions options)
@@ -67,10 +78,10 @@ std::vector<JobInfo> Slurm::squeue(bool recently_ended) {
   return parse_squeue(r.out);
 }
 
-std::optional<std::vector<JobInfo>> Slurm::sacct(const std::vector<std::string>& base,
-                                                 const std::vector<std::string>& list,
-                                                 const std::string& flag) {
-  std::vector<JobInfo> jobs;
+std::optional<std::vector<std::string>> Slurm::sacct(const std::vector<std::string>& base,
+                                                     const std::vector<std::string>& list,
+                                                     const std::string& flag) {
+  std::vector<std::string> outputs;
   // `flag` is either a separate argument ("-j" IDS) or joined to the list ("--name=" NAMES).
   bool joined = !flag.empty() && flag.back() == '=';
   size_t fixed = command::length(base) + flag.size() + 1;
@@ -88,10 +99,9 @@ std::optional<std::vector<JobInfo>> Slurm::sacct(const std::vector<std::string>&
       return std::nullopt;
     }
     if (r.exit_code != 0) throw SchedulerUnavailable(command::failure(argv, r, shell_));
-    auto part = parse_sacct(r.out);
-    jobs.insert(jobs.end(), part.begin(), part.end());
+    outputs.push_back(std::move(r.out));
   }
-  return jobs;
+  return outputs;
 }
 
 std::vector<JobInfo> Slurm::scontrol(const std::vector<std::string>& ids) {
@@ -130,7 +140,7 @@ std::vector<JobInfo> Slurm::query(const std::vector<std::string>& ids_in) {
     if (!accounting_disabled_) {
       try {
         auto base = with_standard_time({"sacct", "-X", "-P", "-o", kSacctFields});
-        if (auto rows = sacct(base, departed, "-j"))
+        if (auto rows = jobs_of(sacct(base, departed, "-j")))
           for (auto& job : *rows)
             if (wanted.count(job.id)) found[job.id] = std::move(job);
       } catch (const SchedulerUnavailable& e) {
@@ -175,7 +185,7 @@ std::vector<JobInfo> Slurm::find_by_name(const std::vector<std::string>& names_i
     auto base = with_standard_time({"sacct", "-X", "-P", "-u", user(), "-S",
                                     "now-" + std::to_string(options_.history.count()) + "hours", "-E", "now",
                                     "-o", kSacctFields});
-    history = sacct(base, names, "--name=");
+    history = jobs_of(sacct(base, names, "--name="));
   }
   if (!history) history = scontrol({});  // without accounting only slurmctld's memory is left
   for (auto& job : *history) {
@@ -222,6 +232,21 @@ void Slurm::cancel(const std::vector<std::string>& ids_in) {
     if (r.exit_code != 0 && trim(r.err).empty())
       throw SchedulerUnavailable(command::failure(argv, r, shell_));
   }
+}
+
+std::vector<StepInfo> Slurm::query_steps(const std::vector<std::string>& ids_in) {
+  auto ids = command::unique(ids_in);
+  if (ids.empty() || accounting_disabled_) return {};
+  auto base = with_standard_time({"sacct", "-P", "-n", "-o", kSacctStepFields});
+  auto outputs = sacct(base, ids, "-j");
+  if (!outputs) return {};
+  auto columns = split(kSacctStepFields, ',');
+  std::vector<StepInfo> steps;
+  for (const auto& out : *outputs) {
+    auto part = parse_sacct_steps(out, columns);
+    steps.insert(steps.end(), part.begin(), part.end());
+  }
+  return steps;
 }
 
 }  // namespace campaign::sched

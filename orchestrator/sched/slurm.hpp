@@ -7,6 +7,7 @@
 //   find_by_name         1 squeue -t all + 1 sacct (or 1 scontrol without accounting)
 //   queued_jobs_of_user  1 squeue
 //   cancel               1 scancel
+//   query_steps          1 sacct (none when accounting is off: slurmctld keeps no ended steps)
 // Query commands run under `env SLURM_TIME_FORMAT=standard` so that times are ISO-8601 whatever the
 // user's environment says.
 #pragma once
@@ -25,20 +26,25 @@ class Slurm final : public Scheduler {
   std::vector<JobInfo> find_by_name(const std::vector<std::string>& names) override;
   int queued_jobs_of_user() override;
   void cancel(const std::vector<std::string>& ids) override;
+  std::vector<StepInfo> query_steps(const std::vector<std::string>& ids) override;
 
   // The squeue format (header-parsed): id, name, state, reason, nodes, elapsed, limit, nodes, submit
   // and start time.
   static constexpr const char* kSqueueFormat = "%i|%j|%T|%r|%D|%M|%l|%N|%V|%S";
   static constexpr const char* kSacctFields =
       "JobID,JobName%200,State,ExitCode,Reason,Submit,Start,End,Elapsed,NNodes,NodeList";
+  // For query_steps, printed without header (-n): -P prints names whole, no width needed.
+  static constexpr const char* kSacctStepFields = "JobID,JobName,State,ExitCode,Start,End,Elapsed,NodeList";
 
  private:
   const std::string& user();
   // All the user's jobs in slurmctld; with `recently_ended`, also those that ended within MinJobAge.
   std::vector<JobInfo> squeue(bool recently_ended);
-  // nullopt when accounting is disabled; throws SchedulerUnavailable on other failures.
-  std::optional<std::vector<JobInfo>> sacct(const std::vector<std::string>& base,
-                                            const std::vector<std::string>& list, const std::string& flag);
+  // The outputs of `base flag LIST`, one per chunk of `list`; nullopt when accounting is disabled.
+  // Throws SchedulerUnavailable on other failures.
+  std::optional<std::vector<std::string>> sacct(const std::vector<std::string>& base,
+                                                const std::vector<std::string>& list,
+                                                const std::string& flag);
   // Jobs slurmctld still remembers; one id asks for that job, more ask for all jobs.
   std::vector<JobInfo> scontrol(const std::vector<std::string>& ids);
 

@@ -30,7 +30,9 @@ std::string value_or_empty(std::string_view v) {
 // An unknown state keeps the job active: polling it again is harmless, declaring it ended is not.
 State state_or_active(const std::string& raw) { return map_slurm_state(raw).value_or(State::running); }
 
-void set_exit(JobInfo& job, std::string_view exit_text) {
+// Of a job or a step (JobInfo, StepInfo).
+template <class Record>
+void set_exit(Record& job, std::string_view exit_text) {
   if (!is_final(job.state)) return;  // "0:0" of a pending job is not an exit status
   auto ec = parse_slurm_exit_code(exit_text);
   if (!ec) return;
@@ -40,7 +42,8 @@ void set_exit(JobInfo& job, std::string_view exit_text) {
 
 // Slurm prints the expected start of a pending job and the expected end of a running one; only
 // times that happened are kept.
-void drop_predictions(JobInfo& job) {
+template <class Record>
+void drop_predictions(Record& job) {
   if (job.state == State::queued) job.start.reset();
   if (!is_final(job.state)) job.end.reset();
 }
@@ -283,6 +286,42 @@ std::vector<JobInfo> parse_sacct(std::string_view text_in) {
 
 std::vector<JobInfo> parse_sacct(std::string_view text_in, const std::vector<std::string>& columns) {
   return parse_sacct_rows(Table(columns, "jobname"), text::lines(text_in));
+}
+
+std::vector<StepInfo> parse_sacct_steps(std::string_view text_in, const std::vector<std::string>& columns) {
+  Table table(columns, "jobname");
+  if (!table.has("jobid") || !table.has("state"))
+    throw UnexpectedOutput("sacct step fields lack JobID or State");
+  // Numbered steps only: "123.batch", "123.extern", "123.interactive" are not cases.
+  static const std::regex numbered(R"(^(\d+(?:_\d+)?)\.\d+$)");
+  std::vector<StepInfo> steps;
+  std::map<std::string, size_t> seen;
+  for (const auto& line : text::lines(text_in)) {
+    if (trim(line).empty()) continue;
+    auto row = table.split_row(line);
+    StepInfo step;
+    step.step_id = trim(table.get(row, "jobid"));
+    std::smatch m;
+    if (!std::regex_match(step.step_id, m, numbered)) continue;
+    step.job_id = m[1].str();
+    step.name = table.get(row, "jobname");
+    step.raw_state = trim(table.get(row, "state"));
+    step.state = state_or_active(step.raw_state);
+    set_exit(step, table.get(row, "exitcode"));
+    step.start = parse_slurm_time(table.get(row, "start"));
+    step.end = parse_slurm_time(table.get(row, "end"));
+    step.elapsed_s = parse_slurm_duration(table.get(row, "elapsed"));
+    step.nodelist = value_or_empty(table.get(row, "nodelist"));
+    drop_predictions(step);
+    auto it = seen.find(step.step_id);
+    if (it != seen.end()) {
+      steps[it->second] = std::move(step);
+    } else {
+      seen[step.step_id] = steps.size();
+      steps.push_back(std::move(step));
+    }
+  }
+  return steps;
 }
 
 std::vector<JobInfo> parse_scontrol_show_job(std::string_view text_in) {

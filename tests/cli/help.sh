@@ -33,7 +33,8 @@ for sub in $subcommands executor pack-exec; do answers "campaign $sub" "$exe" "$
 for b in "${benches[@]}"; do answers "$(basename "$b")" "$b"; done
 
 for script in bench/slurm_bench.sh tests/slurm/start-cluster.sh tests/slurm/stop-cluster.sh \
-  tests/slurm/record-outputs.sh tests/ssh/start-sshd.sh tests/ssh/stop-sshd.sh tools/setup.sh .ci/run \
+  tests/slurm/record-outputs.sh tests/slurm/record-steps.sh tests/ssh/start-sshd.sh tests/ssh/stop-sshd.sh \
+  tools/setup.sh .ci/run \
   tests/workloads/minicosmo_smoke.sh tests/integration/local_campaign.sh tests/cli/plan.sh; do
   if grep -q 'usage.sh' "$src/$script" "$src/$(dirname "$script")/lib.sh" 2>/dev/null; then
     answers "$script" bash "$src/$script"

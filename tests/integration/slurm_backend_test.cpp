@@ -1,7 +1,8 @@
 // The Slurm back end against a real Slurm (the virtual `testcluster` of tests/slurm/start-cluster.sh):
 // submit small scripts through Slurm + LocalShell, poll query() until they end, and check what the
 // engine will rely on: COMPLETED, FAILED with exit code 3, CANCELLED, an afterok dependency,
-// find_by_name, and the classification of sbatch's real error messages.
+// find_by_name, and the classification of sbatch's real error messages; and query_steps on an
+// allocation running two named job steps, as a packed run does.
 //
 // Needs: a running cluster (sinfo answers), sbatch/squeue/sacct/scontrol/scancel in PATH, a writable
 // temporary directory visible to the nodes (on testcluster every node is this machine). Takes about
@@ -155,4 +156,76 @@ TEST_CASE("Slurm back end on a real cluster", "[integration][slurm]") {
   };
   CHECK(refused({"--partition=no-such-partition"}) == SubmitFailure::invalid);
   CHECK(refused({"--constraint=no-such-feature"}) == SubmitFailure::invalid);
+}
+
+TEST_CASE("Slurm query_steps on a real allocation with two named steps", "[integration][slurm]") {
+  transport::LocalShell shell;
+  if (!shell.run({"sinfo", "-h"}, 20s).ok())
+    FAIL("sinfo does not answer: no Slurm cluster (tests/slurm/start-cluster.sh starts one)");
+  WorkDir dir;
+  auto sched = make_scheduler("slurm", shell, SchedulerOptions{});
+  std::string tag = "steps-it-" + std::to_string(::getpid());
+
+  // Two concurrent steps on nodes of their own, as the pack driver starts cases; the script notes
+  // which node each got.
+  auto script = dir.path / "alloc.sh";
+  std::ofstream(script)
+      << "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --constraint=mc\n#SBATCH --time=00:05:00\n"
+      << "#SBATCH --output=alloc.out\n"
+      << "nodes=($(scontrol show hostnames \"$SLURM_JOB_NODELIST\"))\n"
+      << "echo ${nodes[0]} > ok.node; echo ${nodes[1]} > fail.node\n"
+      << "srun --exact -N1 -n1 -w ${nodes[0]} -J " << tag << "-ok true &\n"
+      << "srun --exact -N1 -n1 -w ${nodes[1]} -J " << tag << "-fail bash -c 'exit 3' &\n"
+      << "wait\n";
+  SubmitRequest r;
+  r.script_path = script.string();
+  r.job_name = tag;
+  r.workdir = dir.path.string();
+  std::string id = sched->submit(r);
+  struct Cancel {
+    Scheduler& s;
+    std::string id;
+    ~Cancel() {
+      try {
+        s.cancel({id});
+      } catch (const std::exception&) {
+      }
+    }
+  } cancel{*sched, id};
+
+  auto job = wait_final(*sched, {id});
+  REQUIRE(job.count(id));
+  CHECK(job[id].state == State::completed);  // `wait` without arguments returns 0: a step failed, not the job
+
+  // The steps reach the accounting shortly after the allocation.
+  std::map<std::string, StepInfo> steps;
+  auto deadline = std::chrono::steady_clock::now() + 60s;
+  for (;;) {
+    steps.clear();
+    for (const auto& s : sched->query_steps({id})) steps[s.name] = s;
+    bool done = steps.size() == 2;
+    for (const auto& [name, s] : steps) done = done && is_final(s.state) && s.end;
+    if (done || std::chrono::steady_clock::now() > deadline) break;
+    std::this_thread::sleep_for(1s);
+  }
+  auto node = [&](const char* file) {
+    std::string n;
+    std::ifstream(dir.path / file) >> n;
+    return n;
+  };
+  REQUIRE(steps.size() == 2);
+  const auto& ok = steps[tag + "-ok"];
+  const auto& fail = steps[tag + "-fail"];
+  CHECK(ok.job_id == id);
+  CHECK(ok.step_id.rfind(id + ".", 0) == 0);
+  CHECK(ok.state == State::completed);
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.nodelist == node("ok.node"));
+  CHECK(ok.start);
+  CHECK(ok.end);
+  CHECK(fail.state == State::failed);
+  CHECK(fail.raw_state == "FAILED");
+  CHECK(fail.exit_code == 3);
+  CHECK(fail.nodelist == node("fail.node"));
+  CHECK(fail.step_id != ok.step_id);
 }

@@ -161,6 +161,7 @@ scancel "$RUNNING" "$PEND_DEP" "$PEND_BEGIN" "$REQUEUED" "$LIMIT" "$ARRAY" 2>/de
     echo "$LIMIT rec-limit-first (-A testlimited, fills its MaxSubmitJobs=1)."
     echo "Job 999999 never existed (a job purged from slurmctld gives the same answers)."
     echo "Other jobs of user root may appear in the squeue snapshot: the cluster was shared."
+    echo "Job steps of packed allocations are in \`steps/\` (recorded by \`tests/slurm/record-steps.sh\`, its own README)."
     echo
     echo "| files | command | exit |"
     echo "|---|---|---|"

@@ -212,3 +212,10 @@ TEST_CASE("lsf cancel: one bkill; jobs already gone are fine", "[lsf]") {
   Lsf l2(denied, bob());
   CHECK_THROWS_AS(l2.cancel({"6"}), SchedulerUnavailable);
 }
+
+TEST_CASE("lsf has no step accounting: query_steps answers none without a command", "[lsf]") {
+  FakeShell sh;  // no rules: any command would throw
+  Lsf lsf(sh, bob());
+  CHECK(lsf.query_steps({"1", "2"}).empty());
+  CHECK(sh.calls.empty());
+}

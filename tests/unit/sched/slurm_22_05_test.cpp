@@ -6,6 +6,7 @@
 #include "fake_shell.hpp"
 #include "sched/slurm.hpp"
 #include "sched/slurm_parse.hpp"
+#include "util/strings.hpp"
 
 using namespace campaign;
 using namespace campaign::sched;
@@ -167,6 +168,56 @@ TEST_CASE("22.05: sacct -X -P with the back end's fields", "[slurm][22.05]") {
   CHECK(parse_sacct(rec("sacct-unknown-job.txt")).empty());
 }
 
+TEST_CASE("22.05: sacct steps of packed allocations (steps/)", "[slurm][22.05]") {
+  const auto columns = split(Slurm::kSacctStepFields, ',');
+  auto named = [&](const std::string& file) {
+    std::map<std::string, StepInfo> m;
+    for (const auto& s : parse_sacct_steps(rec("steps/" + file), columns)) m[s.name] = s;
+    return m;
+  };
+
+  auto running = named("sacct-steps-running.txt");
+  REQUIRE(running.size() == 5);  // no job lines, no .batch steps
+  const auto& killed_early = running["rec-step-killed-by-scancel-of-the-allocation"];  // whole, no width
+  CHECK(killed_early.step_id == "2592.0");
+  CHECK(killed_early.job_id == "2592");
+  CHECK(killed_early.state == State::running);
+  CHECK_FALSE(killed_early.end);  // "Unknown"
+  CHECK_FALSE(killed_early.exit_code.has_value());
+  CHECK(killed_early.start == local("2026-11-25T11:55:10"));
+  CHECK(running["rec-step-ok"].state == State::completed);  // ended while the allocation runs
+
+  auto ended = named("sacct-steps-ended.txt");
+  REQUIRE(ended.size() == 5);
+  const auto& ok = ended["rec-step-ok"];
+  CHECK(ok.step_id == "2592.2");
+  CHECK(ok.state == State::completed);
+  CHECK(ok.exit_code == 0);
+  CHECK_FALSE(ok.signal.has_value());
+  CHECK(ok.nodelist == "cn3");
+  CHECK(ok.end == local("2026-11-25T11:55:13"));
+  CHECK(ok.elapsed_s == Approx(3));
+  const auto& fail = ended["rec-step-fail"];
+  CHECK(fail.state == State::failed);
+  CHECK(fail.exit_code == 3);
+  CHECK(fail.nodelist == "cn2");
+  // scancel of the allocation: its running step is CANCELLED (signal 15), not "CANCELLED by 0".
+  const auto& killed = ended["rec-step-killed-by-scancel-of-the-allocation"];
+  CHECK(killed.state == State::cancelled);
+  CHECK(killed.raw_state == "CANCELLED");
+  CHECK(killed.signal == 15);
+  CHECK_FALSE(killed.exit_code.has_value());
+  CHECK(killed.end == local("2026-11-25T11:55:14"));
+  // The step's own limit (srun -t 1) is its TIMEOUT; the allocation's limit cancels its steps.
+  const auto& own_limit = ended["rec-step-own-time-limit"];
+  CHECK(own_limit.job_id == "2593");
+  CHECK(own_limit.state == State::timeout);
+  CHECK(own_limit.signal == 15);
+  CHECK(own_limit.elapsed_s == Approx(86));
+  CHECK(ended["rec-step-cut-by-allocation-limit"].state == State::cancelled);
+  CHECK(ended["rec-step-cut-by-allocation-limit"].signal == 15);
+}
+
 TEST_CASE("22.05: the Slurm back end replaying recorded outputs", "[slurm][22.05]") {
   SECTION("a poll over queued, running and departed jobs") {
     FakeShell sh;
@@ -230,5 +281,15 @@ TEST_CASE("22.05: the Slurm back end replaying recorded outputs", "[slurm][22.05
     sh.on("scancel", recorded("slurm/22.05/scancel-unknown-job"));
     Slurm slurm(sh, root());
     CHECK_NOTHROW(slurm.cancel({"999999"}));
+  }
+  SECTION("the steps of two allocations") {
+    FakeShell sh;
+    sh.on("sacct", recorded("slurm/22.05/steps/sacct-steps-ended"));
+    Slurm slurm(sh, root());
+    auto steps = slurm.query_steps({"2592", "2593"});
+    REQUIRE(steps.size() == 5);
+    CHECK(steps[0].step_id == "2592.0");
+    CHECK(steps[4].step_id == "2593.1");
+    CHECK(sh.count("sacct") == 1);
   }
 }

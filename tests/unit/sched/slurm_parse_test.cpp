@@ -262,6 +262,65 @@ TEST_CASE("parse_sacct with the back end's own field list", "[slurm][parse]") {
   CHECK_THROWS_AS(parse_sacct("sacct: error: Unknown arguments\n"), UnexpectedOutput);
 }
 
+TEST_CASE("parse_sacct_steps on recorded outputs: numbered steps only", "[slurm][parse]") {
+  SECTION("ten steps and a batch step") {
+    auto steps = parse_sacct_steps(gc3pie("gc3pie-sacct-done-fractional-rusage.txt"), kGc3pieColumns);
+    REQUIRE(steps.size() == 10);
+    for (size_t i = 0; i < steps.size(); ++i) {
+      CHECK(steps[i].step_id == "123." + std::to_string(i));
+      CHECK(steps[i].job_id == "123");
+      CHECK(steps[i].state == State::completed);
+      CHECK(steps[i].exit_code == 0);
+    }
+    CHECK(steps[0].start == local("2013-08-30T23:16:30"));
+    CHECK(steps[0].end == local("2013-08-30T23:23:26"));
+    CHECK(steps[0].elapsed_s == Approx(416));
+  }
+  SECTION("the step of a failed node, cancelled with a negative exit code") {
+    auto steps = parse_sacct_steps(gc3pie("gc3pie-sacct-done-node-fail.txt"), kGc3pieColumns);
+    REQUIRE(steps.size() == 1);
+    CHECK(steps[0].step_id == "123.0");
+    CHECK(steps[0].state == State::cancelled);
+    CHECK(steps[0].raw_state == "CANCELLED by 1000");
+    CHECK(steps[0].exit_code == -2);
+  }
+  SECTION("only the job and its batch step: no steps") {
+    CHECK(parse_sacct_steps(gc3pie("gc3pie-sacct-almost-done.txt"), kGc3pieColumns).empty());
+    CHECK(parse_sacct_steps(gc3pie("gc3pie-sacct-done-timeout.txt"), kGc3pieColumns).empty());
+  }
+}
+
+TEST_CASE("parse_sacct_steps: array tasks, extern steps, running steps, names with '|'", "[slurm][parse]") {
+  // Hand-written in the shape of `sacct -P -n -o JobID,JobName,State,ExitCode,Start,End,Elapsed,NodeList`
+  // (no recording of array steps or a '|' in a step name exists).
+  const auto columns = split("JobID,JobName,State,ExitCode,Start,End,Elapsed,NodeList", ',');
+  std::string text =
+      "155_2|rec-array|RUNNING|0:0|2024-05-01T10:00:00|Unknown|00:00:30|cn1\n"
+      "155_2.batch|batch|RUNNING|0:0|2024-05-01T10:00:00|Unknown|00:00:30|cn1\n"
+      "155_2.extern|extern|RUNNING|0:0|2024-05-01T10:00:00|Unknown|00:00:30|cn1\n"
+      "155_2.0|a|b|RUNNING|0:0|2024-05-01T10:00:01|Unknown|00:00:29|cn1\n"
+      "156.interactive|interactive|COMPLETED|0:0|2024-05-01T10:00:00|2024-05-01T10:00:02|00:00:02|cn2\n"
+      "156.0|t|TIMEOUT|0:15|2024-05-01T10:00:00|2024-05-01T10:02:00|00:02:00|cn[2-3]\n";
+  auto steps = parse_sacct_steps(text, columns);
+  REQUIRE(steps.size() == 2);
+  CHECK(steps[0].job_id == "155_2");
+  CHECK(steps[0].step_id == "155_2.0");
+  CHECK(steps[0].name == "a|b");
+  CHECK(steps[0].state == State::running);
+  CHECK_FALSE(steps[0].end);  // "Unknown" while running
+  CHECK_FALSE(steps[0].exit_code.has_value());
+  CHECK(steps[0].start == local("2024-05-01T10:00:01"));
+  CHECK(steps[1].step_id == "156.0");
+  CHECK(steps[1].state == State::timeout);
+  CHECK(steps[1].signal == 15);
+  CHECK_FALSE(steps[1].exit_code.has_value());
+  CHECK(steps[1].nodelist == "cn[2-3]");
+  CHECK(steps[1].elapsed_s == Approx(120));
+
+  CHECK(parse_sacct_steps("", columns).empty());
+  CHECK_THROWS_AS(parse_sacct_steps("1.0|x\n", split("JobName,ExitCode", ',')), UnexpectedOutput);
+}
+
 TEST_CASE("parse_squeue", "[slurm][parse]") {
   // Hand-written in the shape of `squeue -u USER -o '%i|%j|%T|%r|%D|%M|%l|%N|%V|%S'`; no recording yet.
   std::string text =

@@ -378,3 +378,64 @@ TEST_CASE("slurm cancel: one scancel, ended jobs are not an error", "[slurm]") {
   for (const auto& c : many.calls) total += c.argv.size() - 1;
   CHECK(total == ids.size());
 }
+
+TEST_CASE("slurm query_steps: one sacct without -X for all the allocations", "[slurm]") {
+  FakeShell sh;
+  sh.on("sacct", ok("2086|pack|RUNNING|0:0|2024-05-01T10:00:00|Unknown|00:01:00|cn[1-3]\n"
+                    "2086.batch|batch|RUNNING|0:0|2024-05-01T10:00:00|Unknown|00:01:00|cn1\n"
+                    "2086.0|case-a|COMPLETED|0:0|2024-05-01T10:00:01|2024-05-01T10:00:31|00:00:30|cn1\n"
+                    "2086.1|case-b|FAILED|3:0|2024-05-01T10:00:01|2024-05-01T10:00:02|00:00:01|cn2\n"
+                    "2087.0|case-c|RUNNING|0:0|2024-05-01T10:00:01|Unknown|00:00:59|cn4\n"));
+  Slurm slurm(sh, bob());
+  auto steps = slurm.query_steps({"2086", "2087", "2086"});
+  REQUIRE(steps.size() == 3);
+  CHECK(steps[0].name == "case-a");
+  CHECK(steps[0].state == State::completed);
+  CHECK(steps[1].exit_code == 3);
+  CHECK(steps[2].job_id == "2087");
+  REQUIRE(sh.calls.size() == 1);
+  CHECK(sh.calls[0].argv == std::vector<std::string>{"env", "SLURM_TIME_FORMAT=standard", "sacct", "-P", "-n",
+                                                     "-o", Slurm::kSacctStepFields, "-j", "2086,2087"});
+  CHECK(slurm.query_steps({}).empty());
+  CHECK(sh.calls.size() == 1);
+}
+
+TEST_CASE("slurm query_steps: failures, accounting off, long id lists", "[slurm]") {
+  SECTION("slurmdbd down is SchedulerUnavailable") {
+    FakeShell sh;
+    sh.on("sacct", failed(1, "sacct: error: Problem talking to the database: Connection refused\n"));
+    Slurm slurm(sh, bob());
+    CHECK_THROWS_AS(slurm.query_steps({"1"}), SchedulerUnavailable);
+  }
+  SECTION("without accounting there are no steps to ask for") {
+    FakeShell sh;
+    sh.on("sacct", failed(1, "SLURM accounting storage is disabled\n"));
+    Slurm slurm(sh, bob());
+    CHECK(slurm.query_steps({"1"}).empty());
+    CHECK(slurm.query_steps({"1"}).empty());
+    CHECK(sh.count("sacct") == 1);
+  }
+  SECTION("split by command-line length only") {
+    FakeShell sh;
+    sh.on("sacct", [](const std::vector<std::string>& argv) {
+      std::string out;
+      for (const auto& id : split(argv.back(), ','))
+        out += id + ".0|s" + id + "|COMPLETED|0:0|2024-05-01T10:00:01|2024-05-01T10:00:02|00:00:01|cn1\n";
+      return ok(out);
+    });
+    auto opts = bob();
+    opts.max_command_chars = 400;
+    Slurm slurm(sh, opts);
+    std::vector<std::string> ids;
+    for (int i = 0; i < 100; ++i) ids.push_back(std::to_string(5000000 + i));
+    auto steps = slurm.query_steps(ids);
+    REQUIRE(steps.size() == ids.size());
+    CHECK(steps.back().job_id == ids.back());
+    CHECK(sh.count("sacct") > 1);
+    for (const auto& c : sh.calls_to("sacct")) {
+      size_t len = 0;
+      for (const auto& a : c.argv) len += a.size() + 1;
+      CHECK(len <= 400);
+    }
+  }
+}

@@ -32,6 +32,12 @@ class ThrowingScheduler : public campaign::sched::Scheduler {
     return 0;
   }
   void cancel(const std::vector<std::string>&) override { thrower(); }
+  std::vector<campaign::sched::StepInfo> query_steps(const std::vector<std::string>&) override {
+    thrower();
+    campaign::sched::StepInfo step;
+    step.step_id = "1.0";
+    return {step};
+  }
 };
 
 }  // namespace
@@ -47,6 +53,7 @@ TEST_CASE("TransportGuard: a dropped link is a transient error, a refused key is
   CHECK_THROWS_AS(guard.find_by_name({"n"}), SchedulerUnavailable);
   CHECK_THROWS_AS(guard.queued_jobs_of_user(), SchedulerUnavailable);
   CHECK_THROWS_AS(guard.cancel({"1"}), SchedulerUnavailable);
+  CHECK_THROWS_AS(guard.query_steps({"1"}), SchedulerUnavailable);
   try {
     guard.submit(campaign::sched::SubmitRequest{});
     FAIL("no exception");
@@ -67,4 +74,13 @@ TEST_CASE("TransportGuard: a dropped link is a transient error, a refused key is
   } catch (const SubmitError& e) {
     CHECK(e.kind() == SubmitFailure::invalid);
   }
+}
+
+TEST_CASE("TransportGuard passes query_steps to the back end", "[sched]") {
+  auto inner = std::make_unique<ThrowingScheduler>();
+  inner->thrower = [] {};
+  campaign::sched::TransportGuard guard(std::move(inner));
+  auto steps = guard.query_steps({"1"});
+  REQUIRE(steps.size() == 1);
+  CHECK(steps[0].step_id == "1.0");
 }
