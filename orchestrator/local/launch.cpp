@@ -140,14 +140,7 @@ int launch(int ranks, const std::vector<std::string>& argv, const LaunchOptions&
     if (!is_rank_var(*e)) base_env.emplace_back(*e);
   }
 
-  sigset_t handled;
-  sigemptyset(&handled);
-  sigaddset(&handled, SIGINT);
-  sigaddset(&handled, SIGTERM);
-  sigaddset(&handled, SIGCHLD);
-  SignalBlock block(handled);
-  Fd sigfd(::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK));
-  if (!sigfd.open()) throw LaunchError(std::string("signalfd: ") + std::strerror(errno));
+  SignalFd sigfd({SIGINT, SIGTERM, SIGCHLD});
 
   std::vector<Rank> rs(static_cast<size_t>(ranks));
   int first_failure = 0;

@@ -122,14 +122,7 @@ int run_allocation(const Allocation& a, const DriverOptions& options) {
     say("warning: " + std::to_string(options.nodes.size()) + " nodes given, the manifest says " +
         std::to_string(a.nodes));
 
-  sigset_t handled;
-  sigemptyset(&handled);
-  sigaddset(&handled, SIGINT);
-  sigaddset(&handled, SIGTERM);
-  sigaddset(&handled, SIGCHLD);
-  SignalBlock block(handled);
-  Fd sigfd(::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK));
-  if (!sigfd.open()) throw Error(std::string("signalfd: ") + std::strerror(errno));
+  SignalFd sigfd({SIGINT, SIGTERM, SIGCHLD});
 
   const size_t n = a.cases.size();
   std::vector<Phase> phase(n, Phase::waiting);

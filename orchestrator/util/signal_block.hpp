@@ -1,10 +1,19 @@
-// Blocks signals in this thread for its lifetime and restores the previous mask: the launcher and
-// the pack driver wait for their children and for signals in one loop (signalfd/sigtimedwait).
+// Signals handled in a poll loop: blocked in this thread for the object's lifetime (the previous
+// mask restored after) and read from a signalfd. The launcher and the pack driver wait for their
+// children and for SIGINT/SIGTERM this way.
 #pragma once
 
 #include <pthread.h>
+#include <sys/signalfd.h>
 
+#include <cerrno>
 #include <csignal>
+#include <cstring>
+#include <initializer_list>
+#include <string>
+
+#include "util/error.hpp"
+#include "util/fd.hpp"
 
 namespace campaign {
 
@@ -17,6 +26,27 @@ class SignalBlock {
 
  private:
   sigset_t old_;
+};
+
+class SignalFd {
+ public:
+  // Throws Error when the signalfd cannot be made.
+  explicit SignalFd(std::initializer_list<int> signals) : block_(set_of(signals)) {
+    sigset_t set = set_of(signals);
+    fd_ = Fd(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
+    if (!fd_.open()) throw Error(std::string("signalfd: ") + std::strerror(errno));
+  }
+  int get() const { return fd_.get(); }
+
+ private:
+  static sigset_t set_of(std::initializer_list<int> signals) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int s : signals) sigaddset(&set, s);
+    return set;
+  }
+  SignalBlock block_;
+  Fd fd_;
 };
 
 }  // namespace campaign
