@@ -129,7 +129,7 @@ class Engine {
   bool submit_ready(std::vector<AttemptRow>& latest);
   bool submit_one(AttemptRow& row, size_t plan_index, const std::vector<std::string>& after);
   bool submit_allocation(const pack::StepAllocation& alloc, const std::vector<AttemptRow*>& rows,
-                         const std::vector<std::string>& after);
+                         const std::vector<long>& walltimes, const std::vector<std::string>& after);
   bool submit_job(const std::vector<AttemptRow*>& rows, const sched::SubmitRequest& req);
   std::vector<AttemptRow>& cached_latest();  // the latest attempts, read again after a change
   Counts counts_of(const std::vector<AttemptRow>& latest);

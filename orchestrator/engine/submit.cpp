@@ -45,7 +45,7 @@ bool Engine::submit_one(AttemptRow& row, size_t index, const std::vector<std::st
 // Packed: the cases' scripts and run directories, each attempt committed `submitting` with the
 // allocation's name and its own step's, then the manifest and the allocation script, then the submission.
 bool Engine::submit_allocation(const pack::StepAllocation& alloc, const std::vector<AttemptRow*>& rows,
-                               const std::vector<std::string>& after) {
+                               const std::vector<long>& walltimes, const std::vector<std::string>& after) {
   pack::Allocation a;
   a.job_name = render::allocation_name(job_id_prefix_, rows.front()->id);
   a.partition = plan_.system.partitions[alloc.partition].name;
@@ -55,7 +55,7 @@ bool Engine::submit_allocation(const pack::StepAllocation& alloc, const std::vec
   std::vector<std::pair<AttemptRow*, render::Script>> scripts;
   for (size_t k = 0; k < rows.size(); ++k) {
     const matrix::Case& c = plan_.cases[alloc.ids[k]];
-    long walltime = walltime_for(*rows[k], c);
+    const long walltime = walltimes[k];
     render::RenderOptions ro{workspace_.script_root(), options_.campaign_exe, rows[k]->number, walltime,
                              job_id_prefix_};
     ro.packed = true;
@@ -152,25 +152,30 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
                                std::chrono::duration<double>(options_.submit_slice_s));
   std::map<std::int64_t, AttemptRow*> rows;
   for (auto& a : latest) rows[a.id] = &a;
+  // The afterok job ids of a submission: dependencies running, and those submitted earlier in this
+  // choice; nullopt when one of those was rejected (the next tick cancels this one).
+  auto afterok = [&](const Submission& s) -> std::optional<std::vector<std::string>> {
+    std::vector<std::string> after = s.after;
+    for (size_t d : s.after_ready) after.push_back(rows.at(choice.ready[d].attempt)->job_id);
+    if (std::find(after.begin(), after.end(), "") != after.end()) return std::nullopt;
+    return after;
+  };
   // Cases of packed steps share allocations: grouped per step, after the others' turn.
   std::map<size_t, std::vector<const Submission*>> packed;
   for (auto& s : choice.ready) {
-    if (plan_.cases[s.plan_index].step < plan_.steps.size() &&
-        plan_.step_of(plan_.cases[s.plan_index]).pack) {
+    if (plan_.step_of(plan_.cases[s.plan_index]).pack) {
       packed[plan_.cases[s.plan_index].step].push_back(&s);
       continue;
     }
     AttemptRow& row = *rows.at(s.attempt);
-    std::vector<std::string> after = s.after;
-    for (size_t d : s.after_ready) after.push_back(rows.at(choice.ready[d].attempt)->job_id);
-    if (std::find(after.begin(), after.end(), "") != after.end())
-      continue;  // a dependency the scheduler rejected: the next tick cancels this one
+    auto after = afterok(s);
+    if (!after) continue;
     if (now() >= slice_end) {
       more_to_submit_ = true;
       break;
     }
     if (!rate_.allow(now())) break;
-    bool submitted = submit_one(row, s.plan_index, after);
+    bool submitted = submit_one(row, s.plan_index, *after);
     changed |= submitted;
     // Refused (wait for the pause) or outcome unknown (the scheduler is in trouble: every further
     // submit would wait for its timeout too; reconcile first).
@@ -178,28 +183,36 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
   }
   for (auto& [step, subs] : packed) {
     std::map<size_t, const Submission*> by_index;
-    for (auto* s : subs) by_index[s->plan_index] = s;
+    std::map<size_t, long> walltime;  // a retry after a timeout asks for more (one catalog read each)
     std::vector<size_t> cases;
-    for (auto* s : subs) cases.push_back(s->plan_index);
-    auto walltime = [&](size_t i) { return walltime_for(*rows.at(by_index.at(i)->attempt), plan_.cases[i]); };
-    for (auto& alloc : pack::allocate_step(plan_, cases, walltime)) {
+    for (auto* s : subs) {
+      by_index[s->plan_index] = s;
+      walltime[s->plan_index] = walltime_for(*rows.at(s->attempt), plan_.cases[s->plan_index]);
+      cases.push_back(s->plan_index);
+    }
+    for (auto& alloc : pack::allocate_step(plan_, cases, [&](size_t i) { return walltime.at(i); })) {
       if (now() >= slice_end) {
         more_to_submit_ = true;
         return changed;
       }
       if (!rate_.allow(now())) return changed;
       std::vector<AttemptRow*> members;
+      std::vector<long> walltimes;
       std::vector<std::string> after;
+      bool viable = true;
       for (size_t i : alloc.ids) {
-        const Submission& s = *by_index.at(i);
-        members.push_back(rows.at(s.attempt));
-        for (auto& id : s.after) after.push_back(id);
-        for (size_t d : s.after_ready) after.push_back(rows.at(choice.ready[d].attempt)->job_id);
+        members.push_back(rows.at(by_index.at(i)->attempt));
+        walltimes.push_back(walltime.at(i));
+        auto a = afterok(*by_index.at(i));
+        if (!a)
+          viable = false;
+        else
+          after.insert(after.end(), a->begin(), a->end());
       }
-      if (std::find(after.begin(), after.end(), "") != after.end()) continue;
+      if (!viable) continue;
       std::sort(after.begin(), after.end());
       after.erase(std::unique(after.begin(), after.end()), after.end());
-      bool submitted = submit_allocation(alloc, members, after);
+      bool submitted = submit_allocation(alloc, members, walltimes, after);
       changed |= submitted;
       if (!submitted &&
           (members.front()->state == State::planned || members.front()->state == State::submitting))
