@@ -10,19 +10,10 @@ source "$(dirname "$0")/lib.sh"
 nopath=$(path_without_slurm)
 file=$SRC/tests/integration/campaigns/localcrash.yaml
 wd=$WORK/localcrash
-kills=0
-for i in $(seq 6); do
-  env PATH="$nopath" "$CAMPAIGN" run "$file" --workdir "$wd" -q 2>>"$WORK/stderr.txt" &
-  pid=$!
-  BG_PIDS+=("$pid")
-  sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.3 + r / 32768 * 2.5 }')"
-  kill -9 "$pid" 2>/dev/null && kills=$((kills + 1))
-  { wait "$pid"; } 2>/dev/null
-  BG_PIDS=()
-done
+kill_runs 6 0.3 2.5 env PATH="$nopath" "$CAMPAIGN" run "$file" --workdir "$wd" -q 2>>"$WORK/stderr.txt"
 running=$(count_state "$wd" running)
-say "$kills kills; $(count_state "$wd" completed) completed, $running running after the last one"
-check "killed at least 5 times while jobs ran" test "$kills" -ge 5
+say "$KILLS kills; $(count_state "$wd" completed) completed, $running running after the last one"
+check "killed at least 5 times while jobs ran" test "$KILLS" -ge 5
 env PATH="$nopath" "$CAMPAIGN" run "$file" --workdir "$wd" -q 2>>"$WORK/stderr.txt"
 check_eq "the last campaign run exits 0" 0 $?
 check_eq "every case completed at attempt 1" "12 12" \

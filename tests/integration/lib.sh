@@ -130,6 +130,24 @@ wait_sacct_jobs() {
 # prefix_of WORKDIR: the job name prefix of the campaign in WORKDIR ("cmp1a2b3c-").
 prefix_of() { cases "$1" | awk -F'\t' '$5 != "" && !done { sub(/-.*/, "-", $5); print $5; done = 1 }'; }
 
+# kill_runs TIMES MIN SPAN CMD...: starts CMD in the background TIMES times and kills it with SIGKILL
+# after MIN + a random part of SPAN seconds each time (as a crash would); KILLS counts the times it
+# was still running.
+kill_runs() {
+  local times=$1 min=$2 span=$3 pid
+  shift 3
+  KILLS=0
+  for _ in $(seq "$times"); do
+    "$@" &
+    pid=$!
+    BG_PIDS+=("$pid")
+    sleep "$(awk -v r=$RANDOM -v a="$min" -v b="$span" 'BEGIN { printf "%.2f", a + r / 32768 * b }')"
+    kill -9 "$pid" 2>/dev/null && KILLS=$((KILLS + 1))
+    { wait "$pid"; } 2>/dev/null
+    BG_PIDS=()
+  done
+}
+
 # A directory for PATH with every command of /usr/bin and /bin except Slurm's: a machine without a
 # scheduler.
 path_without_slurm() {

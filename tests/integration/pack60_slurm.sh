@@ -12,18 +12,9 @@ ensure_cluster
 
 file=$SRC/tests/integration/campaigns/pack60.yaml
 wd=$WORK/pack60
-kills=0
-for i in $(seq 10); do
-  "$CAMPAIGN" run "$file" --workdir "$wd" -q 2>>"$WORK/stderr.txt" &
-  pid=$!
-  BG_PIDS+=("$pid")
-  sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.2 + r / 32768 * 2.0 }')"
-  kill -9 "$pid" 2>/dev/null && kills=$((kills + 1))
-  { wait "$pid"; } 2>/dev/null
-  BG_PIDS=()
-done
-say "$kills kills; $(count_state "$wd" completed) completed, $(count_state "$wd" running) running after the last one"
-check "killed at least 8 times" test "$kills" -ge 8
+kill_runs 10 0.2 2.0 "$CAMPAIGN" run "$file" --workdir "$wd" -q 2>>"$WORK/stderr.txt"
+say "$KILLS kills; $(count_state "$wd" completed) completed, $(count_state "$wd" running) running after the last one"
+check "killed at least 8 times" test "$KILLS" -ge 8
 "$CAMPAIGN" run "$file" --workdir "$wd" -q 2>>"$WORK/stderr.txt"
 check_eq "the last campaign run exits 0" 0 $?
 check_eq "every case completed at attempt 1" "60 60" \

@@ -11,18 +11,9 @@ source "$(dirname "$0")/lib.sh"
 nopath=$(path_without_slurm)
 file=$SRC/tests/integration/campaigns/packcrash.yaml
 wd=$WORK/packcrash
-kills=0
-for i in $(seq 6); do
-  env PATH="$nopath" "$CAMPAIGN" run "$file" --workdir "$wd" -q 2>>"$WORK/stderr.txt" &
-  pid=$!
-  BG_PIDS+=("$pid")
-  sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.2 + r / 32768 * 2.0 }')"
-  kill -9 "$pid" 2>/dev/null && kills=$((kills + 1))
-  { wait "$pid"; } 2>/dev/null
-  BG_PIDS=()
-done
-say "$kills kills; $(count_state "$wd" completed) completed, $(count_state "$wd" running) running after the last one"
-check "killed at least 5 times" test "$kills" -ge 5
+kill_runs 6 0.2 2.0 env PATH="$nopath" "$CAMPAIGN" run "$file" --workdir "$wd" -q 2>>"$WORK/stderr.txt"
+say "$KILLS kills; $(count_state "$wd" completed) completed, $(count_state "$wd" running) running after the last one"
+check "killed at least 5 times" test "$KILLS" -ge 5
 env PATH="$nopath" "$CAMPAIGN" run "$file" --workdir "$wd" -q 2>>"$WORK/stderr.txt"
 check_eq "the last campaign run exits 0" 0 $?
 check_eq "every case collected at attempt 1" "12 12" \
