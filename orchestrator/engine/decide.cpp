@@ -157,7 +157,10 @@ PackedQuery packed_query(const std::vector<AttemptRow>& latest, const PollReques
     if (a.step_name.empty()) continue;
     bool active = has_job(a) && ended(a.job_id);
     bool confirming = request.confirm && memory.unconfirmed.count(a.id);
-    if (active) q.markers.push_back(&a);
+    // A case waiting in a running allocation runs once the driver started it (its start marker).
+    auto job = by_id.find(a.job_id);
+    bool waiting = a.state == State::queued && job != by_id.end() && job->second->state == State::running;
+    if (active || waiting) q.markers.push_back(&a);
     if ((active || confirming) && asked.insert(a.job_id).second) q.allocations.push_back(a.job_id);
   }
   return q;
@@ -291,7 +294,13 @@ Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& reques
       continue;
     }
     JobUpdate u = update_from(info);
-    if (!a.step_name.empty()) u.exit_code.reset(), u.ended.reset(), u.elapsed_s.reset();  // the allocation's
+    State seen = info.state;
+    if (!a.step_name.empty()) {
+      u.exit_code.reset(), u.ended.reset(), u.elapsed_s.reset(), u.started.reset();  // the allocation's
+      // Running only once the driver started it; until then it waits in its allocation.
+      if (seen == State::running && a.state == State::queued && !answer.started.count(a.id))
+        seen = State::queued;
+    }
     if (is_final(info.state)) {
       State s = info.state;
       if (marker != memory.marker_exit.end()) {
@@ -310,9 +319,9 @@ Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& reques
       continue;
     }
     // A state the job moved to, or a new pending reason for the same state.
-    if (info.state == a.state && u.reason.value_or("") == a.reason) continue;
-    Mark m{a.id, info.state, std::move(u), "", "", false};
-    if (info.state == a.state && info.waiting == sched::Waiting::nodes_unavailable) {
+    if (seen == a.state && u.reason.value_or("") == a.reason) continue;
+    Mark m{a.id, seen, std::move(u), "", "", false};
+    if (seen == a.state && info.waiting == sched::Waiting::nodes_unavailable) {
       m.note = a.case_name + ": job " + a.job_id + " pending on " + info.reason +
                " (transient on real systems; not cancelled)";
       m.warn = true;

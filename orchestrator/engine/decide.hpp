@@ -115,7 +115,7 @@ struct PollAnswer {
 
 // What the loop must still gather for on_poll about packed attempts: the steps of allocations that
 // ended or hold completions awaiting confirmation, and the start markers of active attempts whose
-// allocation ended.
+// allocation ended or of queued ones whose allocation runs.
 struct PackedQuery {
   std::vector<std::string> allocations;    // job ids to ask query_steps about
   std::vector<const AttemptRow*> markers;  // attempts whose start marker to read
@@ -128,7 +128,7 @@ PackedQuery packed_query(const std::vector<AttemptRow>& latest, const PollReques
 // in a failure does not undo it); jobs the scheduler forgot (failed on their marker, else lost
 // after `lost_after_polls`); jobs whose dependency failed cancelled. A packed attempt whose
 // allocation ended takes its step's end, else the allocation's failure (it was cut), and returns to
-// planned when it never started.
+// planned when it never started. A packed attempt is running only once its start marker says so.
 Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& request, const PollAnswer& answer,
                 const Rules& rules, Memory& memory);
 

@@ -370,3 +370,18 @@ TEST_CASE("a packed completion whose step was cancelled by its allocation's node
         "marker "
         "said 0");
 }
+
+TEST_CASE("a packed case runs once the driver started it, not when its allocation starts") {
+  Rules rules;
+  Memory m;
+  std::vector<AttemptRow> latest{packed(1, State::queued), packed(2, State::queued),
+                                 packed(3, State::running)};
+  auto alloc = job("50", State::running);
+  PollRequest request{{"50"}, false};
+  CHECK(packed_query(latest, request, {alloc}, m).markers.size() == 2);  // the queued ones
+  Actions a = on_poll(latest, request, {{alloc}, {}, {2}}, rules, m);
+  REQUIRE(a.marks.size() == 1);  // 1 waits for free nodes; 3 stays running
+  CHECK(a.marks[0].attempt == 2);
+  CHECK(a.marks[0].state == State::running);
+  CHECK_FALSE(a.marks[0].update.started);  // the allocation's start is not the case's
+}
