@@ -46,7 +46,12 @@ const std::string& Lsf::user() {
 
 std::string Lsf::submit(const SubmitRequest& request) {
   std::vector<std::string> argv = {"bsub"};
-  if (!request.job_name.empty()) argv.insert(argv.end(), {"-J", request.job_name});
+  std::string name = request.job_name;
+  if (request.array_tasks > 0) {  // an array: "name[1-n]%T", elements "ID[i]" with $LSB_JOBINDEX = i
+    name.append("[1-").append(std::to_string(request.array_tasks)).append("]");
+    if (request.array_throttle > 0) name.append("%").append(std::to_string(request.array_throttle));
+  }
+  if (!name.empty()) argv.insert(argv.end(), {"-J", name});
   if (!request.workdir.empty()) argv.insert(argv.end(), {"-cwd", request.workdir});
   if (!request.depends_on.empty()) {
     std::vector<std::string> conds;

@@ -20,6 +20,9 @@ class Lsf final : public Scheduler {
   Lsf(transport::Shell& shell, SchedulerOptions options);
 
   std::string name() const override { return "lsf"; }
+  std::string array_task_id(const std::string& array_id, long index) const override {
+    return array_id + "[" + std::to_string(index) + "]";
+  }
   std::string submit(const SubmitRequest& request) override;
   std::vector<JobInfo> query(const std::vector<std::string>& ids) override;
   std::vector<JobInfo> find_by_name(const std::vector<std::string>& names) override;
@@ -27,7 +30,8 @@ class Lsf final : public Scheduler {
   void cancel(const std::vector<std::string>& ids) override;
 
   static constexpr const char* kFields =
-      "jobid job_name stat exit_code exit_reason pend_reason submit_time start_time finish_time run_time "
+      "jobid jobindex job_name stat exit_code exit_reason pend_reason submit_time start_time finish_time "
+      "run_time "
       "nexec_host";
   static constexpr char kDelimiter = '^';  // for -noheader: in no field we read
 

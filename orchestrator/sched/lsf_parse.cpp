@@ -36,6 +36,13 @@ JobInfo to_job(const Record& r, Time now) {
   JobInfo job;
   job.id = get(r, "JOBID");
   job.name = get(r, "JOB_NAME");
+  // An array element: JOBINDEX > 0, named "name[i]" (bjobs and bkill take "ID[i]").
+  if (auto index = text::to_long(get(r, "JOBINDEX")); index && *index > 0) {
+    job.array_task = *index;
+    job.id.append("[").append(std::to_string(*index)).append("]");
+    if (auto bracket = job.name.rfind('['); bracket != std::string::npos && job.name.back() == ']')
+      job.name.erase(bracket);
+  }
   job.raw_state = get(r, "STAT");
   std::string exit_reason = get(r, "EXIT_REASON");
   // Unknown states keep the job active: polled again rather than declared over.

@@ -75,4 +75,10 @@ std::vector<std::vector<std::string>> chunk_by_length(const std::vector<std::str
   return chunks;
 }
 
+ArrayTraits array_traits(std::string_view kind) {
+  if (kind == "slurm") return {true, 0};  // --array=0-(n-1)
+  if (kind == "lsf") return {true, 1};    // name[1-n]
+  return {};
+}
+
 }  // namespace campaign::sched

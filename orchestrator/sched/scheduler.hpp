@@ -51,6 +51,8 @@ struct JobInfo {
   std::optional<double> elapsed_s;
   int nodes = 0;
   std::string nodelist;
+  // A task of a job array: its index (Slurm "123_4" -> 4, LSF "123[5]" -> 5); `id` is the task's.
+  std::optional<long> array_task;
 };
 
 // One job step of an allocation, as the accounting knows it (batch/extern steps left out): in a
@@ -73,10 +75,22 @@ struct SubmitRequest {
   std::string workdir;                  // "" keeps the scheduler's default
   std::vector<std::string> depends_on;  // job ids that must complete successfully first (afterok)
   std::vector<std::string> extra_args;  // passed before the script, verbatim
+  // A job array of this many tasks (0: an ordinary job), at most `array_throttle` running at once
+  // (0: no limit of its own); task indices start at Scheduler::first_array_task().
+  long array_tasks = 0;
+  long array_throttle = 0;
   // The job's time limit. Batch schedulers read it from the script's directives; a back end whose
   // scripts carry none (the local executor) applies this one.
   long walltime_s = 0;
 };
+
+// Job arrays by scheduler kind: whether the back end submits them and the index of an array's
+// first task (Slurm 0, LSF 1); the local executor has none (an array step runs one job per case).
+struct ArrayTraits {
+  bool supported = false;
+  long first_task = 0;
+};
+ArrayTraits array_traits(std::string_view kind);
 
 struct SchedulerOptions {
   // Whose jobs squeue/bjobs list. Empty: asked once through the shell (`id -un`), which over SSH is
@@ -146,7 +160,16 @@ class Scheduler {
   // daemon): the engine then asks again soon after a change instead of backing off.
   virtual bool starts_jobs_when_polled() const { return false; }
 
-  // Submits one job script and returns its job id. Throws SubmitError.
+  // Job arrays: whether this back end submits them, the index of an array's first task, and the
+  // id of task `index` of array job `array_id` (the id query() and cancel() take for that task).
+  bool has_arrays() const { return array_traits(name()).supported; }
+  long first_array_task() const { return array_traits(name()).first_task; }
+  virtual std::string array_task_id(const std::string& array_id, long index) const {
+    return array_id + "_" + std::to_string(index);
+  }
+
+  // Submits one job script (one job array with SubmitRequest::array_tasks) and returns its job id
+  // (an array's own id, without a task). Throws SubmitError.
   virtual std::string submit(const SubmitRequest& request) = 0;
   // The state of these jobs, in the order asked; ids the scheduler no longer knows are left out.
   // Throws SchedulerUnavailable.

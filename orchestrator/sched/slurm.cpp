@@ -46,6 +46,9 @@ std::string Slurm::submit(const SubmitRequest& request) {
   if (!request.job_name.empty()) argv.push_back("--job-name=" + request.job_name);
   if (!request.depends_on.empty()) argv.push_back("--dependency=afterok:" + join(request.depends_on, ":"));
   if (!request.workdir.empty()) argv.push_back("--chdir=" + request.workdir);
+  if (request.array_tasks > 0)
+    argv.push_back("--array=0-" + std::to_string(request.array_tasks - 1) +
+                   (request.array_throttle > 0 ? "%" + std::to_string(request.array_throttle) : ""));
   argv.insert(argv.end(), request.extra_args.begin(), request.extra_args.end());
   argv.push_back(request.script_path);
 
@@ -69,7 +72,8 @@ std::string Slurm::submit(const SubmitRequest& request) {
 }
 
 std::vector<JobInfo> Slurm::squeue(bool recently_ended) {
-  std::vector<std::string> argv = {"squeue", "-u", user()};
+  // -r: one line per array task, pending ones too (else "123_[5-9%2]").
+  std::vector<std::string> argv = {"squeue", "-r", "-u", user()};
   if (recently_ended) argv.insert(argv.end(), {"-t", "all"});
   argv.insert(argv.end(), {"-o", kSqueueFormat});
   argv = with_standard_time(std::move(argv));

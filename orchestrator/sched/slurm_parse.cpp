@@ -123,7 +123,7 @@ std::vector<JobInfo> parse_sacct_rows(const Table& table, const std::vector<std:
       jobs.push_back(std::move(job));
     }
   }
-  return jobs;
+  return expand_array_tasks(std::move(jobs));
 }
 
 }  // namespace
@@ -270,7 +270,7 @@ std::vector<JobInfo> parse_squeue(std::string_view text_in) {
     drop_predictions(job);
     jobs.push_back(std::move(job));
   }
-  return jobs;
+  return expand_array_tasks(std::move(jobs));
 }
 
 std::vector<JobInfo> parse_sacct(std::string_view text_in) {
@@ -371,7 +371,39 @@ std::vector<JobInfo> parse_scontrol_show_job(std::string_view text_in) {
     drop_predictions(job);
     jobs.push_back(std::move(job));
   }
-  return jobs;
+  return expand_array_tasks(std::move(jobs));
+}
+
+std::vector<JobInfo> expand_array_tasks(std::vector<JobInfo> jobs) {
+  static const std::regex kTask(R"(^(\d+)_(\d+)$)"), kPending(R"(^(\d+)_\[([0-9,\-]+)(?:%\d+)?\]$)");
+  std::vector<JobInfo> out;
+  out.reserve(jobs.size());
+  for (auto& job : jobs) {
+    std::smatch m;
+    if (job.id.find('_') == std::string::npos) {
+      out.push_back(std::move(job));
+    } else if (std::regex_match(job.id, m, kTask)) {
+      job.array_task = std::stol(m[2].str());
+      out.push_back(std::move(job));
+    } else if (std::regex_match(job.id, m, kPending)) {
+      const std::string base = m[1].str();
+      for (const auto& range : split(m[2].str(), ',')) {
+        auto dash = range.find('-');
+        auto first = text::to_long(range.substr(0, dash));
+        auto last = dash == std::string::npos ? first : text::to_long(range.substr(dash + 1));
+        if (!first || !last || *last < *first) continue;
+        for (long t = *first; t <= *last; ++t) {
+          JobInfo task = job;
+          task.id = base + "_" + std::to_string(t);
+          task.array_task = t;
+          out.push_back(std::move(task));
+        }
+      }
+    } else {
+      out.push_back(std::move(job));
+    }
+  }
+  return out;
 }
 
 }  // namespace campaign::sched

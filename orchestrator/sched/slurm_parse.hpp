@@ -67,4 +67,8 @@ std::vector<StepInfo> parse_sacct_steps(std::string_view text, const std::vector
 // first JobId= ("No jobs in the system") are ignored.
 std::vector<JobInfo> parse_scontrol_show_job(std::string_view text);
 
+// Array tasks as one JobInfo each: "123_4" gets array_task 4; "123_[5-7,9%2]" (tasks still pending
+// together, as sacct and scontrol print them) becomes 123_5, 123_6, 123_7 and 123_9. Other jobs pass.
+std::vector<JobInfo> expand_array_tasks(std::vector<JobInfo> jobs);
+
 }  // namespace campaign::sched

@@ -251,6 +251,28 @@ TEST_CASE("parse_bjobs_json on hand-written records", "[lsf][parse]") {
   CHECK_THROWS_AS(parse_bjobs_json("LSF daemon (LIM) not responding ... still trying\n"), UnexpectedOutput);
 }
 
+TEST_CASE("parse_bjobs_json: elements of a job array", "[lsf][parse]") {
+  // Hand-written after IBM's bjobs -o documentation (fields jobid, jobindex, job_name; an element's
+  // name is "name[i]"): no public recording of an array with these fields exists.
+  std::string text = R"json({
+    "COMMAND":"bjobs","JOBS":3,"RECORDS":[
+      {"JOBID":"70","JOBINDEX":"1","JOB_NAME":"cmpx-arr4[1]","STAT":"DONE","EXIT_CODE":""},
+      {"JOBID":"70","JOBINDEX":"2","JOB_NAME":"cmpx-arr4[2]","STAT":"PEND","EXIT_CODE":""},
+      {"JOBID":"71","JOBINDEX":"0","JOB_NAME":"plain","STAT":"RUN","EXIT_CODE":""}
+    ]})json";
+  auto jobs = parse_bjobs_json(text, kNow);
+  REQUIRE(jobs.size() == 3);
+  CHECK(jobs[0].id == "70[1]");
+  CHECK(jobs[0].array_task == 1);
+  CHECK(jobs[0].name == "cmpx-arr4");
+  CHECK(jobs[0].state == State::completed);
+  CHECK(jobs[1].id == "70[2]");
+  CHECK(jobs[1].state == State::queued);
+  CHECK(jobs[2].id == "71");
+  CHECK_FALSE(jobs[2].array_task);
+  CHECK(jobs[2].name == "plain");
+}
+
 TEST_CASE("parse_bjobs_noheader", "[lsf][parse]") {
   // Hand-written: only single-field -noheader recordings exist.
   std::vector<std::string> fields = {"jobid",       "job_name",    "stat",        "exit_code",

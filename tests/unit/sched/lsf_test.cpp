@@ -19,7 +19,8 @@ SchedulerOptions bob() {
 }
 
 const std::string kFields =
-    "jobid job_name stat exit_code exit_reason pend_reason submit_time start_time finish_time run_time "
+    "jobid jobindex job_name stat exit_code exit_reason pend_reason submit_time start_time finish_time "
+    "run_time "
     "nexec_host";
 
 std::string record(const std::string& id, const std::string& name, const std::string& stat,
@@ -165,7 +166,7 @@ TEST_CASE("lsf query splits long id lists by command-line length", "[lsf]") {
 TEST_CASE("lsf query with -noheader output", "[lsf]") {
   FakeShell sh;
   sh.on("bjobs",
-        ok("7^c-a^PEND^-^-^Job dependency condition not satisfied;^May  1 10:00^-^-^0 second(s)^-\n"));
+        ok("7^0^c-a^PEND^-^-^Job dependency condition not satisfied;^May  1 10:00^-^-^0 second(s)^-\n"));
   auto opts = bob();
   opts.lsf_json = false;
   Lsf lsf(sh, opts);

@@ -56,12 +56,16 @@ TEST_CASE("22.05: sbatch errors are classified", "[slurm][22.05]") {
 
 TEST_CASE("22.05: squeue with the header-parsed format", "[slurm][22.05]") {
   auto jobs = parse_squeue(rec("squeue-pending-running.txt"));
-  REQUIRE(jobs.size() == 8);
+  REQUIRE(jobs.size() == 9);  // the row "155_[3-4%2]" is tasks 3 and 4
   auto m = by_id(jobs);
   CHECK(m["146"].state == State::queued);  // requeued after a node failure
   CHECK(m["146"].reason == "BeginTime");
   CHECK(m["153"].reason == "Dependency");
-  CHECK(m["155_[3-4%2]"].reason == "JobArrayTaskLimit");  // pending array tasks, one row
+  CHECK(m["155_3"].reason == "JobArrayTaskLimit");  // pending array tasks, one row each
+  CHECK(m["155_4"].array_task == 4);
+  CHECK(m["155_4"].state == State::queued);
+  CHECK(m["155_1"].array_task == 1);
+  CHECK_FALSE(m["146"].array_task);
   CHECK(m["150"].state == State::running);
   CHECK(m["150"].elapsed_s == Approx(3));
   CHECK(m["150"].nodelist == "gn1");
@@ -118,11 +122,12 @@ TEST_CASE("22.05: scontrol show job -o for every outcome", "[slurm][22.05]") {
   // An array job id lists its tasks, each under its ARRAYID_TASK id.
   auto array = parse_scontrol_show_job(rec("scontrol-show-job-array.txt"));
   auto tasks = by_id(array);
-  REQUIRE(array.size() == 3);
+  REQUIRE(array.size() == 4);
   CHECK(tasks["155_1"].state == State::running);
   CHECK(tasks["155_2"].state == State::running);
-  CHECK(tasks["155_[3-4%2]"].state == State::queued);  // as squeue names them
-  CHECK(tasks["155_[3-4%2]"].reason == "JobArrayTaskLimit");
+  CHECK(tasks["155_3"].state == State::queued);  // "155_[3-4%2]": one per task, as squeue -r names them
+  CHECK(tasks["155_4"].reason == "JobArrayTaskLimit");
+  CHECK(tasks["155_4"].array_task == 4);
   CHECK(tasks["155_1"].name == "rec-array");
   CHECK(parse_scontrol_show_job(rec("scontrol-show-job-purged.txt")).empty());
 }
@@ -292,4 +297,28 @@ TEST_CASE("22.05: the Slurm back end replaying recorded outputs", "[slurm][22.05
     CHECK(steps[4].step_id == "2593.1");
     CHECK(sh.count("sacct") == 1);
   }
+}
+
+TEST_CASE("22.05: job arrays, task by task in squeue -r, scontrol and sacct", "[slurm][22.05]") {
+  auto queue = by_id(parse_squeue(rec("squeue-r-array.txt")));
+  REQUIRE(queue.size() == 6);
+  for (long t = 0; t < 6; ++t) {
+    const auto& j = queue["3499_" + std::to_string(t)];
+    CHECK(j.array_task == t);
+    CHECK(j.name == "rec-array2");
+    CHECK(j.state == (t < 2 ? State::running : State::queued));
+  }
+  auto pending = scontrol_one("scontrol-show-job-array-task-pending.txt");
+  CHECK(pending.id == "3499_4");
+  CHECK(pending.array_task == 4);
+  CHECK(pending.state == State::queued);
+  // sacct lists tasks still pending together: "3499_[4-5%2]" becomes 3499_4 and 3499_5.
+  auto acct = parse_sacct(rec("sacct-array-pending.txt"));
+  auto m = by_id(acct);
+  REQUIRE(acct.size() == 6);
+  CHECK(m["3499_0"].state == State::completed);
+  CHECK(m["3499_2"].state == State::running);
+  CHECK(m["3499_4"].state == State::queued);
+  CHECK(m["3499_5"].array_task == 5);
+  CHECK(m["3499_5"].name == "rec-array2");
 }

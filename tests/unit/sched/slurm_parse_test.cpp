@@ -440,3 +440,18 @@ TEST_CASE("every state in recorded Slurm JSON maps to the expected state", "[slu
   CHECK(map_slurm_state(requeued[0]["state"]["current"].get<std::string>()) == State::queued);
   CHECK(map_slurm_state(requeued[1]["state"]["current"].get<std::string>()) == State::timeout);
 }
+
+TEST_CASE("expand_array_tasks: one JobInfo per task, ranges and lists expanded", "[slurm][parse]") {
+  auto j = [](std::string id) {
+    JobInfo x;
+    x.id = std::move(id);
+    x.name = "a";
+    return x;
+  };
+  auto out =
+      expand_array_tasks({j("7"), j("8_3"), j("9_[0-2,5,7-8%3]"), j("10_[4]"), j("11_[x]"), j("12.batch")});
+  std::vector<std::string> ids;
+  for (auto& x : out) ids.push_back(x.id + (x.array_task ? "#" + std::to_string(*x.array_task) : ""));
+  CHECK(ids == std::vector<std::string>{"7", "8_3#3", "9_0#0", "9_1#1", "9_2#2", "9_5#5", "9_7#7", "9_8#8",
+                                        "10_4#4", "11_[x]", "12.batch"});
+}

@@ -146,7 +146,7 @@ TEST_CASE("slurm query: one squeue, then one sacct for the jobs that left the qu
   REQUIRE(sh.count("squeue") == 1);
   REQUIRE(sh.count("sacct") == 1);
   CHECK(sh.calls_to("squeue")[0].argv == std::vector<std::string>{"env", "SLURM_TIME_FORMAT=standard",
-                                                                  "squeue", "-u", "bob", "-o",
+                                                                  "squeue", "-r", "-u", "bob", "-o",
                                                                   "%i|%j|%T|%r|%D|%M|%l|%N|%V|%S"});
   CHECK(sh.calls_to("sacct")[0].argv ==
         std::vector<std::string>{
@@ -285,7 +285,7 @@ TEST_CASE("slurm asks the user name once when not configured", "[slurm]") {
   slurm.query({"1"});
   slurm.queued_jobs_of_user();
   CHECK(sh.count("id") == 1);
-  CHECK(sh.calls_to("squeue")[1].argv[4] == "alice");
+  CHECK(sh.calls_to("squeue")[1].argv[5] == "alice");
 
   FakeShell broken;
   broken.on("id -un", failed(1, "id: cannot find name for user ID 1234\n"));
@@ -313,8 +313,8 @@ TEST_CASE("slurm find_by_name: queued and finished jobs of those names", "[slurm
   // -t all: jobs that just ended are still in slurmctld, while slurmdbd may list them under a
   // placeholder name for a while (seen on Slurm 22.05).
   CHECK(sh.calls_to("squeue")[0].argv == std::vector<std::string>{"env", "SLURM_TIME_FORMAT=standard",
-                                                                  "squeue", "-u", "bob", "-t", "all", "-o",
-                                                                  "%i|%j|%T|%r|%D|%M|%l|%N|%V|%S"});
+                                                                  "squeue", "-r", "-u", "bob", "-t", "all",
+                                                                  "-o", "%i|%j|%T|%r|%D|%M|%l|%N|%V|%S"});
   REQUIRE(sh.count("sacct") == 1);
   CHECK(sh.calls_to("sacct")[0].argv ==
         std::vector<std::string>{
