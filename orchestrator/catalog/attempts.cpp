@@ -23,31 +23,45 @@ namespace campaign {
 
 void Catalog::begin_submit(std::int64_t attempt_id, std::string_view job_name, std::int64_t walltime_s,
                            int nodes, std::string_view step_name) {
+  begin_submit(
+      {SubmitStart{attempt_id, std::string(job_name), walltime_s, nodes, std::string(step_name), {}}});
+}
+
+void Catalog::begin_submit(const std::vector<SubmitStart>& starts) {
   Impl& c = *impl_;
   c.require_writer("begin_submit");
-  if (job_name.empty()) throw CatalogError(c.where() + ": begin_submit: empty job name");
-  if (walltime_s <= 0 || nodes <= 0)
-    throw CatalogError(c.where() + ": begin_submit: walltime and nodes must be positive");
+  for (auto& s : starts) {
+    if (s.job_name.empty()) throw CatalogError(c.where() + ": begin_submit: empty job name");
+    if (s.walltime_s <= 0 || s.nodes <= 0)
+      throw CatalogError(c.where() + ": begin_submit: walltime and nodes must be positive");
+  }
   c.guard("begin_submit", [&] {
     FullSync durable(c.db);
     SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
-    Current cur = c.current(attempt_id);
-    if (cur.state != State::planned)
-      throw TransitionError(c.where() + ": " + cur.describe() + " is " + state_name(cur.state) +
-                            ", only a planned attempt can be submitted");
     auto q = c.query(
         "UPDATE attempts SET job_name = ?, walltime_s = ?, nodes = ?, submitted = ?, job_id = NULL, "
-        "reason = '', step_name = NULLIF(?, '') WHERE id = ?");
-    q->bind(1, std::string(job_name));
-    q->bind(2, walltime_s);
-    q->bind(3, nodes);
-    q->bind(4, c.now());
-    q->bind(5, std::string(step_name));
-    q->bind(6, attempt_id);
-    q->exec();
-    c.set_state(
-        cur, State::submitting,
-        "job name " + std::string(job_name) + (step_name.empty() ? "" : ", step " + std::string(step_name)));
+        "reason = '', step_name = NULLIF(?, ''), array_task = ? WHERE id = ?");
+    for (auto& s : starts) {
+      Current cur = c.current(s.attempt);
+      if (cur.state != State::planned)
+        throw TransitionError(c.where() + ": " + cur.describe() + " is " + state_name(cur.state) +
+                              ", only a planned attempt can be submitted");
+      q->reset();
+      q->bind(1, s.job_name);
+      q->bind(2, s.walltime_s);
+      q->bind(3, s.nodes);
+      q->bind(4, c.now());
+      q->bind(5, s.step_name);
+      if (s.array_task)
+        q->bind(6, static_cast<std::int64_t>(*s.array_task));
+      else
+        q->bind(6);
+      q->bind(7, s.attempt);
+      q->exec();
+      c.set_state(cur, State::submitting,
+                  "job name " + s.job_name + (s.step_name.empty() ? "" : ", step " + s.step_name) +
+                      (s.array_task ? ", task " + std::to_string(*s.array_task) : ""));
+    }
     tx.commit();
   });
 }
@@ -150,7 +164,8 @@ void Catalog::return_to_plan(std::int64_t attempt_id, std::string_view why) {
       auto step = c.query("SELECT step_name FROM attempts WHERE id = ?");
       step->bind(1, attempt_id);
       if (!step->executeStep() || step->getColumn(0).isNull())
-        throw TransitionError(c.where() + ": " + cur.describe() + " is not a job step of a shared allocation");
+        throw TransitionError(c.where() + ": " + cur.describe() +
+                              " is not a job step of a shared allocation");
     }
     if (cur.state != State::queued && cur.state != State::running)
       throw TransitionError(c.where() + ": " + cur.describe() + " is " + state_name(cur.state) +

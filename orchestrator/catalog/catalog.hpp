@@ -126,9 +126,10 @@ struct AttemptRow {
   std::string run_dir;
   std::string script;
   bool in_spec = true;
-  std::string job_id;     // empty until the scheduler gave one
-  std::string job_name;   // empty until begin_submit; a packed attempt's is its allocation's
-  std::string step_name;  // packed: the name of its job step inside the allocation; else empty
+  std::string job_id;              // empty until the scheduler gave one
+  std::string job_name;            // empty until begin_submit; a packed attempt's is its allocation's
+  std::string step_name;           // packed: the name of its job step inside the allocation; else empty
+  std::optional<long> array_task;  // a task of a job array: the scheduler's index of its task
   std::optional<int> nodes;
   std::optional<std::int64_t> walltime_s;
   std::optional<Time> submitted;
@@ -226,8 +227,20 @@ class Catalog {
   // it before asking the scheduler to submit.
   // A packed attempt (one job step of a shared allocation) gets the
   // allocation's job name and its own `step_name`.
+  // A task of a job array gets the array's job name and its task's index.
   void begin_submit(std::int64_t attempt_id, std::string_view job_name, std::int64_t walltime_s, int nodes,
                     std::string_view step_name = {});
+  struct SubmitStart {
+    std::int64_t attempt = 0;
+    std::string job_name;
+    std::int64_t walltime_s = 0;
+    int nodes = 0;
+    std::string step_name;
+    std::optional<long> array_task;
+  };
+  // The same for the attempts of one allocation or array, in one durable transaction (one fsync,
+  // not one per case); all or none.
+  void begin_submit(const std::vector<SubmitStart>& starts);
   // submitting -> `seen` (queued by default; running or an end state when
   // reconciliation adopts a job that has already moved on), storing the job
   // id. Returns false, changing nothing, when the attempt already has this

@@ -61,7 +61,7 @@ const std::string kAttemptSelect =
     "SELECT a.id, a.case_id, c.campaign_id, a.number, a.state, c.key, c.name, c.step, c.run_dir, "
     "c.script, c.in_spec, a.job_id, a.job_name, a.nodes, a.walltime_s, a.submitted, a.started, "
     "a.ended, a.elapsed_s, a.exit_code, a.reason, a.node_list, a.confirmed, "
-    "a.step_name FROM attempts a JOIN cases c ON c.id = a.case_id ";
+    "a.step_name, a.array_task FROM attempts a JOIN cases c ON c.id = a.case_id ";
 
 AttemptRow read_attempt(const SQLite::Statement& s) {
   AttemptRow r;
@@ -89,6 +89,7 @@ AttemptRow read_attempt(const SQLite::Statement& s) {
   r.node_list = s.getColumn(21).getString();
   r.confirmed = s.getColumn(22).getInt() != 0;
   r.step_name = s.getColumn(23).getString();
+  if (!s.getColumn(24).isNull()) r.array_task = s.getColumn(24).getInt64();
   return r;
 }
 

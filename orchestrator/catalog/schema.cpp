@@ -147,7 +147,14 @@ constexpr const char* kV8 = R"sql(
 ALTER TABLE attempts ADD COLUMN step_name TEXT;  -- its step's name inside a shared allocation (pack:), else NULL
 )sql";
 
-constexpr std::array<Migration, 8> kMigrations = {{
+// Job arrays: an attempt may be one task of an array job; its job name is the array's, its job id
+// the task's (Slurm 123_4, LSF 123[5]) and array_task the scheduler's index of its task, which is
+// how a killed run's array is adopted task by task.
+constexpr const char* kV9 = R"sql(
+ALTER TABLE attempts ADD COLUMN array_task INTEGER;  -- its task's index in a job array (array:), else NULL
+)sql";
+
+constexpr std::array<Migration, 9> kMigrations = {{
     {1, "tables", kV1},
     {2, "indexes for polling, metrics and events", kV2},
     {3, "metric series", kV3},
@@ -156,6 +163,7 @@ constexpr std::array<Migration, 8> kMigrations = {{
     {6, "completions confirmed by the scheduler's accounting", kV6},
     {7, "metrics keyed by instance", kV7},
     {8, "attempts as job steps of shared allocations", kV8},
+    {9, "attempts as tasks of job arrays", kV9},
 }};
 
 int pragma_int(SQLite::Database& db, const char* pragma) {

@@ -79,12 +79,12 @@ TEST_CASE("open creates a WAL database at the current schema version", "[catalog
     Catalog cat = Catalog::open(workdir);
     CHECK(cat.path() == workdir / "campaign.db");
     CHECK(cat.access() == Access::read_write);
-    CHECK(cat.schema_version() == 8);
+    CHECK(cat.schema_version() == 9);
     CHECK(cat.check().empty());
   }
   SQLite::Database raw((workdir / "campaign.db").string(), SQLite::OPEN_READONLY);
   CHECK(raw.execAndGet("PRAGMA journal_mode").getString() == "wal");
-  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 8);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 9);
   CHECK(std::filesystem::exists(workdir / "campaign.lock"));
 }
 
@@ -588,4 +588,29 @@ TEST_CASE("a packed attempt whose allocation ended before it started returns to 
   CHECK(a.step_name.empty());
   CHECK(state_events(f.cat, packed).back() == State::planned);
   CHECK_THROWS_AS(f.cat.return_to_plan(packed, "again"), TransitionError);  // planned now
+}
+
+TEST_CASE("the tasks of a job array begin their submission together, each with its task", "[catalog]") {
+  Fixture f(3);
+  std::vector<Catalog::SubmitStart> starts;
+  for (long k = 0; k < 3; ++k)
+    starts.push_back({f.latest(f.cases[static_cast<size_t>(k)]), "cmpx-arr1", 600, 1, "", k});
+  f.cat.begin_submit(starts);
+  for (long k = 0; k < 3; ++k) {
+    auto a = f.cat.attempt(starts[static_cast<size_t>(k)].attempt);
+    CHECK(a.state == State::submitting);
+    CHECK(a.job_name == "cmpx-arr1");
+    CHECK(a.array_task == k);
+    CHECK(a.step_name.empty());
+  }
+  f.cat.record_job_id(starts[1].attempt, "90_1");
+  CHECK(f.cat.attempt(starts[1].attempt).job_id == "90_1");
+  // All or none: one attempt that is not planned refuses the whole batch.
+  Fixture g(2);
+  std::int64_t a = g.latest(g.cases[0]), b = g.latest(g.cases[1]);
+  g.cat.begin_submit(b, "job-b", 600, 1);
+  CHECK_THROWS_AS(g.cat.begin_submit({{a, "arr", 600, 1, "", 0}, {b, "arr", 600, 1, "", 1}}),
+                  TransitionError);
+  CHECK(g.cat.attempt(a).state == State::planned);
+  CHECK_FALSE(g.cat.attempt(a).array_task);
 }
