@@ -3,10 +3,13 @@
 #include <cstdio>
 #include <iostream>
 
+#include "array/array.hpp"
 #include "cli/cli.hpp"
 #include "pack/planner.hpp"
 #include "pack/script.hpp"
+#include "render/batch.hpp"
 #include "render/script.hpp"
+#include "sched/scheduler.hpp"
 #include "util/walltime.hpp"
 
 namespace campaign::cli {
@@ -112,6 +115,62 @@ void write_allocations(const matrix::Plan& plan, const std::vector<pack::StepAll
   }
 }
 
+// Array steps: the job arrays their cases would form if all were ready at once (one job per case on
+// a scheduler without arrays).
+std::vector<array::PlannedArray> print_arrays(const matrix::Plan& plan, std::ostream* os) {
+  std::vector<array::PlannedArray> all;
+  const bool supported = sched::array_traits(plan.system.scheduler).supported;
+  for (const auto& step : plan.steps) {
+    if (!step.array || step.case_count == 0) continue;
+    if (!supported) {
+      if (os)
+        *os << "step " << step.name << ": " << plan.system.scheduler
+            << " has no job arrays; its cases run as one job each\n\n";
+      continue;
+    }
+    std::vector<size_t> cases(step.case_count);
+    for (size_t i = 0; i < cases.size(); ++i) cases[i] = step.first_case + i;
+    auto arrays = array::group_arrays(plan, cases);
+    all.insert(all.end(), arrays.begin(), arrays.end());
+    if (!os) continue;
+    *os << "step " << step.name << ": " << cases.size() << " cases as " << arrays.size() << " job array"
+        << (arrays.size() == 1 ? "" : "s");
+    if (step.array->throttle) *os << ", at most " << *step.array->throttle << " tasks running";
+    *os << '\n';
+    for (size_t k = 0; k < arrays.size(); ++k) {
+      const auto& a = arrays[k];
+      const auto& first = plan.cases[a.ids.front()];
+      *os << "  array " << k + 1 << ": partition " << plan.system.partitions[a.partition].name << ", "
+          << a.ids.size() << " tasks of " << first.job_nodes() << " node"
+          << (first.job_nodes() == 1 ? "" : "s") << " x " << first.job_ranks() << " rank"
+          << (first.job_ranks() == 1 ? "" : "s") << ", " << format_hms(a.walltime_s) << ": "
+          << plan.cases[a.ids.front()].name
+          << (a.ids.size() > 1 ? " ... " + plan.cases[a.ids.back()].name : std::string()) << '\n';
+    }
+    *os << '\n';
+  }
+  return all;
+}
+
+// The array scripts and index files under workdir/.alloc/, numbered in plan order.
+void write_arrays(const matrix::Plan& plan, const std::vector<array::PlannedArray>& arrays,
+                  const std::vector<render::Script>& scripts, const std::filesystem::path& workdir) {
+  const std::string id = render::campaign_id(plan.campaign.name, workdir);
+  for (size_t k = 0; k < arrays.size(); ++k) {
+    const auto& planned = arrays[k];
+    const auto& first = plan.cases[planned.ids.front()];
+    array::ArrayJob job;
+    job.job_name = render::array_name(id, static_cast<std::int64_t>(k + 1));
+    job.partition = plan.system.partitions[planned.partition].name;
+    job.walltime_s = planned.walltime_s;
+    job.throttle = plan.step_of(first).array->throttle.value_or(0);
+    job.first_task = sched::array_traits(plan.system.scheduler).first_task;
+    job.dir = render::batch_dir(workdir, job.job_name);
+    for (size_t i : planned.ids) job.scripts.push_back(scripts[i].path);
+    array::write_array(job, array::render_array(plan, first, job));
+  }
+}
+
 }  // namespace
 
 void add_plan(CLI::App& app) {
@@ -138,6 +197,7 @@ void add_plan(CLI::App& app) {
       std::cout << '\n';
     }
     Packed packed = print_allocations(l.plan, o->quiet ? nullptr : &std::cout);
+    auto arrays = print_arrays(l.plan, o->quiet ? nullptr : &std::cout);
     char nh[64];
     std::snprintf(nh, sizeof nh, "%.2f", l.plan.node_hours - packed.cases_node_hours + packed.node_hours);
     std::cout << l.plan.cases.size() << " cases in " << l.plan.steps.size() << " step"
@@ -145,6 +205,8 @@ void add_plan(CLI::App& app) {
     if (!packed.allocations.empty())
       std::cout << packed.allocations.size() << " allocation" << (packed.allocations.size() == 1 ? "" : "s")
                 << " for packed cases, ";
+    if (!arrays.empty())
+      std::cout << arrays.size() << " job array" << (arrays.size() == 1 ? "" : "s") << ", ";
     std::cout << nh << " node-hours requested";
     if (l.campaign.budget_node_hours) {
       std::snprintf(nh, sizeof nh, "%.2f", *l.campaign.budget_node_hours);
@@ -153,9 +215,11 @@ void add_plan(CLI::App& app) {
     std::cout << '\n';
     if (!o->out.empty()) {
       write_allocations(l.plan, packed.allocations, scripts, workdir);
+      write_arrays(l.plan, arrays, scripts, workdir);
       std::cout << "wrote " << scripts.size() << " scripts";
       if (!packed.allocations.empty())
         std::cout << " and " << packed.allocations.size() << " allocation scripts (.alloc/)";
+      if (!arrays.empty()) std::cout << " and " << arrays.size() << " array scripts (.alloc/)";
       std::cout << " under " << workdir.string() << '\n';
     }
   });

@@ -70,8 +70,9 @@ Actions on_reconcile(const std::vector<AttemptRow>& latest, const std::vector<sc
   for (auto& a : latest) {
     if (a.state != State::submitting) continue;
     const sched::JobInfo* job = nullptr;
+    // A task of a job array is its own task of the array's name.
     for (auto& j : found)
-      if (j.name == a.job_name && (!job || newer_id(j.id, job->id))) job = &j;
+      if (j.name == a.job_name && j.array_task == a.array_task && (!job || newer_id(j.id, job->id))) job = &j;
     if (job) {
       State seen = job->state == State::lost ? State::queued : job->state;
       Mark m{a.id, seen, update_from(*job), job->id, "", false};

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "array/array.hpp"
 #include "catalog/catalog.hpp"
 #include "engine/decide.hpp"
 #include "engine/policy.hpp"
@@ -130,6 +131,8 @@ class Engine {
   bool submit_one(AttemptRow& row, size_t plan_index, const std::vector<std::string>& after);
   bool submit_allocation(const pack::StepAllocation& alloc, const std::vector<AttemptRow*>& rows,
                          const std::vector<long>& walltimes, const std::vector<std::string>& after);
+  bool submit_array(const array::PlannedArray& planned, const std::vector<AttemptRow*>& rows,
+                    const std::vector<long>& walltimes, const std::vector<std::string>& after);
   bool submit_job(const std::vector<AttemptRow*>& rows, const sched::SubmitRequest& req);
   std::vector<AttemptRow>& cached_latest();  // the latest attempts, read again after a change
   Counts counts_of(const std::vector<AttemptRow>& latest);

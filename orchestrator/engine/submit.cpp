@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <map>
 
+#include "array/array.hpp"
 #include "engine/engine.hpp"
 #include "engine/rules.hpp"
 #include "pack/planner.hpp"
 #include "pack/script.hpp"
+#include "render/batch.hpp"
 #include "util/walltime.hpp"
 
 namespace campaign::engine {
@@ -79,6 +81,47 @@ bool Engine::submit_allocation(const pack::StepAllocation& alloc, const std::vec
   return submit_job(rows, req);
 }
 
+// A job array: the cases' scripts and run directories, each attempt committed `submitting` with the
+// array's name and its task's index, then the index file and the array script, then the submission;
+// each case then knows its own task's id.
+bool Engine::submit_array(const array::PlannedArray& planned, const std::vector<AttemptRow*>& rows,
+                          const std::vector<long>& walltimes, const std::vector<std::string>& after) {
+  const auto& spec = *plan_.step_of(plan_.cases[planned.ids.front()]).array;
+  array::ArrayJob job;
+  job.job_name = render::array_name(job_id_prefix_, rows.front()->id);
+  job.partition = plan_.system.partitions[planned.partition].name;
+  job.walltime_s = planned.walltime_s;
+  job.throttle = spec.throttle.value_or(0);
+  job.first_task = scheduler_.first_array_task();
+  job.dir = render::batch_dir(workspace_.script_root(), job.job_name);
+  std::vector<Catalog::SubmitStart> starts;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const matrix::Case& c = plan_.cases[planned.ids[k]];
+    render::RenderOptions ro{workspace_.script_root(), options_.campaign_exe, rows[k]->number, walltimes[k],
+                             job_id_prefix_};
+    render::Script script = renderer_.render(c, ro);
+    workspace_.prepare(script);
+    job.scripts.push_back(script.path);
+    const long task = job.first_task + static_cast<long>(k);
+    starts.push_back({rows[k]->id, job.job_name, walltimes[k], static_cast<int>(c.job_nodes()), "", task});
+  }
+  catalog_.begin_submit(starts);
+  for (size_t k = 0; k < rows.size(); ++k) rows[k]->array_task = starts[k].array_task;
+  array::write_array(job, array::render_array(plan_, plan_.cases[planned.ids.front()], job));
+  spdlog::info("array {}: {} tasks{} for {}", job.job_name, rows.size(),
+               job.throttle ? fmt::format(", at most {} running", job.throttle) : std::string(),
+               format_hms(job.walltime_s));
+  sched::SubmitRequest req;
+  req.script_path = (job.dir / array::kArrayScript).string();
+  req.job_name = job.job_name;
+  req.workdir = job.dir.string();
+  req.depends_on = after;
+  req.walltime_s = job.walltime_s;
+  req.array_tasks = static_cast<long>(rows.size());
+  req.array_throttle = job.throttle;
+  return submit_job(rows, req);
+}
+
 bool Engine::submit_job(const std::vector<AttemptRow*>& rows, const sched::SubmitRequest& req) {
   const std::string who = rows.size() == 1 ? rows.front()->case_name : req.job_name;
   std::string id;
@@ -90,6 +133,7 @@ bool Engine::submit_job(const std::vector<AttemptRow*>& rows, const sched::Submi
         for (auto* row : rows) {
           catalog_.revert_submitting(row->id, std::string("refused by a limit: ") + e.what());
           row->state = State::planned;
+          row->array_task.reset();
         }
         submit_pause_until_ = now() + std::chrono::duration_cast<Clock::duration>(
                                           std::chrono::duration<double>(options_.limit_pause_s));
@@ -125,9 +169,11 @@ bool Engine::submit_job(const std::vector<AttemptRow*>& rows, const sched::Submi
   }
   if (options_.hook) options_.hook("after_submit");
   for (auto* row : rows) {
-    catalog_.record_job_id(row->id, id);
+    // A task of an array is its own job for the scheduler: query, cancel and accounting by its id.
+    std::string own = row->array_task ? scheduler_.array_task_id(id, *row->array_task) : id;
+    catalog_.record_job_id(row->id, own);
     row->state = State::queued;
-    row->job_id = id;
+    row->job_id = own;
     row->job_name = req.job_name;
   }
   spdlog::info("{}: submitted job {} ({})", who, id, req.job_name);
@@ -160,11 +206,13 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
     if (std::find(after.begin(), after.end(), "") != after.end()) return std::nullopt;
     return after;
   };
-  // Cases of packed steps share allocations: grouped per step, after the others' turn.
-  std::map<size_t, std::vector<const Submission*>> packed;
+  // Cases of packed and array steps share batch jobs: grouped per step, after the others' turn. A
+  // back end without arrays (the local executor) runs an array step's cases as ordinary jobs.
+  std::map<size_t, std::vector<const Submission*>> grouped;
   for (auto& s : choice.ready) {
-    if (plan_.step_of(plan_.cases[s.plan_index]).pack) {
-      packed[plan_.cases[s.plan_index].step].push_back(&s);
+    const auto& step = plan_.step_of(plan_.cases[s.plan_index]);
+    if (step.pack || (step.array && scheduler_.has_arrays())) {
+      grouped[plan_.cases[s.plan_index].step].push_back(&s);
       continue;
     }
     AttemptRow& row = *rows.at(s.attempt);
@@ -181,7 +229,7 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
     // submit would wait for its timeout too; reconcile first).
     if (!submitted && (row.state == State::planned || row.state == State::submitting)) return changed;
   }
-  for (auto& [step, subs] : packed) {
+  for (auto& [step, subs] : grouped) {
     std::map<size_t, const Submission*> by_index;
     std::map<size_t, long> walltime;  // a retry after a timeout asks for more (one catalog read each)
     std::vector<size_t> cases;
@@ -190,33 +238,40 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
       walltime[s->plan_index] = walltime_for(*rows.at(s->attempt), plan_.cases[s->plan_index]);
       cases.push_back(s->plan_index);
     }
-    for (auto& alloc : pack::allocate_step(plan_, cases, [&](size_t i) { return walltime.at(i); })) {
+    auto walltime_of = [&](size_t i) { return walltime.at(i); };
+    // One batch job for the cases `ids`, after the union of their dependencies; false: stop here.
+    auto submit_group = [&](const std::vector<size_t>& ids, auto&& submit) {
       if (now() >= slice_end) {
         more_to_submit_ = true;
-        return changed;
+        return false;
       }
-      if (!rate_.allow(now())) return changed;
+      if (!rate_.allow(now())) return false;
       std::vector<AttemptRow*> members;
       std::vector<long> walltimes;
       std::vector<std::string> after;
-      bool viable = true;
-      for (size_t i : alloc.ids) {
+      for (size_t i : ids) {
         members.push_back(rows.at(by_index.at(i)->attempt));
         walltimes.push_back(walltime.at(i));
         auto a = afterok(*by_index.at(i));
-        if (!a)
-          viable = false;
-        else
-          after.insert(after.end(), a->begin(), a->end());
+        if (!a) return true;  // a dependency was rejected: the next tick cancels these
+        after.insert(after.end(), a->begin(), a->end());
       }
-      if (!viable) continue;
       std::sort(after.begin(), after.end());
       after.erase(std::unique(after.begin(), after.end()), after.end());
-      bool submitted = submit_allocation(alloc, members, walltimes, after);
+      bool submitted = submit(members, walltimes, after);
       changed |= submitted;
-      if (!submitted &&
-          (members.front()->state == State::planned || members.front()->state == State::submitting))
-        return changed;
+      return submitted ||
+             (members.front()->state != State::planned && members.front()->state != State::submitting);
+    };
+    if (plan_.steps[step].pack) {
+      for (auto& alloc : pack::allocate_step(plan_, cases, walltime_of))
+        if (!submit_group(alloc.ids,
+                          [&](auto& m, auto& w, auto& a) { return submit_allocation(alloc, m, w, a); }))
+          return changed;
+    } else {
+      for (auto& arr : array::group_arrays(plan_, cases, walltime_of))
+        if (!submit_group(arr.ids, [&](auto& m, auto& w, auto& a) { return submit_array(arr, m, w, a); }))
+          return changed;
     }
   }
   return changed;

@@ -76,6 +76,7 @@ StepExpander::StepExpander(Plan& plan, size_t step_index, std::unordered_map<std
   sp_.job = c_.job;
   patch(sp_.job, step_.job);
   if (const auto& pack = step_.pack ? step_.pack : c_.pack; pack && pack->enabled) sp_.pack = *pack;
+  if (const auto& array = step_.array ? step_.array : c_.array; array && array->enabled) sp_.array = *array;
   derived_ = c_.derived;
   own_matrix_ = static_cast<bool>(step_.matrix);
   campaign_derived_ = derived_.size();
@@ -94,6 +95,7 @@ void StepExpander::run() {
   compile();
   iterate();
   check_pack();
+  check_array();
   plan_.steps.push_back(std::move(sp_));
 }
 

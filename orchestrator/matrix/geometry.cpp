@@ -4,6 +4,8 @@
 // Invariant: a case that leaves here fits its partition (cores, GPUs, nodes,
 // walltime limit), and its geometry is visible to later templates as the
 // `ranks`, `nodes`... parameters.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -229,6 +231,35 @@ void StepExpander::check_pack() const {
       throw InputError(pack.where, key + ".walltime",
                        "case " + cs.name + " needs " + format_hms(cs.walltime_s) +
                            ", more than an allocation's " + format_hms(*pack.walltime_s));
+  }
+}
+
+// The tasks of a job array share its directives: every case of an array step has one geometry
+// (walltimes may differ: the array asks for the longest). Not together with pack.
+void StepExpander::check_array() const {
+  if (!sp_.array || sp_.case_count == 0) return;
+  const spec::Array& array = *sp_.array;
+  std::string key = (step_.array ? "steps." + step_.name + "." : std::string()) + "array";
+  if (sp_.pack)
+    throw InputError(
+        array.where, key,
+        "step " + step_.name + " is both packed and an array; choose one (pack: false or array: false)");
+  auto geometry = [&](const Case& cs) {
+    return fmt::format("{} node{} x {} rank{} ({} per node, {} cpu{} and {} gpu{} per rank{}) on '{}'",
+                       cs.job_nodes(), cs.job_nodes() == 1 ? "" : "s", cs.job_ranks(),
+                       cs.job_ranks() == 1 ? "" : "s", cs.ranks_per_node, cs.cpus_per_rank,
+                       cs.cpus_per_rank == 1 ? "" : "s", cs.gpus_per_rank, cs.gpus_per_rank == 1 ? "" : "s",
+                       cs.instances > 1 ? ", " + std::to_string(cs.instances) + " instances" : std::string(),
+                       sys_.partitions[cs.partition].name);
+  };
+  const Case& first = plan_.cases[sp_.first_case];
+  for (size_t i = sp_.first_case + 1; i < sp_.first_case + sp_.case_count; ++i) {
+    const Case& cs = plan_.cases[i];
+    if (geometry(cs) != geometry(first))
+      throw InputError(array.where, key,
+                       "an array's tasks share one geometry, but case " + first.name + " asks for " +
+                           geometry(first) + " and case " + cs.name + " for " + geometry(cs) +
+                           "; split the step or use pack");
   }
 }
 

@@ -26,8 +26,9 @@ struct StepPlan {
   std::vector<std::string> axes;         // matrix coordinates (incl. `repeat` when > 1)
   spec::Job job;                         // the campaign's job patched by the step's
   TextTemplate command;
-  std::optional<spec::Pack> pack;   // its cases run packed into shared allocations (pack/)
-  std::vector<size_t> after_steps;  // indices into Plan::steps
+  std::optional<spec::Pack> pack;    // its cases run packed into shared allocations (pack/)
+  std::optional<spec::Array> array;  // its cases run as tasks of job arrays (array/)
+  std::vector<size_t> after_steps;   // indices into Plan::steps
   size_t first_case = 0, case_count = 0;
 };
 

@@ -76,6 +76,7 @@ class StepExpander {
   long walltime_of(const Case& cs, const Values& values);
   void check_walltime(const Case& cs, const spec::Partition& part, const Values& values);
   void check_pack() const;
+  void check_array() const;
 
   // naming.cpp
   void compile_name();

@@ -31,6 +31,10 @@ std::string allocation_name(const std::string& id, std::int64_t first_attempt) {
   return "cmp" + id + "-pack" + std::to_string(first_attempt);
 }
 
+std::string array_name(const std::string& id, std::int64_t first_attempt) {
+  return "cmp" + id + "-arr" + std::to_string(first_attempt);
+}
+
 namespace {
 
 std::string read_file(const fs::path& p) {

@@ -57,6 +57,8 @@ std::string job_name(const std::string& campaign_id, const matrix::Case& c, int 
 // A packed allocation's job name, after the catalog id of its first attempt (unique, and the same
 // when a killed run's submission is reconciled).
 std::string allocation_name(const std::string& campaign_id, std::int64_t first_attempt);
+// A job array's job name, the same way.
+std::string array_name(const std::string& campaign_id, std::int64_t first_attempt);
 
 class Renderer {
  public:

@@ -279,6 +279,23 @@ Field<Pack> parse_pack(const std::string& file, const YAML::Node& node, const st
   return field(file, node, p);
 }
 
+// `array: {throttle: T}`, `array: true` (no throttle) or `array: false`.
+Field<Array> parse_array(const std::string& file, const YAML::Node& node, const std::string& path) {
+  Array a;
+  a.where = location(file, node);
+  if (node.IsScalar()) {
+    a.enabled = as_bool(file, node, path);
+    return field(file, node, a);
+  }
+  MapReader m(file, node, path, {"throttle"});
+  if (auto v = m.get("throttle"); v.IsDefined()) {
+    a.throttle = as_int(file, v, m.path("throttle"));
+    if (*a.throttle < 1) fail(file, v, m.path("throttle"), "must be at least 1");
+  }
+  m.finish();
+  return field(file, node, a);
+}
+
 void parse_step(const std::string& file, const YAML::Node& node, const std::string& path, Step& step) {
   MapReader m(file, node, path);
   if (auto v = m.get("enabled"); v.IsDefined()) step.enabled = as_bool(file, v, m.path("enabled"));
@@ -292,6 +309,7 @@ void parse_step(const std::string& file, const YAML::Node& node, const std::stri
     step.name_template = field(file, v, as_string(file, v, m.path("case_name")));
   if (auto v = m.get("job"); v.IsDefined()) parse_job(file, v, m.path("job"), step.job);
   if (auto v = m.get("pack"); v.IsDefined()) step.pack = parse_pack(file, v, m.path("pack"));
+  if (auto v = m.get("array"); v.IsDefined()) step.array = parse_array(file, v, m.path("array"));
   if (auto v = m.get("after"); v.IsDefined()) {
     step.after = as_string_list(file, v, m.path("after"));
     step.after_where = location(file, v);
@@ -391,6 +409,7 @@ void parse_body(MapReader& r, Campaign& c, bool is_override) {
   str("case_name", c.name_template);
   if (auto v = r.get("job"); v.IsDefined()) parse_job(file, v, r.path("job"), c.job);
   if (auto v = r.get("pack"); v.IsDefined()) c.pack = parse_pack(file, v, r.path("pack"));
+  if (auto v = r.get("array"); v.IsDefined()) c.array = parse_array(file, v, r.path("array"));
   if (auto v = r.get("steps"); v.IsDefined()) parse_steps(file, v, r.path("steps"), c);
   if (auto v = r.get("retry"); v.IsDefined()) parse_retry(file, v, r.path("retry"), c.retry);
   if (auto v = r.get("budget"); v.IsDefined() && !v.IsNull()) {

@@ -111,6 +111,14 @@ struct Pack {
   Location where;
 };
 
+// A step's ready cases of one geometry as one job array (array/): `throttle` tasks at most run at
+// once (Slurm's `--array=...%T`, LSF's `name[1-n]%T`); unset: the scheduler's own limits.
+struct Array {
+  bool enabled = true;  // `array: false` (in a step) turns the campaign's off
+  std::optional<long> throttle;
+  Location where;
+};
+
 struct Step {
   std::string name;
   Location where;
@@ -118,8 +126,9 @@ struct Step {
   Field<Matrix> matrix;          // replaces the campaign's matrix when set
   std::vector<Derived> derived;  // added after the campaign's
   Field<std::string> name_template;
-  Job job;           // patched over the campaign's job
-  Field<Pack> pack;  // replaces the campaign's when set
+  Job job;             // patched over the campaign's job
+  Field<Pack> pack;    // replaces the campaign's when set
+  Field<Array> array;  // replaces the campaign's when set
   std::vector<std::string> after;
   Location after_where;
   // Collectors of this step's cases; unset: the campaign's (a staging step says `collectors: []`).
@@ -173,6 +182,7 @@ struct Campaign {
   Field<std::string> name_template;
   Job job;
   Field<Pack> pack;         // every step's, unless a step says otherwise
+  Field<Array> array;       // the same
   std::vector<Step> steps;  // never empty after loading: an implicit "main" step
 
   RetryPolicy retry;

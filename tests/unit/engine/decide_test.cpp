@@ -212,6 +212,36 @@ TEST_CASE(
   CHECK(on_reconcile({recent}, {}, kNow, rules, m).reverts.size() == 1);  // no grace
 }
 
+TEST_CASE("tasks of a job array left submitting are adopted task by task, by the array's name") {
+  Rules rules;
+  Memory m;
+  std::vector<AttemptRow> latest;
+  for (int k = 0; k < 3; ++k) {
+    auto a = row(k + 1, State::submitting);
+    a.job_name = "cmpx-arr1";
+    a.array_task = k;
+    latest.push_back(a);
+  }
+  // The scheduler lists tasks 0 and 2 (task 1 ended and left its memory, say), and an ordinary job
+  // of the same name cannot be any task's.
+  auto t0 = job("50_0", State::completed), t2 = job("50_2", State::queued), plain = job("49", State::running);
+  t0.name = t2.name = plain.name = "cmpx-arr1";
+  t0.array_task = 0;
+  t2.array_task = 2;
+  auto old = latest[1];
+  old.submitted = kNow - std::chrono::seconds(100);
+  latest[1] = old;
+  Actions a = on_reconcile(latest, {plain, t2, t0}, kNow, rules, m);
+  REQUIRE(a.marks.size() == 2);
+  CHECK(a.marks[0].attempt == 1);
+  CHECK(a.marks[0].adopt_job == "50_0");
+  CHECK(a.marks[0].state == State::completed);
+  CHECK(a.marks[1].attempt == 3);
+  CHECK(a.marks[1].adopt_job == "50_2");
+  REQUIRE(a.reverts.size() == 1);  // no record of task 1: reverted like any job never seen
+  CHECK(a.reverts[0].attempt == 2);
+}
+
 TEST_CASE("retries: by the policy's failure classes, and dependents again once their dependency retries") {
   auto plan = plan_of(kDeps);
   REQUIRE(plan.cases.size() == 3);

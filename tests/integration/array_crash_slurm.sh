@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Job arrays on a real Slurm under kill -9: campaigns/arraycrash.yaml (40 cases of 1 s, arrays of
+# at most 8 running tasks) is first stopped between the array's submission and the commit of its
+# task ids (CAMPAIGN_TEST_CRASH=after_submit:1, as kill -9 there would), so the next run must adopt
+# the tasks by the array's name and each case's task; then run while killed with SIGKILL at 8
+# random moments, then run to the end. Every case must complete at attempt 1, and accounting must hold exactly one
+# task per case over all of the campaign's arrays (none ran twice, none lost), each case's job id
+# being one of them.
+#
+# Usage: bash array_crash_slurm.sh CAMPAIGN_BINARY SOURCE_DIR        (label slurm; about 40 s)
+source "$(dirname "$0")/lib.sh"
+ensure_cluster
+
+file=$SRC/tests/integration/campaigns/arraycrash.yaml
+wd=$WORK/arraycrash
+env CAMPAIGN_TEST_CRASH=after_submit:1 "$CAMPAIGN" run "$file" --workdir "$wd" -q 2>>"$WORK/stderr.txt"
+check_eq "stopped after the submission: every case left submitting" 40 "$(count_state "$wd" submitting)"
+kill_runs 8 0.2 1.5 "$CAMPAIGN" run "$file" --workdir "$wd" -q 2>>"$WORK/stderr.txt"
+say "$KILLS kills; $(count_state "$wd" completed) completed after the last one"
+check "killed at least 6 times" test "$KILLS" -ge 6
+"$CAMPAIGN" run "$file" --workdir "$wd" -q 2>>"$WORK/stderr.txt"
+check_eq "the last campaign run exits 0" 0 $?
+check_eq "every case completed at attempt 1" "40 40" \
+  "$(count_state "$wd" completed) $(cases "$wd" | awk -F'\t' '$3 == 1' | wc -l)"
+prefix=$(prefix_of "$wd")
+sleep 2  # accounting lags a little behind the last tasks' ends
+# JobID (not JobIDRaw, each task's own id): ARRAY_TASK
+arrays=$(sacct -X -n -P -a -S "$TEST_START" -E now -o JobID,JobName 2>/dev/null |
+  awk -F'|' -v p="${prefix}arr" 'index($2, p) == 1 { sub(/_.*/, "", $1); print $1 }' | sort -u | paste -sd, -)
+say "arrays: $arrays"
+tasks=$(sacct -X -n -P -j "$arrays" -o JobID,State 2>/dev/null)
+check_eq "one task per case in accounting over all arrays" 40 "$(wc -l <<<"$tasks")"
+check_eq "... all COMPLETED" 40 "$(grep -c '|COMPLETED$' <<<"$tasks")"
+check_eq "each case's job id is one of those tasks, none twice" "" \
+  "$(diff <(cut -d'|' -f1 <<<"$tasks" | sort) <(cases "$wd" | cut -f4 | sort))"
+if [[ -s $WORK/stderr.txt ]]; then
+  say "stderr of the runs:"
+  sort "$WORK/stderr.txt" | uniq -c | head
+fi
