@@ -35,27 +35,8 @@ SRC=$(readlink -f "${2:-$(dirname "$0")/..}")
 QUICK=0
 [[ ${3:-} == --quick || ${2:-} == --quick ]] && QUICK=1
 [[ ${2:-} == --quick ]] && SRC=$(readlink -f "$(dirname "$0")/..")
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/campaign-bench.XXXXXX")
-cleanup() {
-  local jobs
-  jobs=$(squeue -h -o '%A %Z' 2>/dev/null | awk -v w="$WORK/" 'index($2 "/", w) == 1 { print $1 }' | paste -sd' ')
-  [[ -n $jobs ]] && scancel $jobs 2>/dev/null
-  [[ ${KEEP_WORK:-0} == 1 ]] && echo "work directory kept: $WORK" || rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-if ! sinfo -h >/dev/null 2>&1; then
-  echo "starting the test cluster"
-  bash "$SRC/tests/slurm/start-cluster.sh" >"$WORK/start-cluster.log" 2>&1 || { tail "$WORK/start-cluster.log"; exit 1; }
-fi
-
-# Wrappers that log "EPOCH_SECONDS.MICROSECONDS COMMAND ARGS" and exec the real command.
-mkdir -p "$WORK/wrappers"
-for cmd in squeue sacct scontrol sbatch scancel; do
-  printf '#!/bin/bash\necho "$EPOCHREALTIME %s $*" >>"$CAMPAIGN_BENCH_LOG"\nexec %q "$@"\n' "$cmd" \
-    "$(command -v "$cmd")" >"$WORK/wrappers/$cmd"
-  chmod +x "$WORK/wrappers/$cmd"
-done
+source "$SRC/bench/lib.sh"
+bench_setup
 
 write_campaign() {  # NAME REPEAT CPUS COMMAND
   cat >"$WORK/$1.yaml" <<EOF
@@ -79,20 +60,7 @@ EOF
 run_campaign() {
   local name=$1 jobs=$2 wd=$WORK/$1
   echo "== $name: $jobs jobs"
-  CAMPAIGN_BENCH_LOG=$WORK/calls-$name PATH="$WORK/wrappers:$PATH" python3 - "$CAMPAIGN" "$WORK/$name.yaml" "$wd" \
-    >"$WORK/$name.cpu" <<'EOF'
-import os, subprocess, sys
-exe, campaign, wd = sys.argv[1:4]
-import time
-t0 = time.time()
-p = subprocess.Popen([exe, "run", campaign, "--workdir", wd, "-q"])
-os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)  # exited, not reaped: /proc/PID/stat is final
-wall = time.time() - t0
-fields = open(f"/proc/{p.pid}/stat").read().rsplit(")", 1)[1].split()
-tick = os.sysconf("SC_CLK_TCK")
-utime, stime, cutime, cstime = (int(x) / tick for x in fields[11:15])
-print(utime, stime, cutime, cstime, p.wait(), wall)
-EOF
+  measured_run "$WORK/calls-$name" run "$WORK/$name.yaml" --workdir "$wd" -q >"$WORK/$name.cpu"
   read -r utime stime cutime cstime rc wall <"$WORK/$name.cpu"
   [[ $rc == 0 ]] || echo "campaign run exited $rc"
   # Job ends: sacct End and the marker's mtime, by job name; completions from the log.

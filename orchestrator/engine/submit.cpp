@@ -66,9 +66,11 @@ bool Engine::submit_allocation(const pack::StepAllocation& alloc, const std::vec
     a.cases.push_back(pack::packed_case(c, script, walltime));
     scripts.emplace_back(rows[k], std::move(script));
   }
+  std::vector<Catalog::SubmitStart> starts;
   for (size_t k = 0; k < scripts.size(); ++k)
-    catalog_.begin_submit(scripts[k].first->id, a.job_name, a.cases[k].walltime_s,
-                          static_cast<int>(a.cases[k].nodes), scripts[k].second.job_name);
+    starts.push_back({scripts[k].first->id, a.job_name, a.cases[k].walltime_s,
+                      static_cast<int>(a.cases[k].nodes), scripts[k].second.job_name, std::nullopt});
+  catalog_.begin_submit(starts);
   pack::write_allocation(a, pack::render_allocation(plan_, a, options_.campaign_exe));
   spdlog::info("allocation {}: {} cases on {} nodes for {}", a.job_name, rows.size(), a.nodes,
                format_hms(a.walltime_s));
