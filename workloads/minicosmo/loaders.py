@@ -21,20 +21,20 @@ LOADERS = ("original", "ring_buffer", "compressed")
 # Suffix of a compressed sample file (sample_00000.npy.zlib) -> decompressor.
 CODECS = {"zlib": zlib.decompress, "lzma": lzma.decompress}
 COMPRESS = {"zlib": lambda b: zlib.compress(b, 6), "lzma": lambda b: lzma.compress(b, preset=1)}
-CHUNK = 64 * 1024  # bytes per read; the bucket's burst
+CHUNK = 64 * 1024  # bytes per read through the bucket
 
 
 class TokenBucket:
     """At most `mbps` x 10^6 bytes per second over all threads that call take().
 
-    Virtual scheduling: each request reserves the next n/rate seconds of the
-    link and sleeps until they start (less one chunk of burst), so concurrent
-    readers share the rate in arrival order and sleep outside the lock.
+    A token bucket without burst, as a device of that bandwidth: n bytes are
+    available n/rate seconds after the previous request's bytes (or now, if the
+    link was idle). Each request reserves its share of the link under the lock
+    and sleeps outside it, so concurrent readers share the rate in arrival order.
     """
 
     def __init__(self, mbps):
         self.rate = mbps * 1e6
-        self.burst = CHUNK / self.rate
         self.next_free = 0.0
         self.lock = threading.Lock()
 
@@ -42,7 +42,7 @@ class TokenBucket:
         with self.lock:
             now = time.monotonic()
             self.next_free = max(self.next_free, now) + n / self.rate
-            wait = self.next_free - now - self.burst
+            wait = self.next_free - now
         if wait > 0:
             time.sleep(wait)
 
