@@ -59,6 +59,12 @@ stop = [r for r in recs if r["key"] == "run_stop"]
 assert len(stop) == 1 and stop[0]["metadata"]["status"] == "success", stop
 assert keys[-1] == "run_stop"
 assert [r["value"] for r in recs if r["key"] == "number_of_ranks"] == [ranks]
+# The issue 13 files: per-epoch windows (rank 0), per-iteration stalls (every rank).
+assert next(csv.reader(open(d + "/epochs.csv"))) == "epoch,start_time,end_time,epoch_time".split(",")
+assert len(list(csv.reader(open(d + "/epochs.csv")))) == 3
+for r in range(ranks):
+    head = next(csv.reader(open(d + "/stalls-rank%d.csv" % r)))
+    assert head[0] == "Iteration" and head[-1] == "Compute time (sec)", head
 cfg = yaml.safe_load(open(d + "/config.yaml"))
 assert cfg["n_ranks"] == ranks and cfg["data"]["n_epochs"] == 2, cfg
 PY

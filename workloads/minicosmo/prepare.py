@@ -4,6 +4,7 @@
 Layout (see README.md):
     DIR/train/sample_00000.npy ...   int16 [D, D, D, C] "particle counts"
     DIR/train/targets.npy            float32 [N, 4] parameters in [-1, 1]
+    DIR/train/sample_00000.npy.zlib  with --compress zlib (or .lzma): the same, compressed
     DIR/validation/...               same layout, n_valid samples
     DIR/dataset.yaml                 written last: shapes, counts, seed
 
@@ -19,6 +20,10 @@ import time
 import numpy as np
 import yaml
 
+sys.dont_write_bytecode = True  # no __pycache__ next to the sources
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import loaders  # noqa: E402
+
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__,
@@ -31,6 +36,9 @@ def parse_args(argv=None):
     p.add_argument("--sample-shape", type=int, nargs=4, default=[16, 16, 16, 4],
                    metavar=("D", "H", "W", "C"), help="sample shape, channels last")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--compress", choices=sorted(loaders.COMPRESS),
+                   help="also write each sample compressed, sample_*.npy.<codec> "
+                        "(for train.py --loader compressed)")
     return p.parse_args(argv)
 
 
@@ -56,14 +64,22 @@ def make_sample(rng, shape, target, kernel):
     return np.ascontiguousarray(np.moveaxis(counts, 0, -1))  # channels last
 
 
-def write_split(root, name, n, shape, rng, kernel):
+def write_split(root, name, n, shape, rng, kernel, codec):
     out = os.path.join(root, name)
     os.makedirs(out, exist_ok=True)
     targets = rng.uniform(-1.0, 1.0, size=(n, 4)).astype(np.float32)
+    raw = packed = 0
     for i in range(n):
-        np.save(os.path.join(out, "sample_%05d.npy" % i),
-                make_sample(rng, shape, targets[i], kernel))
+        path = os.path.join(out, "sample_%05d.npy" % i)
+        np.save(path, make_sample(rng, shape, targets[i], kernel))
+        if codec:
+            with open(path, "rb") as f:
+                data = f.read()
+            with open(path + "." + codec, "wb") as f:
+                f.write(loaders.COMPRESS[codec](data))
+                raw, packed = raw + len(data), packed + f.tell()
     np.save(os.path.join(out, "targets.npy"), targets)
+    return raw, packed
 
 
 def main(argv=None):
@@ -78,15 +94,18 @@ def main(argv=None):
         os.remove(manifest)  # incomplete until rewritten at the end
     rng = np.random.default_rng(args.seed)
     kernel = _smooth_kernel(shape[:3], width=1.5)
-    write_split(args.data_dir, "train", args.n_samples, shape, rng, kernel)
-    write_split(args.data_dir, "validation", n_valid, shape, rng, kernel)
+    r1, p1 = write_split(args.data_dir, "train", args.n_samples, shape, rng, kernel, args.compress)
+    r2, p2 = write_split(args.data_dir, "validation", n_valid, shape, rng, kernel, args.compress)
+    info = {"format": "minicosmo-npy-v1", "sample_shape": shape, "sample_dtype": "int16",
+            "target_shape": [4], "n_train": args.n_samples, "n_valid": n_valid, "seed": args.seed}
+    if args.compress:
+        info["compressed"] = {"codec": args.compress, "ratio": round((r1 + r2) / (p1 + p2), 3)}
     with open(manifest, "w") as f:
-        yaml.safe_dump({"format": "minicosmo-npy-v1", "sample_shape": shape,
-                        "sample_dtype": "int16", "target_shape": [4],
-                        "n_train": args.n_samples, "n_valid": n_valid,
-                        "seed": args.seed}, f, sort_keys=False)
-    print("Wrote %d train + %d validation samples of shape %s to %s in %.2fs"
-          % (args.n_samples, n_valid, shape, args.data_dir, time.time() - t0))
+        yaml.safe_dump(info, f, sort_keys=False)
+    print("Wrote %d train + %d validation samples of shape %s to %s in %.2fs%s"
+          % (args.n_samples, n_valid, shape, args.data_dir, time.time() - t0,
+             ", also %s-compressed (ratio %.2f)" % (args.compress, (r1 + r2) / (p1 + p2))
+             if args.compress else ""))
 
 
 if __name__ == "__main__":

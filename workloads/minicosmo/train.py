@@ -6,6 +6,7 @@ Command line compatible with the CosmoFlow reference train.py:
     train.py [config.yaml] [--distributed] [--rank-gpu] [--n-train N]
              [--n-valid N] [--n-epochs E] [--batch-size B] [--output-dir DIR]
              [--data-dir DIR] [--dummy-data]
+             [--loader original|ring_buffer|compressed] [--io-limit MBPS]
 
 Data-parallel over the ranks a launcher started (torch.distributed, gloo,
 DistributedDataParallel). See README.md for the data and output formats.
@@ -16,7 +17,6 @@ import time
 import argparse  # noqa: E402
 import copy  # noqa: E402
 import datetime  # noqa: E402
-import glob  # noqa: E402
 import math  # noqa: E402
 import os  # noqa: E402
 import re  # noqa: E402
@@ -36,10 +36,15 @@ TORCH_IMPORT_SECONDS = time.time() - _T_TORCH
 
 sys.dont_write_bytecode = True  # no __pycache__ next to the sources
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import loaders  # noqa: E402
 from mllog import MLLogger  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HISTORY_HEADER = ["epoch", "loss", "lr", "mae", "time", "val_loss", "val_mae"]
+EPOCHS_HEADER = ["epoch", "start_time", "end_time", "epoch_time"]
+STALLS_HEADER = ["Iteration", "Epoch", "Fetch time (sec)", "Fetch done time (sec)",
+                 "Training start (sec)", "Iteration time (sec)", "Training Stall time (sec)",
+                 "Compute time (sec)"]
 
 DEFAULT_CONFIG = {
     "output_dir": "results/minicosmo",
@@ -48,7 +53,8 @@ DEFAULT_CONFIG = {
     "data": {"name": "cosmo", "data_dir": "data/minicosmo", "n_train": 256,
              "n_valid": 64, "sample_shape": [16, 16, 16, 4], "target_shape": [4],
              "batch_size": 8, "n_epochs": 4, "shard": True, "apply_log": True,
-             "n_dummy_samples": 32},
+             "n_dummy_samples": 32, "loader": "original", "io_limit": None,
+             "buffer_size": 4, "loader_workers": 1},
     "model": {"name": "cosmoflow", "conv_size": 16, "n_conv_layers": 3,
               "kernel_size": 3, "fc1_size": 128, "fc2_size": 64,
               "hidden_activation": "LeakyReLU", "dropout": 0.0},
@@ -82,6 +88,16 @@ def parse_args(argv=None):
     p.add_argument("--output-dir")
     p.add_argument("--data-dir")
     p.add_argument("--dummy-data", action="store_true", help="use in-memory random data")
+    p.add_argument("--loader", choices=loaders.LOADERS,
+                   help="original: read+decode in the step; ring_buffer: worker threads fill a "
+                        "bounded buffer ahead; compressed: samples from prepare.py --compress")
+    p.add_argument("--ring-buffer", dest="loader", action="store_const", const="ring_buffer",
+                   help="the same as --loader ring_buffer")
+    p.add_argument("--buffer-size", type=int, help="ring buffer: batches buffered (default 4)")
+    p.add_argument("--workers", type=int, dest="loader_workers",
+                   help="ring buffer: worker threads (default 1)")
+    p.add_argument("--io-limit", type=float, metavar="MBPS",
+                   help="limit the bytes read from the data files to MBPS x 10^6 per second per rank")
     p.add_argument("--seed", type=int)
     p.add_argument("--threads", type=int, help="torch threads per rank (default 1)")
     p.add_argument("--timeout", type=float, default=300.0,
@@ -109,7 +125,8 @@ def load_config(args):
     with open(args.config) as f:
         deep_update(cfg, yaml.safe_load(f) or {})
     d = cfg["data"]
-    for key in ("n_train", "n_valid", "n_epochs", "batch_size", "data_dir"):
+    for key in ("n_train", "n_valid", "n_epochs", "batch_size", "data_dir", "loader",
+                "io_limit", "buffer_size", "loader_workers"):
         val = getattr(args, key)
         if val is not None:
             d[key] = val
@@ -125,6 +142,13 @@ def load_config(args):
         cfg["train"]["target_mae"] = args.target_mae
     if d["name"] not in ("cosmo", "dummy"):
         raise SystemExit("train.py: data.name must be 'cosmo' or 'dummy', got %r" % d["name"])
+    if d["loader"] not in loaders.LOADERS:
+        raise SystemExit("train.py: data.loader must be one of %s, got %r"
+                         % (", ".join(loaders.LOADERS), d["loader"]))
+    if d["io_limit"] is not None and not d["io_limit"] >= 0:
+        raise SystemExit("train.py: --io-limit must be >= 0 MB/s (0: no limit)")
+    if d["buffer_size"] < 1 or d["loader_workers"] < 1:
+        raise SystemExit("train.py: need buffer_size >= 1 and loader workers >= 1")
     if d["batch_size"] < 1 or d["n_epochs"] < 0 or d["n_train"] < 1 or d["n_valid"] < 0:
         raise SystemExit("train.py: need batch_size >= 1, n_train >= 1, n_valid >= 0, n_epochs >= 0")
     return cfg
@@ -202,15 +226,19 @@ def steps_for(n_samples, n_shards, batch_size, what):
 
 
 class NpyDataset:
-    """Reads DIR/<split>/sample_*.npy + targets.npy (written by prepare.py).
+    """Reads DIR/<split>/sample_*.npy (or .npy.<codec> when compressed) + targets.npy
+    (written by prepare.py).
 
     Sample i of the n_samples used per epoch is file i % n_files, so fewer files
     than samples are cycled. With shard, rank r takes every size-th sample of a
     shuffled order shared by all ranks; without, every rank reads all n_samples.
+    batch(epoch, step) reads the files through the rank's I/O limit (bucket, or
+    None) and decodes them; it is safe to call from several threads.
     """
 
-    def __init__(self, split_dir, n_samples, cfg_data, rank, size, seed, shuffle):
-        self.files = sorted(glob.glob(os.path.join(split_dir, "sample_*.npy")))
+    def __init__(self, split_dir, n_samples, cfg_data, rank, size, seed, shuffle,
+                 compressed=False, bucket=None):
+        self.files, self.codec = loaders.sample_files(split_dir, compressed)
         tpath = os.path.join(split_dir, "targets.npy")
         if not self.files or not os.path.exists(tpath):
             raise SystemExit("train.py: no sample_*.npy/targets.npy in %s (run prepare.py)" % split_dir)
@@ -218,7 +246,7 @@ class NpyDataset:
         if len(self.targets) < len(self.files):
             raise SystemExit("train.py: %s has fewer targets than sample files" % tpath)
         shape = tuple(cfg_data["sample_shape"])
-        probe = np.load(self.files[0], mmap_mode="r")
+        probe = loaders.decode(loaders.read_file(self.files[0], None), self.codec)
         if tuple(probe.shape) != shape:
             raise SystemExit("train.py: %s has shape %s, config sample_shape is %s"
                              % (self.files[0], tuple(probe.shape), shape))
@@ -228,11 +256,12 @@ class NpyDataset:
         self.apply_log = bool(cfg_data.get("apply_log", True))
         self.rank, self.size = rank, size
         self.seed, self.shuffle = seed, shuffle
+        self.bucket = bucket
         n_shards = size if self.shard else 1
         self.steps = steps_for(n_samples, n_shards, self.batch_size,
                                "n_" + os.path.basename(split_dir))
 
-    def batches(self, epoch):
+    def order(self, epoch):
         idx = np.arange(self.n_samples)
         if self.shuffle:
             # Shared order when sharding (disjoint shards), per-rank order otherwise.
@@ -240,17 +269,19 @@ class NpyDataset:
             idx = np.random.default_rng(self.seed + 1000003 * epoch + salt).permutation(idx)
         if self.shard:
             idx = idx[self.rank::self.size]
-        nf = len(self.files)
+        return idx
+
+    def batch(self, epoch, step):
         B = self.batch_size
-        for s in range(self.steps):
-            sel = idx[s * B:(s + 1) * B] % nf
-            x = np.stack([np.load(self.files[i]) for i in sel]).astype(np.float32)
-            if self.apply_log:
-                np.log1p(x, out=x)
-            else:
-                x /= x.mean(axis=(1, 2, 3, 4), keepdims=True) + 1e-12
-            x = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 4, 1, 2, 3)))
-            yield x, torch.from_numpy(self.targets[sel])
+        sel = self.order(epoch)[step * B:(step + 1) * B] % len(self.files)
+        x = np.stack([loaders.decode(loaders.read_file(self.files[i], self.bucket), self.codec)
+                      for i in sel]).astype(np.float32)
+        if self.apply_log:
+            np.log1p(x, out=x)
+        else:
+            x /= x.mean(axis=(1, 2, 3, 4), keepdims=True) + 1e-12
+        x = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 4, 1, 2, 3)))
+        return x, torch.from_numpy(self.targets[sel])
 
 
 class DummyDataset:
@@ -267,11 +298,10 @@ class DummyDataset:
         n_shards = size if cfg_data.get("shard", True) else 1
         self.steps = steps_for(n_samples, n_shards, B, "n_samples (dummy)")
 
-    def batches(self, epoch):
+    def batch(self, epoch, step):
         B = self.batch_size
-        for s in range(self.steps):
-            o = (s * B) % self.pool  # pool is a multiple of B: slices are views
-            yield self.x[o:o + B], self.y[o:o + B]
+        o = (step * B) % self.pool  # pool is a multiple of B: slices are views
+        return self.x[o:o + B], self.y[o:o + B]
 
 
 # --------------------------------------------------------------------------
@@ -427,10 +457,14 @@ def run(args, cfg, info, mll, threads, seed):
         valid_data = DummyDataset(d["n_valid"], d, rank, size, seed + 1) if d["n_valid"] else None
     else:
         data_dir = os.path.expandvars(d["data_dir"])
+        # One bucket per rank: its readers (step or workers, train and validation) share the limit.
+        bucket = loaders.TokenBucket(d["io_limit"]) if d["io_limit"] else None
+        compressed = d["loader"] == "compressed"
         train_data = NpyDataset(os.path.join(data_dir, "train"), d["n_train"], d,
-                                rank, size, seed, shuffle=True)
+                                rank, size, seed, True, compressed, bucket)
         valid_data = (NpyDataset(os.path.join(data_dir, "validation"), d["n_valid"], d,
-                                 rank, size, seed, shuffle=False) if d["n_valid"] else None)
+                                 rank, size, seed, False, compressed, bucket)
+                      if d["n_valid"] else None)
     if distributed:
         dist.barrier()
     mll.end("staging_stop")
@@ -459,14 +493,32 @@ def run(args, cfg, info, mll, threads, seed):
     mse = nn.MSELoss()
 
     n_epochs = d["n_epochs"]
-    hist_fh = None
+    hist_fh = epochs_fh = None
     if is_root:
         hist_fh = open(os.path.join(out_dir, "history.csv"), "w", buffering=1)
         hist_fh.write(",".join(HISTORY_HEADER) + "\n")
+        epochs_fh = open(os.path.join(out_dir, "epochs.csv"), "w", buffering=1)
+        epochs_fh.write(",".join(EPOCHS_HEADER) + "\n")
         log("Training: n_train %d n_valid %d batch_size %d/rank (global %d), shard %s, "
             "%d train + %d valid steps/rank/epoch"
             % (d["n_train"], d["n_valid"], B, global_batch, d.get("shard", True),
                train_data.steps, valid_data.steps if valid_data else 0))
+        log("Loader: %s%s, I/O limit %s" % (
+            d["loader"],
+            " (%d batches, %d worker(s))" % (d["buffer_size"], d["loader_workers"])
+            if d["loader"] == "ring_buffer" else "",
+            "%g MB/s per rank" % d["io_limit"] if d["io_limit"] else "none"))
+        if d["name"] == "dummy" and (d["loader"] != "original" or d["io_limit"]):
+            log("Note: dummy data is in memory; --loader and --io-limit change nothing")
+    os.makedirs(out_dir, exist_ok=True)
+    stalls_fh = open(os.path.join(out_dir, "stalls-rank%d.csv" % rank), "w")
+    stalls_fh.write(",".join(STALLS_HEADER) + "\n")
+    train_loader = loaders.make_loader(d["loader"], train_data, n_epochs,
+                                       d["buffer_size"], d["loader_workers"])
+    valid_loader = (loaders.make_loader(d["loader"], valid_data, n_epochs,
+                                        d["buffer_size"], d["loader_workers"])
+                    if valid_data is not None and valid_data.steps > 0 else None)
+    iteration = 0
     epoch_times = []
     last_val_mae = None
     target = cfg["train"].get("target_mae")
@@ -481,7 +533,18 @@ def run(args, cfg, info, mll, threads, seed):
         t0 = time.time()
         model.train()
         tl, tm, tn = 0.0, 0.0, 0
-        for x, y in train_data.batches(epoch):
+        # Per iteration: fetch (obtaining the batch), then compute; the stall is the part of
+        # the iteration (from the previous one's end) that was not compute.
+        stalls = []
+        batches = train_loader.batches(epoch)
+        t_prev = t0
+        while True:
+            t_fetch = time.time()
+            x_y = next(batches, None)
+            if x_y is None:
+                break
+            x, y = x_y
+            t_ready = time.time()
             opt.zero_grad(set_to_none=True)
             pred = model(x)
             loss = mse(pred, y)
@@ -490,18 +553,29 @@ def run(args, cfg, info, mll, threads, seed):
             tl += loss.item() * len(y)
             tm += (pred.detach() - y).abs().mean().item() * len(y)
             tn += len(y)
+            t_end = time.time()
+            compute = t_end - t_ready
+            stalls.append("%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n" % (
+                iteration, epoch, t_ready - t_fetch, t_ready, t_ready, t_end - t_prev,
+                t_ready - t_prev, compute))
+            iteration += 1
+            t_prev = t_end
+        stalls_fh.write("".join(stalls))
+        stalls_fh.flush()
+        if epochs_fh:
+            epochs_fh.write("%d,%.6f,%.6f,%.6f\n" % (epoch, t0, t_prev, t_prev - t0))
         vl = vm = vn = 0.0
-        if valid_data is not None and valid_data.steps > 0:
+        if valid_loader is not None:
             mll.start("eval_start", metadata={"epoch_num": epoch})
             net.eval()
             with torch.no_grad():
-                for x, y in valid_data.batches(epoch):
+                for x, y in valid_loader.batches(epoch):
                     pred = net(x)
                     vl += ((pred - y) ** 2).mean().item() * len(y)
                     vm += (pred - y).abs().mean().item() * len(y)
                     vn += len(y)
         tl, tm, tn, vl, vm, vn = allreduce_sum([tl, tm, tn, vl, vm, vn], distributed)
-        if valid_data is not None and valid_data.steps > 0:
+        if valid_loader is not None:
             mll.end("eval_stop", metadata={"epoch_num": epoch})
         dt = time.time() - t0
         mll.end("epoch_stop", metadata={"epoch_num": epoch})
@@ -522,8 +596,12 @@ def run(args, cfg, info, mll, threads, seed):
         if target is not None and vn and val_mae <= float(target):
             reached = True
             break
-    if hist_fh:
-        hist_fh.close()
+    for fh in (hist_fh, epochs_fh, stalls_fh):
+        if fh:
+            fh.close()
+    for ld in (train_loader, valid_loader):
+        if ld:
+            ld.close()
     # Without a target every completed run is a success; with one, only a run that reached it.
     mll.end("run_stop", metadata={"status": "success" if target is None or reached else "aborted"})
     if is_root:

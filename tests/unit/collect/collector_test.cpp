@@ -94,6 +94,9 @@ TEST_CASE("collector: the metrics it declares, in order, templates kept", "[coll
   CHECK(declared_metrics(load_collector(repo_root() / "collectors/cosmoflow.yaml")) ==
         V{"epoch_time", "loss", "val_loss", "mae", "val_mae", "lr", "mlperf_epoch_time", "run_time",
           "staging_time", "eval_error"});
+  // The per-epoch windows of the issue 13 contract (epochs.csv), step = epoch.
+  CHECK(declared_metrics(load_collector(repo_root() / "collectors/epochs.yaml")) ==
+        V{"epoch_time", "epoch_start", "epoch_end"});
   CHECK(declared_metrics(load_collector(repo_root() / "collectors/timers.yaml")) ==
         V{"mean_epoch_time", "tau_exclusive:{routine}", "tau_inclusive:{routine}", "tau_calls:{routine}"});
   auto c = parse_collector(

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# minicosmo's loader strategies under an I/O limit (issue 13): at a tight limit
+# (5 MB/s, a batch takes about as long to read as to train on) the original
+# loader, which reads in the step, must be more than 1.3x slower per epoch than
+# the ring buffer, which reads ahead while the step computes; its stall fraction
+# must be larger than without a limit; the compressed loader (a third of the
+# bytes) must beat the original one. Checks epochs.csv and stalls-rank0.csv
+# against the file contract and that the limit holds. About 40 s.
+# Usage: tests/workloads/minicosmo_loaders.sh   (PYTHON overrides the interpreter)
+source "$(dirname "$0")/../../tools/usage.sh" "$@"
+set -euo pipefail
+
+PYTHON=${PYTHON:-/usr/bin/python3}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+MC=$(cd "$HERE/../../workloads/minicosmo" && pwd)
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+START=$(date +%s)
+LIMIT=5   # MB/s
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$PYTHON" -c 'import torch, numpy, yaml' 2>/dev/null ||
+  fail "$PYTHON lacks torch/numpy/yaml (Debian: apt-get install python3-torch python3-numpy python3-yaml)"
+
+echo "== prepare.py --compress zlib"
+timeout 60 "$PYTHON" "$MC/prepare.py" --data-dir "$WORK/data" --n-samples 64 --n-valid 8 \
+  --compress zlib > "$WORK/prepare.out" 2>&1 || { cat "$WORK/prepare.out"; fail "prepare.py"; }
+[[ -f "$WORK/data/train/sample_00063.npy.zlib" && -f "$WORK/data/train/sample_00063.npy" ]] ||
+  fail "prepare.py --compress wrote no sample_*.npy.zlib beside the .npy files"
+
+# run NAME ARGS...: 3 epochs of 24 steps (batch 8, 16^3 x 4 int16 samples: 262 kB a batch).
+run() {
+  local name=$1
+  shift
+  timeout 120 "$PYTHON" "$MC/train.py" "$MC/configs/cosmo.yaml" --data-dir "$WORK/data" \
+    --n-train 192 --n-valid 0 --n-epochs 3 --output-dir "$WORK/$name" "$@" > "$WORK/$name.out" 2>&1 ||
+    { tail -n 20 "$WORK/$name.out"; fail "run $name"; }
+  echo "$name: $(grep '^Mean epoch time' "$WORK/$name.out")"
+}
+echo "== runs"
+run original_tight --loader original --io-limit $LIMIT
+run ring_tight --ring-buffer --io-limit $LIMIT   # the alias the GPU campaign uses
+run original_none --loader original
+run compressed_tight --loader compressed --io-limit $LIMIT --n-epochs 2
+
+"$PYTHON" - "$WORK" $LIMIT <<'PY' || fail "loader study"
+import csv, math, statistics, sys
+work, limit = sys.argv[1], float(sys.argv[2])
+EPOCHS_HEADER = "epoch,start_time,end_time,epoch_time".split(",")
+STALLS_HEADER = ["Iteration", "Epoch", "Fetch time (sec)", "Fetch done time (sec)",
+                 "Training start (sec)", "Iteration time (sec)", "Training Stall time (sec)",
+                 "Compute time (sec)"]
+STEPS, BATCH_BYTES = 24, 8 * (16 * 16 * 16 * 4 * 2 + 128)  # an .npy header is 128 bytes here
+
+def table(path, header):
+    rows = list(csv.reader(open(path)))
+    assert rows[0] == header, "%s: header %s" % (path, rows[0])
+    return [[float(c) for c in r] for r in rows[1:]]
+
+def check(name, n_epochs):
+    """The run's mean epoch time and stall fraction after the first (warm-up) epoch."""
+    d = work + "/" + name
+    assert next(csv.reader(open(d + "/history.csv"))) == \
+        "epoch,loss,lr,mae,time,val_loss,val_mae".split(","), "history.csv changed"
+    ep = table(d + "/epochs.csv", EPOCHS_HEADER)
+    st = table(d + "/stalls-rank0.csv", STALLS_HEADER)
+    assert [int(r[0]) for r in ep] == list(range(n_epochs)), ep
+    assert len(st) == n_epochs * STEPS, "%s: %d iterations" % (name, len(st))
+    for e, start, end, t in ep:
+        assert end > start > 1.7e9 and math.isclose(t, end - start, abs_tol=2e-6), (name, e)
+        its = [r for r in st if r[1] == e]
+        assert len(its) == STEPS
+        # The iterations tile the epoch's window.
+        assert math.isclose(sum(r[5] for r in its), t, abs_tol=1e-3), (name, e)
+        assert start <= its[0][3] and its[-1][4] <= end
+    for i, (it, e, fetch, done, train, it_time, stall, compute) in enumerate(st):
+        assert it == i and fetch >= 0 and compute > 0 and stall >= 0, (name, i)
+        assert done <= train and math.isclose(it_time, stall + compute, abs_tol=2e-6), (name, i)
+        assert stall >= fetch - 2e-6, (name, i)
+    after = [r for r in st if r[1] >= 1]
+    if "tight" in name:
+        # The limit holds: reading takes at least bytes / limit. The original loader reads in
+        # its fetches; the ring buffer reads ahead, at most 4 + 1 batches before the first epoch.
+        per_batch = BATCH_BYTES / (limit * 1e6)
+        if name.startswith("original"):
+            spent, need = sum(r[2] for r in st), len(st) * per_batch
+        else:
+            spent, need = ep[-1][2] - ep[0][1], (len(st) - 5) * per_batch
+        if not name.startswith("compressed"):
+            assert spent >= 0.99 * need, (name, spent, need)
+    return (statistics.mean(r[3] for r in ep[1:]),
+            sum(r[6] for r in after) / sum(r[5] for r in after))
+
+orig_t, orig_t_stall = check("original_tight", 3)
+ring_t, ring_t_stall = check("ring_tight", 3)
+orig_n, orig_n_stall = check("original_none", 3)
+comp_t, _ = check("compressed_tight", 2)
+print("epoch time after warm-up [s]: original %.3f, ring_buffer %.3f at %g MB/s; original %.3f unlimited; "
+      "compressed %.3f at %g MB/s" % (orig_t, ring_t, limit, orig_n, comp_t, limit))
+print("stall fraction of original: %.3f at %g MB/s, %.3f unlimited (ring_buffer %.3f at %g MB/s)"
+      % (orig_t_stall, limit, orig_n_stall, ring_t_stall, limit))
+print("ratio original / ring_buffer at %g MB/s: %.2f" % (limit, orig_t / ring_t))
+assert orig_t / ring_t > 1.3, "original / ring_buffer = %.2f, not > 1.3" % (orig_t / ring_t)
+assert orig_t_stall > orig_n_stall, "the limit did not raise the original loader's stall fraction"
+assert comp_t < orig_t, "the compressed loader is not faster than the original at the tight limit"
+PY
+echo "PASS minicosmo loaders test ($(( $(date +%s) - START ))s)"
