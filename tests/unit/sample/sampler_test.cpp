@@ -51,7 +51,7 @@ TEST_CASE("the sampler appends cpu, proc and nvidia-smi rows in time order per d
          "  t=$(date '+%Y/%m/%d %H:%M:%S.%3N')\n"
          "  echo \"$t, 0, 40\"; echo \"$t, 1, [N/A]\"; sleep 0.05\n"
          "done\n"
-         "sleep 10\n";
+         "exec sleep 10\n";
   }
   fs::permissions(smi, fs::perms::owner_all);
   Options o;
@@ -76,9 +76,9 @@ TEST_CASE("the sampler appends cpu, proc and nvidia-smi rows in time order per d
     last[r.device] = r.time;
     CHECK(r.utilization >= 0);
   }
-  CHECK(count["cpu"] >= 5);
-  CHECK(count["proc"] >= 5);
-  CHECK(count["gpu0"] >= 5);
+  CHECK(count["cpu"] >= 4);
+  CHECK(count["proc"] >= 4);
+  CHECK(count["gpu0"] >= 3);
   CHECK(count.count("gpu1") == 0);  // [N/A] is no reading
   CHECK(log.str().find("this is not a reading") != std::string::npos);
 
