@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   add_results(app, status);
   add_executor(app);
   add_pack_exec(app, status);
+  add_sample(app, status);
   add_history(app, status);
   try {
     app.parse(argc, argv);

@@ -62,9 +62,10 @@ void add_run(CLI::App& app, int& status);  // run and resume
 void add_status(CLI::App& app);
 void add_cancel(CLI::App& app);
 void add_launch(CLI::App& app, int& status);
-void add_executor(CLI::App& app);              // hidden: the local executor driven over ssh
+void add_executor(CLI::App& app);                // hidden: the local executor driven over ssh
 void add_pack_exec(CLI::App& app, int& status);  // hidden: the driver inside a packed allocation
-void add_results(CLI::App& app, int& status);  // collect, import, report
+void add_sample(CLI::App& app, int& status);     // the utilisation sampler job scripts start
+void add_results(CLI::App& app, int& status);    // collect, import, report
 void add_history(CLI::App& app, int& status);
 
 }  // namespace campaign::cli

@@ -52,6 +52,7 @@ void patch(spec::Job& job, const spec::Job& over) {
   take(job.setup, over.setup);
   take(job.scheduler_options, over.scheduler_options);
   take(job.container, over.container);
+  take(job.sample, over.sample);
   for (size_t i = 0; i < over.env.size(); ++i) {
     bool replaced = false;
     for (auto& e : job.env)

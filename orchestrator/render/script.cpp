@@ -227,6 +227,14 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
   }
   d.set("env", env_list);
   set("container_exec", container);
+  // The utilisation sampler (job option `sample`): the templates start `campaign sample` beside the
+  // job and stop it after the command.
+  bool sampling = job.sample && job.sample->enabled;
+  d.set("sample", MustacheData(sampling));
+  std::ostringstream interval;
+  interval << (sampling ? job.sample->interval_s : 0.0);
+  set("sample_interval", interval.str());
+  set("sample_gpu", sampling ? job.sample->gpu : "");
   s.text = (o.packed ? case_script_ : t.script)->render(d, true);
   return s;
 }

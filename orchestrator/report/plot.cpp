@@ -158,10 +158,17 @@ std::string bar_script(const analysis::AnalysisResult& a, const Table& t) {
   preamble(gp, t, 900, 520);
   std::string title = t.analysis + (t.group.empty() ? "" : " (" + t.group_label() + ")");
   for (const auto& n : t.notes) title += "\n" + n;  // e.g. the ratio, the headline of such a study
-  gp << "set title " << gnuplot_string(title) << " font \",13\"\n"
-     << "set style data histograms\n";
   bool any_std = false;
   for (const auto& s : t.series) any_std |= t.has("times_std" + s.suffix);
+  // A ratio between two compared series (original / ring_buffer per io_limit): its value above
+  // each cluster, the headline of such a study.
+  const auto& ratio = a.spec.ratio;
+  bool ratio_labels = ratio && a.spec.compare && ratio->axis == a.spec.compare->axis && t.has("ratio");
+  if (ratio_labels)
+    title += "\nlabels: " + ratio->numerator + " / " + ratio->denominator +
+             (t.has("ratio_std") ? " time, mean ± std of repetitions" : " time");
+  gp << "set title " << gnuplot_string(title) << " font \",13\"\n"
+     << "set style data histograms\n";
   if (any_std)
     gp << "set style histogram errorbars gap 1.5 lw 1.5\n";
   else
@@ -189,6 +196,22 @@ std::string bar_script(const analysis::AnalysisResult& a, const Table& t) {
     if (plots.empty()) using_ += ":xtic(1)";
     plots.push_back(using_ + " lt " + std::to_string(lt) + " title " +
                     gnuplot_string(series_title(s, "time")));
+  }
+  if (ratio_labels) {
+    // Clustered histograms put cluster i at x = i; the label sits above the cluster's highest bar.
+    std::string top;
+    for (const auto& s : t.series) {
+      std::string bar =
+          "column(" + column_ref("times" + s.suffix) + ")" +
+          (t.has("times_std" + s.suffix) ? " + nz(" + column_ref("times_std" + s.suffix) + ")" : "");
+      top = top.empty() ? bar : "mx(" + top + ", " + bar + ")";
+    }
+    std::string text = t.has("ratio_std") ? "sprintf(\"%.2f ± %.2f\", column(\"ratio\"), nz(\"ratio_std\"))"
+                                          : "sprintf(\"%.2f\", column(\"ratio\"))";
+    gp << "mx(a, b) = (b > a || a != a) ? b : a\n"
+       << "set offsets 0, 0, graph 0.15, 0\n";
+    plots.push_back("data using ($0):(" + top + "):(column(\"ratio\") == column(\"ratio\") ? " + text +
+                    " : \"\") with labels offset 0,1 notitle");
   }
   gp << "plot " << join(plots, ", \\\n     ") << "\n";
   return gp.str();

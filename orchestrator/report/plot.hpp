@@ -2,7 +2,9 @@
 //   scaling tables: throughput (or speedup) vs x on log2/log10 axes, one
 //                   line per series with its dashed ideal line, and an
 //                   efficiency panel below (multiplot);
-//   aggregate tables: bars of the mean time per x with std error bars.
+//   aggregate tables: bars of the mean time per x with std error bars, one
+//                   bar per compare value in each x's cluster, and a ratio
+//                   between two compared values written above each cluster.
 // The script renders SVG or PNG (pngcairo when the gnuplot build has it) and
 // reads only relative paths, so a user can edit and re-run it in place.
 //

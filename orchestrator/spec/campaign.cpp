@@ -173,6 +173,32 @@ Field<std::vector<std::string>> string_list_field(const std::string& file, const
   return field(file, node, as_string_list(file, node, key));
 }
 
+// `sample: SECONDS`, `sample: {interval: SECONDS, gpu: auto|on|off}` or `sample: false`.
+Field<Sample> parse_sample(const std::string& file, const YAML::Node& node, const std::string& path) {
+  Sample sm;
+  auto interval = [&](const YAML::Node& v, const std::string& key) {
+    sm.interval_s = as_number(file, v, key);
+    if (!(sm.interval_s > 0)) fail(file, v, key, "the sampling interval is a positive number of seconds");
+  };
+  if (node.IsScalar()) {
+    if (Value::from_text(node.Scalar()).number)
+      interval(node, path);
+    else
+      sm.enabled = as_bool(file, node, path);
+    return field(file, node, sm);
+  }
+  MapReader m(file, node, path, {"interval", "gpu"});
+  if (auto v = m.get("interval"); v.IsDefined()) interval(v, m.path("interval"));
+  if (auto v = m.get("gpu"); v.IsDefined()) {
+    sm.gpu = as_string(file, v, m.path("gpu"));
+    const std::vector<std::string> modes = {"auto", "on", "off"};
+    if (std::find(modes.begin(), modes.end(), sm.gpu) == modes.end())
+      fail(file, v, m.path("gpu"), "expected auto, on or off, got '" + sm.gpu + "'");
+  }
+  m.finish();
+  return field(file, node, sm);
+}
+
 void parse_job(const std::string& file, const YAML::Node& node, const std::string& path, Job& job) {
   MapReader m(file, node, path);
   auto str = [&](const char* key, Field<std::string>& f) {
@@ -210,6 +236,8 @@ void parse_job(const std::string& file, const YAML::Node& node, const std::strin
   if (auto v = m.get("setup"); v.IsDefined()) job.setup = string_list_field(file, v, m.path("setup"));
   if (auto v = m.get("scheduler_options"); v.IsDefined())
     job.scheduler_options = string_list_field(file, v, m.path("scheduler_options"));
+  if (auto v = m.get("sample"); v.IsDefined() && !v.IsNull())
+    job.sample = parse_sample(file, v, m.path("sample"));
   if (auto v = m.get("container"); v.IsDefined() && !v.IsNull()) {
     Container c;
     if (v.IsScalar()) {

@@ -83,6 +83,15 @@ struct Container {
   std::vector<std::string> options;
 };
 
+// The utilisation sampler beside the job (`campaign sample`): `sample: 0.1` (seconds between
+// samples), `sample: {interval: 0.1, gpu: auto|on|off}`, or `sample: false` (a step turns the
+// campaign's off). Its file: utilisation-<hostname>.csv in the run directory.
+struct Sample {
+  bool enabled = true;
+  double interval_s = 0.1;
+  std::string gpu = "auto";
+};
+
 // Every field optional so that overrides patch only what they name. Strings are
 // Mustache templates over the case parameters; numbers are expressions.
 struct Job {
@@ -99,6 +108,7 @@ struct Job {
   std::vector<Location> env_where;
   Field<std::vector<std::string>> modules, setup, scheduler_options;
   Field<Container> container;
+  Field<Sample> sample;
 };
 
 // A step's ready cases as job steps inside shared allocations (pack/planner.hpp): at most `nodes`

@@ -144,3 +144,32 @@ TEST_CASE("on Slurm each instance is its own step on its own nodes of a K x node
   CHECK(s1.text.find("\nsrun -l -u train\n") != std::string::npos);
   CHECK(s1.text.find("instance") == std::string::npos);
 }
+
+TEST_CASE("job option sample: the sampler beside the job, one per node on Slurm, stopped before .exit") {
+  const std::string yaml =
+      "name: t\nmatrix: {ranks: [4]}\njob: {command: x, partition: cpu, ranks: ranks, sample: 0.25}\n"
+      "steps: {with: {enabled: true}, without: {job: {sample: false}}}\n";
+  auto slurm = plan_of(yaml, "daint");
+  render::Renderer r(slurm);
+  auto s = r.render(slurm.cases[0], render::RenderOptions{"/scratch/w", "/opt/campaign", 1, 0, {}});
+  CHECK(s.text.find(
+            "srun --overlap --ntasks-per-node=1 -N \"$SLURM_NNODES\" -n \"$SLURM_NNODES\" "
+            "--cpus-per-task=1 \\\n  /opt/campaign sample --interval 0.25 --gpu auto &\nsampler=$!\n") !=
+        std::string::npos);
+  // After the command, before the script's exit (whose trap writes .exit), with the command's status.
+  CHECK(s.text.find(
+            "\nsrun -l -u x\nstatus=$?\nkill -TERM \"$sampler\" && wait \"$sampler\"\nexit \"$status\"\n") !=
+        std::string::npos);
+  // The step that turns it off renders as without the option.
+  auto off = r.render(slurm.cases[1], render::RenderOptions{"/scratch/w", "/opt/campaign", 1, 0, {}});
+  CHECK(off.text.find("sample") == std::string::npos);
+  CHECK(off.text.find("\nsrun -l -u x\n") != std::string::npos);
+
+  auto lsf = plan_of(yaml, "summit");
+  auto l = render::Renderer(lsf).render(lsf.cases[0], render::RenderOptions{"/w", "/opt/campaign", 1, 0, {}});
+  CHECK(l.text.find("\n/opt/campaign sample --interval 0.25 --gpu auto &\n") != std::string::npos);
+  auto local = plan_of(yaml, "local");
+  auto lo =
+      render::Renderer(local).render(local.cases[0], render::RenderOptions{"/w", "/opt/campaign", 1, 0, {}});
+  CHECK(lo.text.find("\n/opt/campaign sample --interval 0.25 --gpu auto --pid $$ &\n") != std::string::npos);
+}

@@ -1,7 +1,9 @@
 // Plot data and scripts for each kind of table, and that gnuplot draws them.
 #include "report/plot.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <fstream>
 
 #include "fixtures.hpp"
 #include "report/process.hpp"
@@ -70,6 +72,54 @@ TEST_CASE("scripts per kind of table", "[report][plot]") {
   CHECK(plot_script(none, empty).empty());
 }
 
+namespace {
+// The data-loading study's layout (campaigns/data_loading.yaml, loader_ratio): loader x io_limit x
+// 3 repetitions, the original loader slower under the tight limit.
+std::vector<CaseResult> loader_cases() {
+  std::vector<CaseResult> out;
+  for (std::string limit : {"0", "50"})
+    for (std::string loader : {"original", "ring_buffer"})
+      for (int rep = 0; rep < 3; ++rep) {
+        double t = (loader == "original" ? (limit == "50" ? 3.0 : 1.2) : 1.0) + 0.1 * rep;
+        auto c = make_case({{"io_limit", limit}, {"loader", loader}, {"repeat", std::to_string(rep)}}, t);
+        out.push_back(c);
+      }
+  return out;
+}
+const char* kLoaderRatio =
+    "{name: loader_ratio, x: io_limit, time: step_time, compare: {axis: loader, baseline: original}, "
+    "ratio: {axis: loader, numerator: original, denominator: ring_buffer}}";
+}  // namespace
+
+TEST_CASE("compared loaders with repetitions: clustered bars per io_limit with std error bars",
+          "[report][plot]") {
+  AnalysisResult a = analyze(spec_of(kLoaderRatio), loader_cases());
+  REQUIRE(a.tables.size() == 1);
+  const Table& t = a.tables[0];
+  std::string gp = plot_script(a, t);
+  CHECK_THAT(gp, Catch::Contains("set style histogram errorbars"));
+  // One cluster per io_limit (xtic from the first column), one bar per loader with its std.
+  CHECK_THAT(gp, Catch::Contains("data using \"times\":(nz(\"times_std\")):xtic(1) lt 1 title \"original\""));
+  CHECK_THAT(
+      gp, Catch::Contains(
+              "data using \"times_ring_buffer\":(nz(\"times_std_ring_buffer\")) lt 2 title \"ring_buffer\""));
+  // The ratio original / ring_buffer above each cluster, over its highest bar plus error bar.
+  CHECK_THAT(gp, Catch::Contains("labels: original / ring_buffer time, mean ± std of repetitions"));
+  CHECK_THAT(gp, Catch::Contains("data using ($0):(mx(column(\"times\") + nz(\"times_std\"), "
+                                 "column(\"times_ring_buffer\") + nz(\"times_std_ring_buffer\"))):"
+                                 "(column(\"ratio\") == column(\"ratio\") ? "
+                                 "sprintf(\"%.2f ± %.2f\", column(\"ratio\"), nz(\"ratio_std\")) : \"\") "
+                                 "with labels offset 0,1 notitle"));
+  // Without a ratio, no labels.
+  auto plain =
+      analyze(spec_of("{name: l, x: io_limit, time: step_time, compare: {axis: loader, baseline: original}}"),
+              loader_cases());
+  CHECK_THAT(plot_script(plain, plain.tables.at(0)), !Catch::Contains("with labels"));
+  std::string dat = plot_data(t);
+  CHECK_THAT(dat, Catch::StartsWith("io_limit "));
+  CHECK(std::count(dat.begin(), dat.end(), '\n') == 3);  // header + one row per io_limit
+}
+
 // Tagged [.gnuplot]: run by ctest as unit_report_gnuplot, skipped there when gnuplot is missing.
 TEST_CASE("gnuplot draws strong scaling and compared bars without complaint", "[report][plot][.gnuplot]") {
   auto gnuplot = find_executable("gnuplot", environment_path());
@@ -83,16 +133,26 @@ TEST_CASE("gnuplot draws strong scaling and compared bars without complaint", "[
   in.analyses.push_back(analyze(spec_of("{name: s, scaling: strong, x: ranks, time: step_time}"), cases));
   in.analyses.push_back(
       analyze(spec_of("{name: l, x: loader, time: step_time, compare: {axis: data, baseline: real}}"), bars));
+  in.analyses.push_back(analyze(spec_of(kLoaderRatio), loader_cases()));
   TempDir dir;
   ReportResult r = write_report(in, {Format::md}, dir.path);
   INFO(campaign::join(r.warnings, "\n"));
   CHECK(r.warnings.empty());
-  for (const char* f : {"s.svg", "s.png", "l.svg", "l.png"}) CHECK(fs::file_size(dir.path / f) > 1000);
+  for (const char* f : {"s.svg", "s.png", "l.svg", "l.png", "loader_ratio.svg", "loader_ratio.png"})
+    CHECK(fs::file_size(dir.path / f) > 1000);
+  // The bar chart is in report.md, and its SVG has error bars (gnuplot draws them as paths).
+  std::ifstream md(dir.path / "report.md");
+  std::string report((std::istreambuf_iterator<char>(md)), {});
+  CHECK_THAT(report, Catch::Contains("(loader_ratio.png)"));
   // Output of gnuplot's own warnings ("no valid points" etc.) would show as text on stderr.
   ProcessResult p =
       run_process({gnuplot->string(), "-e", "fmt='svg'", "l.gp"}, dir.path, std::chrono::seconds(60));
   CHECK(p.exit_code == 0);
   CHECK(p.output.empty());
+  ProcessResult q = run_process({gnuplot->string(), "-e", "fmt='svg'", "loader_ratio.gp"}, dir.path,
+                                std::chrono::seconds(60));
+  CHECK(q.exit_code == 0);
+  CHECK(q.output.empty());
 }
 
 TEST_CASE("two tables that would share a file name are an error", "[report]") {

@@ -1,0 +1,46 @@
+// `campaign sample [--interval SEC] [--out FILE] [--pid PID] [--gpu auto|on|off] [--duration SEC]`:
+// the utilisation sampler (sample/sampler.hpp) a job script starts beside its command (a job's
+// `sample:` option) and stops with SIGTERM. Exit status 0 when stopped, 1 on a write error.
+#include <iostream>
+
+#include "cli/cli.hpp"
+#include "sample/sampler.hpp"
+
+namespace campaign::cli {
+
+void add_sample(CLI::App& app, int& status) {
+  // Seconds: a positive number (CLI::PositiveNumber's message prints the largest double).
+  const CLI::Validator seconds(
+      [](std::string& s) {
+        double v = 0;
+        try {
+          v = std::stod(s);
+        } catch (...) {
+        }
+        return v > 0 ? std::string() : "expected a positive number of seconds, got '" + s + "'";
+      },
+      "SEC>0");
+  auto o = std::make_shared<sample::Options>();
+  auto out = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand(
+      "sample",
+      "Sample this node's CPU utilisation (and a process tree's, and the GPUs' through nvidia-smi) into "
+      "utilisation-<hostname>.csv until stopped (SIGTERM/SIGINT), --pid ends or --duration passes");
+  cmd->add_option("--interval", o->interval_s, "Seconds between samples (default 0.1)")->check(seconds);
+  cmd->add_option("--out", *out, "The CSV file rows are appended to (default utilisation-<hostname>.csv)");
+  cmd->add_option("--pid", o->pid,
+                  "Also sample this process and its descendants (device proc); stop when it ends")
+      ->check(CLI::PositiveNumber);
+  auto gpu = std::make_shared<std::string>("auto");
+  cmd->add_option("--gpu", *gpu, "GPUs through nvidia-smi: auto (where it is on PATH), on, off")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
+  cmd->add_option("--duration", o->duration_s, "Stop after this many seconds (default: when stopped)")
+      ->check(seconds);
+  cmd->callback([o, out, gpu, &status] {
+    o->out = *out;
+    o->gpu = *gpu == "on" ? sample::Gpu::on : *gpu == "off" ? sample::Gpu::off : sample::Gpu::auto_;
+    status = sample::run(*o, std::cerr);
+  });
+}
+
+}  // namespace campaign::cli
