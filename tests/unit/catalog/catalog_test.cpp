@@ -573,8 +573,8 @@ TEST_CASE("metric_series_of: a template stands for every series it matches", "[c
   const std::int64_t a = f.queue(f.cases[0], "1");
   f.cat.update_state(a, State::completed);
   std::vector<Metric> m;
-  for (const char* n : {"utilization:nid1:gpu0", "utilization:nid1:gpu1", "utilization:nid1:cpu", "u[*]:x",
-                        "utilization:"})
+  for (const char* n :
+       {"utilization:nid1:gpu0", "utilization:nid1:gpu1", "utilization:nid1:cpu", "u[*]:x", "utilization:"})
     m.push_back({n, 1764075600123, 50, "%"});
   f.cat.record_collection(a, m);
   auto names = [&](std::set<std::string> want) {

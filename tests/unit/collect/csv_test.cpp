@@ -137,8 +137,8 @@ TEST_CASE("csv: utilisation samples - a series per file and device, steps in mil
              "1764075600.223,gpu1,40\n"
              "1764075600.323,cpu,55.5\n");
   write_file(run / "utilisation-nid002.csv", "time,device,utilization\n1764075600.2,gpu0,70\n");
-  auto r = collect({campaign::collect::load_collector(repo_root() / "collectors/utilisation.yaml")},
-                   run.path());
+  auto r =
+      collect({campaign::collect::load_collector(repo_root() / "collectors/utilisation.yaml")}, run.path());
   INFO(all_warnings(r));
   CHECK(r.warnings.empty());  // a timestamp shared by two devices is no duplicate
   CHECK(r.files == std::vector<std::string>{"utilisation-nid001.csv", "utilisation-nid002.csv"});
@@ -175,8 +175,10 @@ TEST_CASE("csv: per-rank stall files - the rank from the file name", "[csv]") {
   const std::string header =
       "Iteration,Epoch,Fetch time (sec),Fetch done time (sec),Training start (sec),Iteration time "
       "(sec),Training Stall time (sec),Compute time (sec)\n";
-  write_file(run / "stalls-rank0.csv", header + "0,0,0.5,100.5,100.5,0.9,0.5,0.4\n1,0,0.1,101.0,101.0,0.5,0.1,0.4\n");
-  write_file(run / "stalls-rank1.csv", header + "0,0,0.6,100.6,100.7,1.0,0.6,0.4\n1,0,0.2,101.1,101.1,0.5,0.2,0.4\n");
+  write_file(run / "stalls-rank0.csv",
+             header + "0,0,0.5,100.5,100.5,0.9,0.5,0.4\n1,0,0.1,101.0,101.0,0.5,0.1,0.4\n");
+  write_file(run / "stalls-rank1.csv",
+             header + "0,0,0.6,100.6,100.7,1.0,0.6,0.4\n1,0,0.2,101.1,101.1,0.5,0.2,0.4\n");
   auto r = collect({campaign::collect::load_collector(repo_root() / "collectors/stalls.yaml")}, run.path());
   INFO(all_warnings(r));
   CHECK(r.warnings.empty());
