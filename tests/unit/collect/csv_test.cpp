@@ -188,3 +188,13 @@ TEST_CASE("csv: per-rank stall files - the rank from the file name", "[csv]") {
   CHECK(value(r, "iteration_epoch:rank0", 1.0) == 0);
   CHECK(r.metrics.size() == 2 * 2 * 7);
 }
+
+TEST_CASE("csv: no sampler or stall file is no collection error", "[csv]") {
+  TempDir run;
+  write_file(run / "history.csv", "epoch,time\n0,3\n");
+  auto r = collect({campaign::collect::load_collector(repo_root() / "collectors/utilisation.yaml"),
+                    campaign::collect::load_collector(repo_root() / "collectors/stalls.yaml")},
+                   run.path());
+  CHECK(r.metrics.empty());
+  CHECK(r.warnings.empty());
+}
