@@ -185,27 +185,39 @@ AnalysisResult analyze_window(const AnalysisSpec& spec, const std::vector<CaseRe
   });
   res.notes.insert(res.notes.end(), skipped.begin(), skipped.end());
 
-  // Curve tables: per group_by values, one line per x (and compare value), mean and std of the repetitions.
+  // Curve tables: one per summary table (its group_by values, and the parameters the tables were
+  // split by), one line per x (and compare value), mean and std of the repetitions.
   const std::string col = value_column(spec);
-  std::map<std::vector<std::string>,
-           std::map<std::vector<std::string>, std::vector<const Curve*>, NaturalLess>, NaturalLess>
-      groups;
+  using Lines = std::map<std::vector<std::string>, std::vector<const Curve*>, NaturalLess>;
+  std::vector<Lines> groups(res.tables.size());
   for (const Curve& cv : curves) {
-    std::vector<std::string> g, line{*param(*cv.c, spec.x)};
-    for (const auto& k : spec.group_by) g.push_back(*param(*cv.c, k));
+    std::vector<std::string> line{*param(*cv.c, spec.x)};
     if (spec.compare) line.push_back(*param(*cv.c, spec.compare->axis));
-    groups[g][line].push_back(&cv);
+    for (size_t i = 0; i < res.tables.size(); ++i) {
+      bool in = true;
+      for (const auto& [k, v] : res.tables[i].group) {
+        const std::string* p = param(*cv.c, k);
+        in &= (p ? *p : std::string("(unset)")) == v;
+      }
+      if (in) {
+        groups[i][line].push_back(&cv);
+        break;
+      }
+    }
   }
   std::string unit;
   for (const auto& t : res.tables)
     if (auto u = t.units.find(col); u != t.units.end()) unit = u->second;
-  for (const auto& [g, lines] : groups) {
+  const size_t summaries = res.tables.size();
+  for (size_t i = 0; i < summaries; ++i) {
+    const Lines& lines = groups[i];
+    if (lines.empty()) continue;
     Table t;
     t.analysis = spec.name + "-progress";
     t.scaling = spec.scaling;
     t.x = "progress";
     t.detail = true;
-    for (size_t i = 0; i < g.size(); ++i) t.group.emplace_back(spec.group_by[i], g[i]);
+    t.group = res.tables[i].group;
     t.columns = {"progress"};
     t.units["progress"] = "%";
     for (const auto& [line, members] : lines) {

@@ -166,3 +166,23 @@ TEST_CASE("window analysis: tables over repetitions, curves, ratios and the case
   CHECK(curve.number(4, "utilization_100_ring_buffer") == 110);
   CHECK_FALSE(curve.number(4, "utilization_std_100_ring_buffer") == std::nullopt);
 }
+
+TEST_CASE("window analysis: a curve table per summary table, split alike", "[window]") {
+  auto spec = spec_of(
+      "{name: util, scaling: window, x: io_limit, group_by: loader, window: {series: "
+      "'utilization:{n}:gpu{i}', points: 3}}");
+  std::vector<CaseResult> cases{run("a", 0, "original"), run("b", 10, "original"),
+                                run("c", 20, "ring_buffer")};
+  cases[1].params["nodes"] = "2";  // not named in the spec: the tables split by it
+  cases[0].params["nodes"] = "1";
+  cases[2].params["nodes"] = "1";
+  AnalysisResult res = analyze(spec, cases);
+  REQUIRE(res.tables.size() == 6);
+  for (size_t i = 0; i < 3; ++i) {
+    INFO(i);
+    CHECK(res.tables[i + 3].stem() == "util-progress-" + res.tables[i].stem().substr(5));
+    CHECK(res.tables[i + 3].group == res.tables[i].group);
+  }
+  CHECK(res.tables[4].group_label() == "loader=original, nodes=2");
+  CHECK(res.tables[4].number(0, "utilization_100") == 75);  // case b alone: 65 + 10
+}
