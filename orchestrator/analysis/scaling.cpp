@@ -8,7 +8,9 @@
 #include <unordered_map>
 
 #include "analysis/mlperf.hpp"
+#include "analysis/stalls.hpp"
 #include "analysis/stats.hpp"
+#include "analysis/window.hpp"
 #include "spec/expression.hpp"
 #include "util/strings.hpp"
 
@@ -146,7 +148,7 @@ struct SeriesData {
 class TableBuilder {
  public:
   TableBuilder(const AnalysisSpec& spec, const std::vector<Aggregate>& stats, const std::string& time_unit)
-      : spec_(spec), stats_(stats), time_unit_(time_unit) {}
+      : spec_(spec), stats_(stats), time_unit_(time_unit), column_(value_column(spec)) {}
 
   Table build(const std::vector<std::string>& group_names, const std::vector<std::string>& group_values,
               const std::vector<const Point*>& points) {
@@ -187,7 +189,7 @@ class TableBuilder {
   }
 
  private:
-  bool scaled() const { return spec_.scaling != Scaling::none; }
+  bool scaled() const { return spec_.scaling == Scaling::weak || spec_.scaling == Scaling::strong; }
   bool has_samples() const { return !spec_.samples.empty(); }
   bool wants(Aggregate a) const { return std::find(stats_.begin(), stats_.end(), a) != stats_.end(); }
 
@@ -243,10 +245,10 @@ class TableBuilder {
     for (const auto& sd : series) {
       const std::string& sfx = sd.series.suffix;
       if (has_samples() && !shared_samples) push(t, "samples" + sfx);
-      push(t, "times" + sfx, time_unit_);
+      push(t, column_ + sfx, time_unit_);
       for (Aggregate a : stats_) {
         if (a != Aggregate::mean && a != Aggregate::count)
-          push(t, "times_" + std::string(to_string(a)) + sfx, time_unit_);
+          push(t, column_ + "_" + std::string(to_string(a)) + sfx, time_unit_);
       }
       if (has_samples()) {
         push(t, "throughputs" + sfx, thr_unit);
@@ -296,7 +298,7 @@ class TableBuilder {
     const Stat& st = it->second;
     const std::string& sfx = sd.series.suffix;
     set(t, shared_samples ? "samples" : "samples" + sfx, st.samples);
-    fill_summary(t, "times", sfx, st.time);
+    fill_summary(t, column_, sfx, st.time);
     if (st.throughput) fill_summary(t, "throughputs", sfx, *st.throughput);
     if (scaled()) {
       const Stat& r0 = sd.at.begin()->second;  // numeric order: the smallest r
@@ -337,8 +339,8 @@ class TableBuilder {
   void x_ratio_notes(Table& t, const std::vector<SeriesData>& series) {
     const RatioSpec& rs = *spec_.ratio;
     for (const auto& s : series) {
-      std::string what =
-          "times(" + rs.axis + "=" + rs.numerator + ") / times(" + rs.axis + "=" + rs.denominator + ")";
+      std::string what = column_ + "(" + rs.axis + "=" + rs.numerator + ") / " + column_ + "(" + rs.axis +
+                         "=" + rs.denominator + ")";
       if (!s.series.label.empty()) what += " [" + spec_.compare->axis + "=" + s.series.label + "]";
       auto num = s.at.find(rs.numerator), den = s.at.find(rs.denominator);
       if (num == s.at.end() || den == s.at.end()) {
@@ -358,6 +360,7 @@ class TableBuilder {
   const AnalysisSpec& spec_;
   const std::vector<Aggregate>& stats_;
   const std::string& time_unit_;
+  const std::string column_;                       // "times", or the window analysis' value
   std::unordered_map<std::string, size_t> index_;  // column -> position
   std::map<std::string, size_t> row_of_;           // x -> row
   std::vector<Cell> row_;
@@ -365,14 +368,42 @@ class TableBuilder {
 
 }  // namespace
 
+namespace {
+
+CaseValue measure_time(const AnalysisSpec& spec, const CaseResult& c) {
+  const std::string& metric = spec.time.metric;
+  MetricMean t = mean_after_warmup(c.metrics, metric, spec.time.warmup);
+  if (!t.present) return {std::nullopt, "", "no metric '" + metric + "'"};
+  if (!t.mean)
+    return {std::nullopt, "",
+            "no '" + metric + "' at steps >= " + fmt(spec.time.warmup) + " (after warm-up)"};
+  if (!(*t.mean > 0))
+    return {std::nullopt, "", "mean '" + metric + "' is " + fmt(*t.mean) + ", not a positive time"};
+  return {t.mean, t.unit, ""};
+}
+
+}  // namespace
+
 AnalysisResult analyze(const AnalysisSpec& spec, const std::vector<CaseResult>& cases) {
-  if (spec.scaling == Scaling::mlperf_weak) return analyze_mlperf_weak(spec, cases);
+  switch (spec.scaling) {
+    case Scaling::mlperf_weak:
+      return analyze_mlperf_weak(spec, cases);
+    case Scaling::window:
+      return analyze_window(spec, cases);
+    case Scaling::stalls:
+      return analyze_stalls(spec, cases);
+    default:
+      return analyze_with(spec, cases, [&](const CaseResult& c) { return measure_time(spec, c); });
+  }
+}
+
+AnalysisResult analyze_with(const AnalysisSpec& spec, const std::vector<CaseResult>& cases,
+                            const Measure& measure) {
   AnalysisResult res;
   res.spec = spec;
   std::optional<Expression> samples;
   if (!spec.samples.empty()) samples.emplace(spec.samples);  // compiled once for all cases
-  const bool scaled = spec.scaling != Scaling::none;
-  const std::string& metric = spec.time.metric;
+  const bool scaled = spec.scaling == Scaling::weak || spec.scaling == Scaling::strong;
 
   std::vector<Point> points;
   std::string time_unit;
@@ -412,21 +443,13 @@ AnalysisResult analyze(const AnalysisSpec& spec, const std::vector<CaseResult>& 
       exclude(c, spec.x + " = '" + p.x + "' is not a positive number");
       continue;
     }
-    MetricMean t = mean_after_warmup(c.metrics, metric, spec.time.warmup);
-    if (!t.present) {
-      exclude(c, "no metric '" + metric + "'");
+    CaseValue m = measure(c);
+    if (!m.value) {
+      exclude(c, m.why);
       continue;
     }
-    if (!t.mean) {
-      exclude(c, "no '" + metric + "' at steps >= " + fmt(spec.time.warmup) + " (after warm-up)");
-      continue;
-    }
-    if (!(*t.mean > 0)) {
-      exclude(c, "mean '" + metric + "' is " + fmt(*t.mean) + ", not a positive time");
-      continue;
-    }
-    p.time = *t.mean;
-    if (time_unit.empty()) time_unit = t.unit;
+    p.time = *m.value;
+    if (time_unit.empty()) time_unit = m.unit;
     if (samples) {
       try {
         p.samples = samples->eval(c.params);

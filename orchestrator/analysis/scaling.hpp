@@ -15,6 +15,9 @@
 // tables instead of being averaged over, and that is said in `notes`.
 #pragma once
 
+#include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "analysis/case_result.hpp"
@@ -24,6 +27,20 @@
 namespace campaign::analysis {
 
 AnalysisResult analyze(const AnalysisSpec& spec, const std::vector<CaseResult>& cases);
+
+// What one case measures for the tables: its value (a mean time, a mean
+// utilisation) and unit, or why it has none.
+struct CaseValue {
+  std::optional<double> value;
+  std::string unit;
+  std::string why;
+};
+using Measure = std::function<CaseValue(const CaseResult&)>;
+
+// analyze() for weak, strong and none with each case's value from `measure`
+// (the time metric's mean after warm-up in analyze(); analysis/window.cpp has its own).
+AnalysisResult analyze_with(const AnalysisSpec& spec, const std::vector<CaseResult>& cases,
+                            const Measure& measure);
 
 std::vector<AnalysisResult> analyze_all(const std::vector<AnalysisSpec>& specs,
                                         const std::vector<CaseResult>& cases);

@@ -4,6 +4,7 @@
 #include "analysis/spec.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "spec/expression.hpp"
@@ -34,6 +35,10 @@ std::string_view to_string(Scaling s) {
       return "none";
     case Scaling::mlperf_weak:
       return "mlperf_weak";
+    case Scaling::window:
+      return "window";
+    case Scaling::stalls:
+      return "stalls";
   }
   return "?";
 }
@@ -58,6 +63,12 @@ std::string_view to_string(Aggregate a) {
 
 bool AnalysisSpec::wants(Aggregate a) const {
   return a == Aggregate::mean || std::find(aggregate.begin(), aggregate.end(), a) != aggregate.end();
+}
+
+std::string value_column(const AnalysisSpec& spec) {
+  if (!spec.window) return "times";
+  std::string head = spec.window->series.substr(0, spec.window->series.find_first_of(":{[ "));
+  return head.empty() ? "value" : head;
 }
 
 namespace {
@@ -206,7 +217,7 @@ AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const st
   if (!node.IsMap()) fail(file, node, path, std::string("expected a map, got ") + type_name(node));
   MapReader f(file, node, path,
               {"name", "scaling", "step", "x", "time", "samples", "group_by", "compare", "aggregate", "ratio",
-               "stall", "repeat"});
+               "stall", "repeat", "window", "warmup"});
   AnalysisSpec a;
   a.where = location(file, node);
   f.require("name");
@@ -219,7 +230,9 @@ AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const st
                               {{"weak", Scaling::weak},
                                {"strong", Scaling::strong},
                                {"none", Scaling::none},
-                               {"mlperf_weak", Scaling::mlperf_weak}});
+                               {"mlperf_weak", Scaling::mlperf_weak},
+                               {"window", Scaling::window},
+                               {"stalls", Scaling::stalls}});
   a.step = text_or(f, "step", "");
   if (!a.step.empty()) scope.step(f.get("step"), f.path("step"), a.step);
   if (a.scaling == Scaling::mlperf_weak) {
@@ -233,6 +246,26 @@ AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const st
       scope.metric(f.get("scaling"), f.path("scaling"), m);
     return a;
   }
+  // warmup: epochs dropped by window and stalls (which have no time metric).
+  if (given(f, "warmup") && a.scaling != Scaling::window && a.scaling != Scaling::stalls)
+    fail(file, f.get("warmup"), f.path("warmup"), "only for scaling: window and stalls (else time.warmup)");
+  if (given(f, "warmup")) {
+    a.time.warmup = as_number(file, f.get("warmup"), f.path("warmup"));
+    if (a.time.warmup < 0) fail(file, f.get("warmup"), f.path("warmup"), "must not be negative");
+  }
+  if (given(f, "window") && a.scaling != Scaling::window)
+    fail(file, f.get("window"), f.path("window"), "only for scaling: window");
+  if (a.scaling == Scaling::stalls) {
+    // One table per case (its ranks by iteration) from the stalls collector's metrics.
+    for (const char* k : {"x", "time", "samples", "group_by", "compare", "aggregate", "ratio", "stall"})
+      if (given(f, k))
+        fail(file, f.get(k), f.path(k), "not used by scaling: stalls (one table per case, by iteration)");
+    a.x = "Iteration";
+    a.time.metric = std::string(kStallMetrics[5]) + ":rank{rank}";
+    for (const char* m : kStallMetrics)
+      scope.metric(f.get("scaling"), f.path("scaling"), std::string(m) + ":rank{rank}");
+    return a;
+  }
   f.require("x");
   a.x = text(f, "x");
   scope.param(f.get("x"), f.path("x"), a.x);
@@ -240,11 +273,37 @@ AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const st
   // The default names the parameter matrix.repeat adds; without repetitions it is absent, and that is fine.
   if (given(f, "repeat")) scope.param(f.get("repeat"), f.path("repeat"), a.repeat);
 
-  YAML::Node t = f.require("time");
-  if (t.IsScalar()) {
+  if (a.scaling == Scaling::window) {
+    if (given(f, "time"))
+      fail(file, f.get("time"), f.path("time"), "not used by scaling: window (give window.series)");
+    for (const char* k : {"samples", "stall"})
+      if (given(f, k)) fail(file, f.get(k), f.path(k), "not used by scaling: window");
+    MapReader wf(file, f.require("window", "the sampled series and the epoch windows"), f.path("window"),
+                 {"series", "start", "end", "smooth", "points"});
+    WindowSpec w;
+    wf.require("series");
+    w.series = text(wf, "series");
+    scope.metric(wf.get("series"), wf.path("series"), w.series);
+    w.start = text_or(wf, "start", w.start);
+    w.end = text_or(wf, "end", w.end);
+    scope.metric(given(wf, "start") ? wf.get("start") : wf.node(), wf.path("start"), w.start);
+    scope.metric(given(wf, "end") ? wf.get("end") : wf.node(), wf.path("end"), w.end);
+    auto count = [&](const char* k, int lo, int dflt) {
+      if (!given(wf, k)) return dflt;
+      double v = as_number(file, wf.get(k), wf.path(k));
+      if (v != std::floor(v) || v < lo || v > 100000)
+        fail(file, wf.get(k), wf.path(k), "must be a whole number from " + std::to_string(lo) + " to 100000");
+      return static_cast<int>(v);
+    };
+    w.smooth = count("smooth", 1, w.smooth);
+    w.points = count("points", 2, w.points);
+    a.window = w;
+    a.time.metric = w.series;
+  }
+  if (YAML::Node t = a.window ? YAML::Node() : f.require("time"); !a.window && t.IsScalar()) {
     a.time.metric = text(f, "time");
     scope.metric(t, f.path("time"), a.time.metric);
-  } else {
+  } else if (!a.window) {
     MapReader tf(file, t, f.path("time"), {"metric", "warmup"});
     tf.require("metric");
     a.time.metric = text(tf, "metric");

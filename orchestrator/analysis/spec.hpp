@@ -20,8 +20,11 @@
 
 namespace campaign::analysis {
 
-// mlperf_weak: the MLPerf HPC weak-scaling metric over the instances of a case (analysis/mlperf.hpp).
-enum class Scaling { weak, strong, none, mlperf_weak };
+// The kind of analysis. mlperf_weak: the MLPerf HPC weak-scaling metric over
+// the instances of a case (analysis/mlperf.hpp); window: a sampled series per
+// epoch window (analysis/window.hpp); stalls: per-rank data-stall tables
+// (analysis/stalls.hpp).
+enum class Scaling { weak, strong, none, mlperf_weak, window, stalls };
 std::string_view to_string(Scaling s);
 
 // Statistics over repetitions; `mean` is always computed (the main columns).
@@ -54,6 +57,22 @@ struct StallSpec {
   std::string compute;
 };
 
+// scaling: window - a sampled series (utilisation) joined with per-epoch
+// windows; the time spec's warmup drops epochs, its metric is `series`.
+struct WindowSpec {
+  std::string series;                 // metric or template of the samples; steps are Unix time in ms
+  std::string start = "epoch_start";  // per-epoch window bounds, Unix seconds, step = epoch
+  std::string end = "epoch_end";
+  int smooth = 1;    // moving-average length in samples (1: none)
+  int points = 101;  // epoch progress 0..100 % sampled at this many points
+};
+
+// The per-rank metrics scaling: stalls reads (collectors/stalls.yaml), each
+// as NAME:rank<R> with steps = iteration.
+inline constexpr const char* kStallMetrics[] = {"iteration_epoch", "fetch_time",     "fetch_done",
+                                                "training_start",  "iteration_time", "stall_time",
+                                                "compute_time"};
+
 // The metrics scaling: mlperf_weak reads, per instance (collectors/mlperf_weak.yaml).
 inline constexpr const char* kRunTime = "run_time";         // run_start -> run_stop, s
 inline constexpr const char* kRunStartMs = "run_start_ms";  // time_ms of run_start
@@ -72,11 +91,16 @@ struct AnalysisSpec {
   std::vector<Aggregate> aggregate;  // empty = automatic: mean, plus std and count with repetitions
   std::optional<RatioSpec> ratio;
   std::optional<StallSpec> stall;
-  std::string repeat = "repeat";  // parameter that numbers repetitions
-  Location where;                 // of the list entry, for errors found later
+  std::optional<WindowSpec> window;  // scaling: window only
+  std::string repeat = "repeat";     // parameter that numbers repetitions
+  Location where;                    // of the list entry, for errors found later
 
   bool wants(Aggregate a) const;
 };
+
+// The name of an analysis' main column: "times", or for a window analysis the
+// head of its series' name ("utilization" for utilization:{node}:{device}).
+std::string value_column(const AnalysisSpec& spec);
 
 // What one step of a campaign (as planned for one system) offers its analyses.
 struct StepNames {

@@ -36,6 +36,7 @@ struct Table {
   std::vector<std::vector<Cell>> rows;
   std::map<std::string, std::string> units;  // column -> unit, where known
   std::vector<std::string> notes;            // headline numbers, e.g. a ratio
+  bool detail = false;  // too long to read (a curve, one row per iteration): CSV, JSON and plot only
 
   // File stem: "<analysis>" or "<analysis>-<group values joined by '-'>".
   std::string stem() const;

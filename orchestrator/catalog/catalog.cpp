@@ -14,6 +14,7 @@
 #include "catalog/impl.hpp"
 #include "catalog/schema.hpp"
 #include "catalog/transitions.hpp"
+#include "util/strings.hpp"
 
 namespace campaign {
 
@@ -438,12 +439,53 @@ std::vector<MetricRow> Catalog::metrics_of(std::int64_t campaign_id) {
   });
 }
 
+namespace {
+
+// The SQL GLOB a metric name or template stands for: "u:{node}:gpu{i}" -> "u:?*:gpu?*".
+std::string name_glob(const std::string& name) {
+  std::string g;
+  for (size_t i = 0; i < name.size(); ++i) {
+    size_t close = name[i] == '{' ? name.find('}', i) : std::string::npos;
+    if (close != std::string::npos) {
+      g += "?*";
+      i = close;
+    } else if (name[i] == '*' || name[i] == '?' || name[i] == '[') {
+      g += '[', g += name[i], g += ']';
+    } else {
+      g += name[i];
+    }
+  }
+  return g;
+}
+
+bool is_template(const std::string& name) {
+  size_t open = name.find('{');
+  return open != std::string::npos && name.find('}', open) != std::string::npos;
+}
+
+}  // namespace
+
 std::vector<Catalog::Series> Catalog::metric_series_of(std::int64_t campaign_id,
                                                        const std::set<std::string>& names) {
+  std::vector<Series> out;
+  for_each_series(campaign_id, names, [&](Series&& s) { out.push_back(std::move(s)); });
+  return out;
+}
+
+void Catalog::for_each_series(std::int64_t campaign_id, const std::set<std::string>& names,
+                              const std::function<void(Series&&)>& visit) {
   Impl& c = *impl_;
-  return c.guard("metric_series_of", [&] {
-    std::vector<Series> out;
+  std::vector<std::string> exact, templates;
+  for (const auto& n : names) (is_template(n) ? templates : exact).push_back(n);
+  auto wanted = [&](const std::string& name) {
+    if (names.empty() || std::binary_search(exact.begin(), exact.end(), name)) return true;
+    for (const auto& t : templates)
+      if (matches_template(t, name)) return true;
+    return false;
+  };
+  c.guard("metric_series_of", [&] {
     // Rows of the older per-value table, by (attempt, name, instance).
+    std::vector<Series> old;
     std::map<std::tuple<std::int64_t, std::string, std::optional<std::int64_t>>, size_t> index;
     auto q = c.query(
         "SELECT m.name, m.step, m.value, m.unit, m.attempt_id, m.instance FROM metrics m JOIN attempts a ON "
@@ -452,20 +494,26 @@ std::vector<Catalog::Series> Catalog::metric_series_of(std::int64_t campaign_id,
     q->bind(1, campaign_id);
     while (q->executeStep()) {
       Metric m = read_metric(*q, 0);
-      if (!names.empty() && !names.count(m.name)) continue;
+      if (!wanted(m.name)) continue;
       std::int64_t attempt = q->getColumn(4).getInt64();
       std::optional<std::int64_t> instance;
       if (!q->getColumn(5).isNull()) instance = q->getColumn(5).getInt64();
-      auto [it, fresh] = index.emplace(std::make_tuple(attempt, m.name, instance), out.size());
-      if (fresh) out.push_back(Series{attempt, m.name, m.unit, {}, {}, instance});
-      out[it->second].steps.push_back(m.step);
-      out[it->second].values.push_back(m.value);
+      auto [it, fresh] = index.emplace(std::make_tuple(attempt, m.name, instance), old.size());
+      if (fresh) old.push_back(Series{attempt, m.name, m.unit, {}, {}, instance});
+      old[it->second].steps.push_back(m.step);
+      old[it->second].values.push_back(m.value);
     }
+    for (auto& s : old) visit(std::move(s));
     // The names are filtered in SQL: a row's packed values (overflow pages) are read at each step,
-    // whether or not the row is wanted.
-    std::string filter;
-    for (size_t i = 0; i < names.size(); ++i) filter += i ? ", ?" : " AND m.name IN (?";
-    if (!names.empty()) filter += ")";
+    // whether or not the row is wanted. Templates by GLOB, then exactly by wanted().
+    std::vector<std::string> filters;
+    if (!exact.empty()) {
+      std::string in = "m.name IN (?";
+      for (size_t i = 1; i < exact.size(); ++i) in += ", ?";
+      filters.push_back(in + ")");
+    }
+    for (size_t i = 0; i < templates.size(); ++i) filters.push_back("m.name GLOB ?");
+    std::string filter = filters.empty() ? "" : " AND (" + join(filters, " OR ") + ")";
     auto s = c.query(
         "SELECT m.name, m.unit, m.steps, m.vals, m.attempt_id, m.instance FROM metric_series m JOIN attempts "
         "a ON "
@@ -473,15 +521,16 @@ std::vector<Catalog::Series> Catalog::metric_series_of(std::int64_t campaign_id,
         filter + " ORDER BY m.id");
     s->bind(1, campaign_id);
     int k = 2;
-    for (auto& n : names) s->bind(k++, n);
+    for (auto& n : exact) s->bind(k++, n);
+    for (auto& t : templates) s->bind(k++, name_glob(t));
     while (s->executeStep()) {
       std::string name = s->getColumn(0).getString();
+      if (!wanted(name)) continue;
       Series series{s->getColumn(4).getInt64(), std::move(name), s->getColumn(1).getString(), {}, {}, {}};
       if (!s->getColumn(5).isNull()) series.instance = s->getColumn(5).getInt64();
       decode_series(s->getColumn(2), s->getColumn(3), series.steps, series.values);
-      out.push_back(std::move(series));
+      visit(std::move(series));
     }
-    return out;
   });
 }
 

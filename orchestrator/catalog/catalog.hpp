@@ -303,7 +303,13 @@ class Catalog {
     std::vector<double> values{};
     std::optional<std::int64_t> instance{};
   };
+  // A name with {...} parts is a template (util/strings.hpp matches_template):
+  // "utilization:{node}:{device}" keeps every series it stands for.
   std::vector<Series> metric_series_of(std::int64_t campaign_id, const std::set<std::string>& names = {});
+  // The same one series at a time, so a caller can pack millions of samples
+  // without holding them twice.
+  void for_each_series(std::int64_t campaign_id, const std::set<std::string>& names,
+                       const std::function<void(Series&&)>& visit);
 
   // --- budget --------------------------------------------------------------
   // Node-hours used: nodes x elapsed over all attempts (a running attempt

@@ -73,12 +73,12 @@ void read_source(const Source& src, const fs::path& run_dir, const fs::path& job
         throw CollectError(e.where(), "no such file in " + run_dir.string());
       throw;
     }
-    inputs.push_back(Input{f.display, texts.back()});
+    inputs.push_back(Input{f.display, texts.back(), wildcard_text(src.file, f.display)});
   }
   Output out{r.metrics, capped, src.required};
   switch (src.engine) {
     case Engine::csv:
-      run_csv(std::get<CsvSpec>(src.spec), inputs.front(), out);
+      for (const Input& in : inputs) run_csv(std::get<CsvSpec>(src.spec), in, out);
       break;
     case Engine::mllog:
       run_mllog(std::get<MllogSpec>(src.spec), inputs.front(), out);

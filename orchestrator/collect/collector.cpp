@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "collect/collect.hpp"
+#include "collect/input.hpp"
 #include "collect/read_spec.hpp"
 #include "collect/source.hpp"
 #include "util/strings.hpp"
@@ -26,7 +27,7 @@ const std::vector<std::string> kCommonKeys{"engine", "file", "stdout", "required
 const std::vector<std::string> kEngines{"csv", "mllog", "regex", "json", "yaml"};
 const std::vector<std::string> kMultiples{"newest", "all"};
 // The keys of each engine, in the order of Engine (json and yaml share theirs).
-const std::vector<std::vector<std::string>> kEngineKeys{{"step", "delimiter", "metrics"},
+const std::vector<std::vector<std::string>> kEngineKeys{{"step", "step_scale", "delimiter", "metrics"},
                                                         {"intervals", "values", "instances", "instance_key"},
                                                         {"patterns"},
                                                         {"values"},
@@ -79,13 +80,18 @@ std::shared_ptr<const Source> read_source(const std::string& file, const YAML::N
   if (auto v = m.get("multiple"); v.IsDefined()) {
     const std::string key = m.path("multiple");
     src->multiple = spec::one_of(file, v, key, kMultiples) == "all" ? Multiple::all : Multiple::newest;
-    if (src->multiple == Multiple::all && src->engine != Engine::regex)
-      fail(file, v, key, "'all' is for regex sources only; the others read one file");
+    if (src->multiple == Multiple::all && src->engine != Engine::regex && src->engine != Engine::csv)
+      fail(file, v, key, "'all' is for regex and csv sources only; the others read one file");
   }
 
   switch (src->engine) {
     case Engine::csv:
       src->spec = read_csv(m);
+      for (const auto& c : std::get<CsvSpec>(src->spec).columns)
+        for (const auto& part : c.parts)
+          if (part.kind == CsvNamePart::wildcard && !has_wildcards(src->file))
+            fail(file, m.get("metrics"), m.path("metrics"),
+                 "metric name '" + c.name + "' uses {*}, but 'file' has no wildcard to match it");
       break;
     case Engine::mllog:
       src->spec = read_mllog(m);

@@ -14,6 +14,9 @@
 //              a step that appears twice (the later row wins, as after a
 //              restart appending to the same file), no data rows at all.
 //   silent   - blank lines and empty cells (a value not measured that epoch).
+// A metric name with {COLUMN} makes one series per distinct cell of COLUMN
+// (utilisation samples of several devices in one file); duplicate steps are
+// then looked for within each series.
 //
 // Fast path: the file is read in one go by the caller; lines and cells are
 // found with memchr and numbers read with from_chars, no allocation per cell.
@@ -23,6 +26,8 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <tuple>
+#include <unordered_map>
 
 #include "collect/engines.hpp"
 #include "util/strings.hpp"
@@ -149,12 +154,24 @@ void run_csv(const CsvSpec& spec, const Input& in, Output& out) {
     if (index >= 0) used.push_back({&c, static_cast<size_t>(index)});
   }
 
+  // Columns a metric name takes cells from ({device}): one series per distinct combination.
+  std::vector<size_t> key_cols;
+  for (const auto& c : spec.columns)
+    for (const auto& part : c.parts)
+      if (part.kind == CsvNamePart::column) {
+        auto k = static_cast<size_t>(find_column(part.text, false));
+        if (std::find(key_cols.begin(), key_cols.end(), k) == key_cols.end()) key_cols.push_back(k);
+      }
+
   const size_t ncols = header.size();
   const size_t nused = used.size();
   const double missing = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> steps;
-  std::vector<size_t> row_lines;
-  std::vector<double> values;  // row-major, nused per row; NaN = no value
+  std::vector<size_t> row_lines, row_keys;
+  std::vector<double> values;                  // row-major, nused per row; NaN = no value
+  std::vector<std::vector<std::string>> keys;  // the key cells of each distinct key
+  std::unordered_map<std::string, size_t> key_ids;
+  std::string key;
   steps.reserve(128);
   row_lines.reserve(128);
   values.reserve(128 * nused);
@@ -176,13 +193,33 @@ void run_csv(const CsvSpec& spec, const Input& in, Output& out) {
       fail(in, ln,
            "row has " + std::to_string(cells.size()) + " cells, the header has " + std::to_string(ncols));
 
+    size_t key_id = 0;
+    if (!key_cols.empty()) {
+      key.clear();
+      bool empty = false;
+      for (size_t k : key_cols) {
+        auto cell = trim_view(cells[k]);
+        empty |= cell.empty();
+        key.append(cell).push_back('\x1f');
+      }
+      if (empty) {
+        out.warnings.add(in.name, ln, "a column the metric names use is empty; row ignored");
+        continue;
+      }
+      auto [it, fresh] = key_ids.try_emplace(key, keys.size());
+      if (fresh) {
+        keys.emplace_back();
+        for (size_t k : key_cols) keys.back().emplace_back(trim_view(cells[k]));
+      }
+      key_id = it->second;
+    }
     double step = static_cast<double>(steps.size());
     if (step_col >= 0) {
       auto cell = trim_view(cells[static_cast<size_t>(step_col)]);
       auto v = parse_number(cell);
       if (!v || !std::isfinite(*v))
         fail(in, ln, "step column '" + spec.step + "': " + preview(cell) + " is not a number");
-      step = *v;
+      step = spec.step_scale > 0 ? std::round(*v * spec.step_scale) : *v;
     }
     for (const auto& u : used) {
       auto cell = trim_view(cells[u.index]);
@@ -204,6 +241,7 @@ void run_csv(const CsvSpec& spec, const Input& in, Output& out) {
     }
     steps.push_back(step);
     row_lines.push_back(ln);
+    row_keys.push_back(key_id);
   }
 
   const size_t nrows = steps.size();
@@ -211,18 +249,21 @@ void run_csv(const CsvSpec& spec, const Input& in, Output& out) {
     out.warnings.add(in.name, 0, "no data rows after the header");
     return;
   }
+  if (keys.empty()) keys.emplace_back();
 
-  // A step seen twice: the later row wins (a restarted job appending to the file).
+  // A step seen twice in one series: the later row wins (a restarted job appending to the file).
   std::vector<char> keep(nrows, 1);
-  bool increasing = true;
+  bool increasing = keys.size() == 1;
   for (size_t r = 1; r < nrows && increasing; ++r) increasing = steps[r] > steps[r - 1];
   if (!increasing) {
     std::vector<size_t> order(nrows);
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return steps[a] < steps[b]; });
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return std::tie(row_keys[a], steps[a]) < std::tie(row_keys[b], steps[b]);
+    });
     for (size_t i = 0; i + 1 < nrows; ++i) {
       size_t a = order[i], b = order[i + 1];
-      if (steps[a] != steps[b]) continue;
+      if (row_keys[a] != row_keys[b] || steps[a] != steps[b]) continue;
       keep[a] = 0;
       out.warnings.add(in.name, row_lines[b],
                        "step " + format_number(steps[b]) + " also on line " + std::to_string(row_lines[a]) +
@@ -230,13 +271,29 @@ void run_csv(const CsvSpec& spec, const Input& in, Output& out) {
     }
   }
 
+  // Series by series (column, then key in order of appearance), each in file order.
+  std::vector<std::vector<size_t>> rows_of(keys.size());
+  for (size_t r = 0; r < nrows; ++r) rows_of[row_keys[r]].push_back(r);
   out.metrics.reserve(out.metrics.size() + nrows * nused);
   for (size_t k = 0; k < nused; ++k) {
     const CsvColumn& c = *used[k].column;
-    for (size_t r = 0; r < nrows; ++r) {
-      double v = values[r * nused + k];
-      if (!keep[r] || std::isnan(v)) continue;
-      out.metrics.push_back(Metric{c.name, steps[r], v, c.unit});
+    for (size_t id = 0; id < keys.size(); ++id) {
+      std::string name;
+      for (const auto& part : c.parts) {
+        if (part.kind == CsvNamePart::literal) name += part.text;
+        if (part.kind == CsvNamePart::wildcard) name += in.wildcard;
+        if (part.kind == CsvNamePart::column) {
+          size_t col = static_cast<size_t>(find_column(part.text, false));
+          name +=
+              keys[id]
+                  [static_cast<size_t>(std::find(key_cols.begin(), key_cols.end(), col) - key_cols.begin())];
+        }
+      }
+      for (size_t r : rows_of[id]) {
+        double v = values[r * nused + k];
+        if (!keep[r] || std::isnan(v)) continue;
+        out.metrics.push_back(Metric{name, steps[r], v, c.unit});
+      }
     }
   }
 }

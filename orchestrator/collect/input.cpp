@@ -67,6 +67,14 @@ bool has_wildcards(std::string_view pattern) {
   return pattern.find_first_of("*?[") != std::string_view::npos;
 }
 
+std::string wildcard_text(std::string_view pattern, std::string_view path) {
+  size_t first = pattern.find_first_of("*?[");
+  if (first == std::string_view::npos) return "";
+  size_t tail = pattern.size() - pattern.find_last_of("*?]") - 1;
+  if (first + tail > path.size()) return std::string(path);  // a pattern glob() normalised ("./x*")
+  return std::string(path.substr(first, path.size() - first - tail));
+}
+
 std::vector<std::string> glob(const fs::path& dir, std::string_view pattern) {
   if (!has_wildcards(pattern)) return {std::string(pattern)};
   std::vector<std::string> parts;

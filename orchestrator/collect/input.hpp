@@ -87,7 +87,13 @@ class Warnings {
 struct Input {
   std::string name;  // as shown in messages: relative to the run directory
   std::string_view text;
+  std::string wildcard{};  // what the source's glob wildcards matched in `name` (csv's {*})
 };
+
+// What the wildcards of `pattern` matched in `path`, one of its matches: the
+// text between the pattern's literal head and tail ("rank*.csv", "rank3.csv"
+// -> "3"); "" when the pattern has none.
+std::string wildcard_text(std::string_view pattern, std::string_view path);
 
 // Where an engine puts what it found.
 struct Output {

@@ -7,9 +7,12 @@
 //            file: GLOB relative to the run dir | stdout: true (the job's output)
 //            required [true]: false turns a missing file into silence and a
 //                     malformed one into a warning
-//            multiple [newest]: all (regex only) reads every match
-//   csv:     step [row index]: COLUMN, delimiter [,],
+//            multiple [newest]: all (regex and csv) reads every match
+//   csv:     step [row index]: COLUMN, step_scale: the step times this, rounded
+//            to an integer (Unix seconds * 1000: exact milliseconds), delimiter [,],
 //            metrics: [COLUMN | {column, name [column], unit, scale [1], optional [false]}]
+//            name may use {COLUMN} (that row's cell: one metric per device)
+//            and {*} (what the file glob's wildcards matched: per host, rank)
 //   mllog:   intervals [epoch, run, staging]: [KEY | {key, name [KEY_time], step [epoch_num; ~: none]}]
 //            values: [KEY | {key, name [KEY], unit, scale, step [epoch_num]}]
 //            instances [mean]: mean|min|max|separate, instance_key [instance_id]
@@ -52,16 +55,25 @@ enum class NumberFormat { number, tau_msec };
 // When a glob matches several files.
 enum class Multiple { newest, all };
 
+// A piece of a csv metric name: literal text, a column's cell, or what the
+// file glob's wildcards matched.
+struct CsvNamePart {
+  enum Kind { literal, column, wildcard } kind = literal;
+  std::string text;  // the literal, or the column's name
+};
+
 struct CsvColumn {
   std::string column;  // header name
-  std::string name;    // metric name
+  std::string name;    // metric name, as written (a template when parts has more than a literal)
+  std::vector<CsvNamePart> parts;
   std::string unit;
   double scale = 1;
   bool optional = false;  // a missing column is then skipped silently
 };
 
 struct CsvSpec {
-  std::string step;  // column giving the step; empty: the data row index (0, 1, ...)
+  std::string step;       // column giving the step; empty: the data row index (0, 1, ...)
+  double step_scale = 0;  // 0: steps as read; else step * step_scale, rounded (the catalog keeps integers)
   char delimiter = ',';
   std::vector<CsvColumn> columns;
 };

@@ -94,10 +94,39 @@ void UniqueNames::add(const std::string& file, const YAML::Node& node, const std
     fail(file, node, key, "metric name '" + name + "' is already used in this source");
 }
 
+namespace {
+
+// "utilization:{*}:{device}" -> literal, wildcard, literal, column device.
+std::vector<CsvNamePart> csv_name_parts(const std::string& file, const YAML::Node& n, const std::string& key,
+                                        const std::string& name) {
+  std::vector<CsvNamePart> parts;
+  size_t pos = 0;
+  while (pos < name.size()) {
+    size_t open = name.find('{', pos);
+    if (open == std::string::npos) open = name.size();
+    if (open > pos) parts.push_back({CsvNamePart::literal, name.substr(pos, open - pos)});
+    if (open == name.size()) break;
+    size_t close = name.find('}', open);
+    if (close == std::string::npos) fail(file, n, key, "'{' without '}' in metric name '" + name + "'");
+    std::string inner = name.substr(open + 1, close - open - 1);
+    if (inner.empty()) fail(file, n, key, "empty {} in metric name '" + name + "' (give {COLUMN} or {*})");
+    parts.push_back({inner == "*" ? CsvNamePart::wildcard : CsvNamePart::column, inner});
+    pos = close + 1;
+  }
+  return parts;
+}
+
+}  // namespace
+
 CsvSpec read_csv(spec::MapReader& m) {
   const std::string& file = m.file();
   CsvSpec spec;
   if (auto v = m.get("step"); v.IsDefined()) spec.step = as_nonempty(file, v, m.path("step"));
+  if (auto v = m.get("step_scale"); v.IsDefined()) {
+    if (spec.step.empty()) fail(file, v, m.path("step_scale"), "needs a 'step' column to scale");
+    spec.step_scale = as_number(file, v, m.path("step_scale"));
+    if (!(spec.step_scale > 0)) fail(file, v, m.path("step_scale"), "must be a positive number");
+  }
   if (auto v = m.get("delimiter"); v.IsDefined()) {
     std::string d = as_string(file, v, m.path("delimiter"));
     if (d.size() != 1 || d == "\"" || d == "\n" || d == "\r")
@@ -121,6 +150,7 @@ CsvSpec read_csv(spec::MapReader& m) {
     }
     if (c.name.empty()) c.name = c.column;
     names.add(file, item, ipath, c.name);
+    c.parts = csv_name_parts(file, item, ipath, c.name);
     spec.columns.push_back(std::move(c));
   }
   return spec;

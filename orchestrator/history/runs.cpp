@@ -104,7 +104,7 @@ Extraction measure(const Run& run, const MetricQuery& query) {
   }
   std::set<std::string> wanted = report::metrics_used(specs);
   wanted.insert(query.head);
-  auto cases = report::case_results(catalog, run.campaign.id, wanted);
+  auto cases = report::case_results(catalog, run.campaign.id, wanted, report::sampled_used(specs));
   auto analyses = analysis::analyze_all(specs, cases);
   Extraction e = extract(query, analyses, cases);
   if (e.values.empty()) {

@@ -137,7 +137,11 @@ std::string html(const Context& ctx) {
                                     : "data:image/png;base64," + base64(files.png_bytes);
         h << "<figure><img alt=\"" << esc(alt) << "\" src=\"" << src << "\"></figure>\n";
       }
-      html_table(h, t);
+      if (t.detail)
+        h << "<p>" << t.rows.size() << " rows of " << t.columns.size()
+          << " columns, in the CSV and JSON files.</p>\n";
+      else
+        html_table(h, t);
       for (const auto& n : t.notes) h << "<p class=\"note\">" << esc(n) << "</p>\n";
     }
   }

@@ -11,7 +11,8 @@
 namespace campaign::report {
 
 std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t campaign_id,
-                                               const std::set<std::string>& metrics) {
+                                               const std::set<std::string>& metrics,
+                                               const std::set<std::string>& sampled) {
   auto latest = catalog.latest_attempts(campaign_id);
   std::map<std::int64_t, const AttemptRow*> latest_by_attempt;
   for (auto& a : latest) latest_by_attempt[a.id] = &a;
@@ -30,9 +31,25 @@ std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t ca
     r.nodelist = a.node_list;
     by_attempt[a.id] = std::move(r);
   }
-  for (auto& series : catalog.metric_series_of(campaign_id, metrics)) {
+  auto sampled_name = [&](const std::string& name) {
+    for (const auto& t : sampled)
+      if (matches_template(t, name)) return true;
+    return false;
+  };
+  std::set<std::string> wanted = metrics;
+  if (!metrics.empty()) wanted.insert(sampled.begin(), sampled.end());
+  catalog.for_each_series(campaign_id, wanted, [&](Catalog::Series&& series) {
     auto it = by_attempt.find(series.attempt_id);
-    if (it == by_attempt.end()) continue;  // an earlier attempt's metrics
+    if (it == by_attempt.end()) return;  // an earlier attempt's metrics
+    bool stepped =
+        std::all_of(series.steps.begin(), series.steps.end(), [](auto& s) { return s.has_value(); });
+    if (stepped && sampled_name(series.name)) {  // packed: 16 bytes a sample, not a MetricRow
+      analysis::SampledSeries p{std::move(series.name), std::move(series.unit), {}, std::move(series.values)};
+      p.steps.reserve(series.steps.size());
+      for (auto& s : series.steps) p.steps.push_back(*s);
+      it->second.sampled.push_back(std::move(p));
+      return;
+    }
     auto& out = it->second.metrics;
     out.reserve(out.size() + series.values.size());
     for (size_t i = 0; i < series.values.size(); ++i) {
@@ -44,7 +61,7 @@ std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t ca
       row.unit = series.unit;
       out.push_back(std::move(row));
     }
-  }
+  });
   std::vector<analysis::CaseResult> out;
   out.reserve(by_attempt.size());
   for (auto& a : latest) {
@@ -90,14 +107,24 @@ std::set<std::string> metrics_used(const std::vector<analysis::AnalysisSpec>& sp
     if (s.stall) names.insert(s.stall->data), names.insert(s.stall->compute);
     if (s.scaling == analysis::Scaling::mlperf_weak)
       names.insert({analysis::kRunStartMs, analysis::kRunStopMs, analysis::kRunSuccess});
+    if (s.window) names.insert({s.window->start, s.window->end});
+    if (s.scaling == analysis::Scaling::stalls)
+      for (const char* m : analysis::kStallMetrics) names.insert(std::string(m) + ":rank{rank}");
   }
+  return names;
+}
+
+std::set<std::string> sampled_used(const std::vector<analysis::AnalysisSpec>& specs) {
+  std::set<std::string> names;
+  for (auto& s : specs)
+    if (s.window) names.insert(s.window->series);
   return names;
 }
 
 ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign, std::int64_t campaign_id,
                          const ReportRequest& request, std::ostream* terminal) {
   auto specs = analysis::parse_analyses(campaign.analyses, campaign.file);
-  auto cases = case_results(catalog, campaign_id, metrics_used(specs));
+  auto cases = case_results(catalog, campaign_id, metrics_used(specs), sampled_used(specs));
   ReportInput input;
   input.analyses = analysis::analyze_all(specs, cases);
   input.provenance.campaign = campaign.name;

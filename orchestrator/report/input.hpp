@@ -19,17 +19,22 @@
 namespace campaign::report {
 
 // The latest attempt of every case with its parameters and metrics (only
-// the metrics named in `metrics`, when not empty).
+// the metrics named in `metrics`, when not empty; names may be templates).
+// Series named by `sampled` (templates too) go packed into CaseResult::sampled.
 std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t campaign_id,
-                                               const std::set<std::string>& metrics = {});
+                                               const std::set<std::string>& metrics = {},
+                                               const std::set<std::string>& sampled = {});
 
 // The campaign's analyses, parsed and checked against what the plan and the
 // collectors offer: every step, parameter, value and metric they name exists.
 std::vector<analysis::AnalysisSpec> load_analyses(const matrix::Plan& plan,
                                                   const collect::StepCollectors& collectors);
 
-// The metrics the analyses read (time metric, data-stall metrics).
+// The metrics the analyses read (time metric, data-stall metrics, epoch
+// windows, the per-rank stall templates).
 std::set<std::string> metrics_used(const std::vector<analysis::AnalysisSpec>& specs);
+// The sampled series window analyses read, kept packed.
+std::set<std::string> sampled_used(const std::vector<analysis::AnalysisSpec>& specs);
 
 struct ReportRequest {
   std::vector<Format> formats;

@@ -98,8 +98,10 @@ std::string markdown(const Context& ctx) {
         for (size_t i = 0; i < links.size(); ++i) md << (i ? " · " : "") << links[i];
         md << "\n\n";
       }
-      pipe_table(md, t);
-      md << "\n";
+      if (t.detail)  // a curve or one row per iteration: the plot and the files say it better
+        md << t.rows.size() << " rows of " << t.columns.size() << " columns, in the CSV and JSON files.\n\n";
+      else
+        pipe_table(md, t), md << "\n";
       for (const auto& n : t.notes) md << "- " << cell(n) << "\n";
       if (!t.notes.empty()) md << "\n";
     }

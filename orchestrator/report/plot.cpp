@@ -158,8 +158,9 @@ std::string bar_script(const analysis::AnalysisResult& a, const Table& t) {
   preamble(gp, t, 900, 520);
   std::string title = t.analysis + (t.group.empty() ? "" : " (" + t.group_label() + ")");
   for (const auto& n : t.notes) title += "\n" + n;  // e.g. the ratio, the headline of such a study
+  const std::string v = analysis::value_column(a.spec);  // "times", or a window analysis' value
   bool any_std = false;
-  for (const auto& s : t.series) any_std |= t.has("times_std" + s.suffix);
+  for (const auto& s : t.series) any_std |= t.has(v + "_std" + s.suffix);
   // A ratio between two compared series (original / ring_buffer per io_limit): its value above
   // each cluster, the headline of such a study.
   const auto& ratio = a.spec.ratio;
@@ -179,8 +180,9 @@ std::string bar_script(const analysis::AnalysisResult& a, const Table& t) {
      << "set grid noxtics\n"
      << "set xlabel " << gnuplot_string(t.x) << "\n"
      << "set ylabel "
-     << gnuplot_string(a.spec.time.metric + unit_suffix(t, "times") +
-                       " (steps >= " + analysis::format_cell(Cell(a.spec.time.warmup)) + ")" +
+     << gnuplot_string((a.spec.window ? v : a.spec.time.metric) + unit_suffix(t, v) +
+                       (a.spec.window ? " (epochs >= " : " (steps >= ") +
+                       analysis::format_cell(Cell(a.spec.time.warmup)) + ")" +
                        (any_std ? ", mean ± std of repetitions" : ""))
      << "\n"
      << (t.series.size() > 1 ? "set key top right box opaque width 2\n" : "unset key\n")
@@ -190,20 +192,20 @@ std::string bar_script(const analysis::AnalysisResult& a, const Table& t) {
   int lt = 0;
   for (const auto& s : t.series) {
     ++lt;
-    std::string using_ = "data using " + column_ref("times" + s.suffix);
+    std::string using_ = "data using " + column_ref(v + s.suffix);
     if (any_std)
-      using_ += t.has("times_std" + s.suffix) ? ":(nz(" + column_ref("times_std" + s.suffix) + "))" : ":(0)";
+      using_ += t.has(v + "_std" + s.suffix) ? ":(nz(" + column_ref(v + "_std" + s.suffix) + "))" : ":(0)";
     if (plots.empty()) using_ += ":xtic(1)";
     plots.push_back(using_ + " lt " + std::to_string(lt) + " title " +
-                    gnuplot_string(series_title(s, "time")));
+                    gnuplot_string(series_title(s, v == "times" ? "time" : v)));
   }
   if (ratio_labels) {
     // Clustered histograms put cluster i at x = i; the label sits above the cluster's highest bar.
     std::string top;
     for (const auto& s : t.series) {
       std::string bar =
-          "column(" + column_ref("times" + s.suffix) + ")" +
-          (t.has("times_std" + s.suffix) ? " + nz(" + column_ref("times_std" + s.suffix) + ")" : "");
+          "column(" + column_ref(v + s.suffix) + ")" +
+          (t.has(v + "_std" + s.suffix) ? " + nz(" + column_ref(v + "_std" + s.suffix) + ")" : "");
       top = top.empty() ? bar : "mx(" + top + ", " + bar + ")";
     }
     std::string text = t.has("ratio_std") ? "sprintf(\"%.2f ± %.2f\", column(\"ratio\"), nz(\"ratio_std\"))"
@@ -212,6 +214,58 @@ std::string bar_script(const analysis::AnalysisResult& a, const Table& t) {
        << "set offsets 0, 0, graph 0.15, 0\n";
     plots.push_back("data using ($0):(" + top + "):(column(\"ratio\") == column(\"ratio\") ? " + text +
                     " : \"\") with labels offset 0,1 notitle");
+  }
+  gp << "plot " << join(plots, ", \\\n     ") << "\n";
+  return gp.str();
+}
+
+// Window analyses: the value vs epoch progress, one line per series with its ±std band.
+std::string band_script(const Table& t) {
+  if (t.rows.empty() || t.columns.size() < 3) return "";
+  std::ostringstream gp;
+  preamble(gp, t, 900, 520);
+  const std::string& v = t.columns[1].substr(0, t.columns[1].size() - t.series.front().suffix.size());
+  gp << "set title " << gnuplot_string(t.analysis + (t.group.empty() ? "" : " (" + t.group_label() + ")"))
+     << " font \",13\"\n"
+     << "set xlabel \"epoch progress [%]\"\nset xrange [0:100]\n"
+     << "set ylabel " << gnuplot_string(v + unit_suffix(t, t.columns[1]) + ", mean ± std of repetitions")
+     << "\n"
+     << "set yrange [0:*]\n"
+     << "set key outside right top box opaque\n"
+     << "set style fill transparent solid 0.2 noborder\n"
+     << "# An empty std (a single repetition) is drawn as no band.\n"
+     << "nz(c) = (column(c) == column(c)) ? column(c) : 0\n";
+  std::vector<std::string> plots;
+  int lt = 0;
+  for (const auto& s : t.series) {
+    ++lt;
+    std::string mean = column_ref(v + s.suffix), sd = column_ref(v + "_std" + s.suffix);
+    std::string lts = " lt " + std::to_string(lt);
+    plots.push_back("data using \"progress\":(column(" + mean + ") - nz(" + sd + ")):(column(" + mean +
+                    ") + nz(" + sd + ")) with filledcurves" + lts + " notitle");
+    plots.push_back("data using \"progress\":" + mean + " with lines" + lts + " title " +
+                    gnuplot_string(s.label));
+  }
+  gp << "plot " << join(plots, ", \\\n     ") << "\n";
+  return gp.str();
+}
+
+// Stall analyses: each rank's Training Stall time per iteration.
+std::string stall_script(const Table& t) {
+  if (t.rows.empty()) return "";
+  std::ostringstream gp;
+  preamble(gp, t, 900, 520);
+  gp << "set title " << gnuplot_string(t.analysis + " - " + t.group_label()) << " font \",13\"\n"
+     << "set xlabel \"iteration\"\n"
+     << "set ylabel \"Training Stall time [s]\"\n"
+     << "set yrange [0:*]\n"
+     << "set key outside right top box opaque\n";
+  std::vector<std::string> plots;
+  int lt = 0;
+  for (const auto& s : t.series) {
+    ++lt;
+    plots.push_back("data using \"Iteration\":" + column_ref("Training Stall time (sec)" + s.suffix) +
+                    " with lines lt " + std::to_string(lt) + " title " + gnuplot_string(s.label));
   }
   gp << "plot " << join(plots, ", \\\n     ") << "\n";
   return gp.str();
@@ -270,7 +324,11 @@ std::string plot_preamble(const std::string& stem, const std::string& title, con
 
 std::string plot_data(const Table& t) {
   std::ostringstream out;
-  out << join(t.columns, " ") << "\n";
+  for (size_t i = 0; i < t.columns.size(); ++i) {  // a name with spaces quoted: gnuplot reads it as one
+    const std::string& c = t.columns[i];
+    out << (i ? " " : "") << (c.find_first_of(" \t") == std::string::npos ? c : "\"" + c + "\"");
+  }
+  out << "\n";
   for (const auto& row : t.rows) {
     for (size_t i = 0; i < row.size(); ++i) {
       if (i) out << ' ';
@@ -290,8 +348,18 @@ std::string plot_data(const Table& t) {
 }
 
 std::string plot_script(const analysis::AnalysisResult& a, const Table& t) {
-  if (t.scaling == Scaling::mlperf_weak) return "";  // a table of instances; nothing scales
-  return t.scaling == Scaling::none ? bar_script(a, t) : scaling_script(t);
+  switch (t.scaling) {
+    case Scaling::mlperf_weak:
+      return "";  // a table of instances; nothing scales
+    case Scaling::stalls:
+      return t.x == "Iteration" ? stall_script(t) : "";  // the summary is one row per case
+    case Scaling::window:
+      return t.x == "progress" ? band_script(t) : bar_script(a, t);
+    case Scaling::none:
+      return bar_script(a, t);
+    default:
+      return scaling_script(t);
+  }
 }
 
 std::string render_plot(const std::filesystem::path& gnuplot, const std::filesystem::path& dir,

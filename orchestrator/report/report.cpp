@@ -96,18 +96,37 @@ std::string describe(const AnalysisSpec& s) {
       d << "Per `" << s.x << "`: time = " << time << ".";
       if (!s.samples.empty()) d << " Throughput = `" << s.samples << "` / time.";
       break;
+    case Scaling::window:
+      d << "Per `" << s.x << "`: " << analysis::value_column(s) << " = the mean of the samples of `"
+        << s.window->series << "` within each epoch's window [`" << s.window->start << "`, `" << s.window->end
+        << "`] (every matching series alike), averaged over epochs >= "
+        << analysis::format_cell(s.time.warmup)
+        << "; epochs the samples do not cover are skipped. The progress curves: the samples of each window, "
+           "moving average of "
+        << s.window->smooth << ", at " << s.window->points
+        << " points of epoch progress 0-100 %, averaged over the epochs, then mean ± std over repetitions.";
+      break;
+    case Scaling::stalls:
+      d << "Data stalls per rank and iteration (DS-Analyzer columns) of each case; over the iterations of "
+           "epochs >= "
+        << analysis::format_cell(s.time.warmup)
+        << ": Average stall = mean Training Stall time; Stall (%) = stall / iteration time; Rank delay = per "
+           "iteration max - min of the ranks' Training start, averaged; Effective delay (%) = Rank delay / "
+           "mean Iteration time.";
+      break;
   }
   if (!s.step.empty()) d << " Cases of step `" << s.step << "`.";
   if (s.compare)
     d << " Columns suffixed `_<value>` are for other values of `" << s.compare->axis << "` than `"
       << s.compare->baseline << "`.";
   if (s.ratio)
-    d << " ratio = time(" << s.ratio->axis << "=" << s.ratio->numerator << ") / time(" << s.ratio->axis << "="
-      << s.ratio->denominator << ").";
+    d << " ratio = " << (s.window ? analysis::value_column(s) : "time") << "(" << s.ratio->axis << "="
+      << s.ratio->numerator << ") / " << (s.window ? analysis::value_column(s) : "time") << "("
+      << s.ratio->axis << "=" << s.ratio->denominator << ").";
   if (s.stall)
     d << " stall = `" << s.stall->data << "` / (`" << s.stall->data << "` + `" << s.stall->compute
       << "`), the fraction of time waiting for data.";
-  if (s.scaling != Scaling::mlperf_weak)
+  if (s.scaling != Scaling::mlperf_weak && s.scaling != Scaling::stalls)
     d << " Repetitions (cases differing only in `" << s.repeat
       << "`) are averaged; _std columns are sample standard deviations.";
   return d.str();

@@ -47,7 +47,10 @@ void print_tables(std::ostream& os, const std::vector<analysis::AnalysisResult>&
     for (const auto& t : a.tables) {
       os << "\n";
       if (!t.group.empty()) os << "-- " << t.group_label() << " --\n";
-      print_table(os, t);
+      if (t.detail)
+        os << t.rows.size() << " rows of " << t.columns.size() << " columns (see the CSV and JSON reports)\n";
+      else
+        print_table(os, t);
       for (const auto& n : t.notes) os << "  " << n << "\n";
     }
     if (!a.excluded.empty()) {

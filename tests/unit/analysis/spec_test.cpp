@@ -288,3 +288,61 @@ TEST_CASE("checked against the campaign, every name an analysis uses exists", "[
     CHECK(e.where().line == 2);
   }
 }
+
+TEST_CASE("scaling: window reads its series and windows; stalls takes no layout", "[analysis][spec]") {
+  auto w = parse(
+      "analyses:\n  - {name: u, scaling: window, x: io_limit, warmup: 2, group_by: loader,\n"
+      "     window: {series: 'utilization:{node}:gpu{i}', smooth: 5, points: 21}}\n")[0];
+  REQUIRE(w.window);
+  CHECK(w.window->series == "utilization:{node}:gpu{i}");
+  CHECK(w.window->start == "epoch_start");
+  CHECK(w.window->end == "epoch_end");
+  CHECK(w.window->smooth == 5);
+  CHECK(w.window->points == 21);
+  CHECK(w.time.warmup == 2);
+  CHECK(w.time.metric == w.window->series);
+  CHECK(value_column(w) == "utilization");
+  auto s = parse("analyses:\n  - {name: s, scaling: stalls, warmup: 0}\n")[0];
+  CHECK(s.scaling == Scaling::stalls);
+  CHECK(s.time.warmup == 0);
+  CHECK(value_column(s) == "times");
+
+  struct Bad {
+    const char* entry;
+    const char* key;
+    const char* message;
+  };
+  const Bad bad[] = {
+      {"{name: u, scaling: window, x: r}", "analyses[0].window", "required key is missing"},
+      {"{name: u, scaling: window, x: r, window: {smooth: 2}}", "analyses[0].window.series",
+       "required key is missing"},
+      {"{name: u, scaling: window, x: r, window: {series: s, smooth: 0}}", "analyses[0].window.smooth",
+       "must be a whole number from 1"},
+      {"{name: u, scaling: window, x: r, window: {series: s, points: 1.5}}", "analyses[0].window.points",
+       "must be a whole number from 2"},
+      {"{name: u, scaling: window, x: r, window: {series: s, smoth: 2}}", "analyses[0].window.smoth",
+       "unknown key"},
+      {"{name: u, scaling: window, x: r, time: t, window: {series: s}}", "analyses[0].time",
+       "not used by scaling: window"},
+      {"{name: u, x: r, time: t, window: {series: s}}", "analyses[0].window", "only for scaling: window"},
+      {"{name: u, x: r, time: t, warmup: 1}", "analyses[0].warmup", "only for scaling: window and stalls"},
+      {"{name: u, scaling: window, x: r, warmup: -1, window: {series: s}}", "analyses[0].warmup",
+       "must not be negative"},
+      {"{name: s, scaling: stalls, x: r}", "analyses[0].x", "not used by scaling: stalls"},
+  };
+  for (const Bad& b : bad) {
+    INFO(b.entry);
+    InputError e = error_of(std::string("analyses:\n  - ") + b.entry + "\n");
+    CHECK(e.key() == b.key);
+    CHECK_THAT(e.message(), Catch::Contains(b.message));
+    CHECK(e.where().line == 2);
+  }
+  // Against the campaign: the series, the windows and the stall metrics must be collected.
+  InputError series =
+      checked_error_of("{name: u, scaling: window, x: ranks, window: {series: 'utilization:{n}:{d}'}}");
+  CHECK(series.key() == "analyses[0].window.series");
+  CHECK_THAT(series.message(), Catch::StartsWith("unknown metric 'utilization:{n}:{d}'"));
+  InputError stalls = checked_error_of("{name: s, scaling: stalls}");
+  CHECK(stalls.key() == "analyses[0].scaling");
+  CHECK_THAT(stalls.message(), Catch::StartsWith("unknown metric 'iteration_epoch:rank{rank}'"));
+}

@@ -568,6 +568,30 @@ TEST_CASE("metrics of a case with instances keep their instance; the others have
   CHECK(with_instance == 6);
 }
 
+TEST_CASE("metric_series_of: a template stands for every series it matches", "[catalog]") {
+  Fixture f(1);
+  const std::int64_t a = f.queue(f.cases[0], "1");
+  f.cat.update_state(a, State::completed);
+  std::vector<Metric> m;
+  for (const char* n :
+       {"utilization:nid1:gpu0", "utilization:nid1:gpu1", "utilization:nid1:cpu", "u[*]:x", "utilization:"})
+    m.push_back({n, 1764075600123, 50, "%"});
+  f.cat.record_collection(a, m);
+  auto names = [&](std::set<std::string> want) {
+    std::vector<std::string> out;
+    for (auto& s : f.cat.metric_series_of(f.campaign, want)) out.push_back(s.name);
+    return out;
+  };
+  CHECK(names({"utilization:{node}:gpu{i}"}) ==
+        std::vector<std::string>{"utilization:nid1:gpu0", "utilization:nid1:gpu1"});
+  CHECK(names({"utilization:{node}:{device}", "u[*]:x"}).size() == 4);  // GLOB's own [*] is literal here
+  CHECK(names({"u[{k}]:x"}) == std::vector<std::string>{"u[*]:x"});
+  CHECK(names({"utilization:{node}"}).size() == 3);  // {..} takes at least one character
+  auto s = f.cat.metric_series_of(f.campaign, {"utilization:{n}:cpu"});
+  REQUIRE(s.size() == 1);
+  CHECK(s[0].steps == std::vector<std::optional<std::int64_t>>{1764075600123});
+}
+
 TEST_CASE("a packed attempt whose allocation ended before it started returns to the plan, unspent",
           "[catalog]") {
   Fixture f(2);

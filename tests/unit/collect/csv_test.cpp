@@ -124,3 +124,77 @@ TEST_CASE("csv: a file cut at every byte yields exactly its complete rows", "[cs
     }
   }
 }
+
+// Issue 13, format 3: the sampler's utilisation-<host>.csv, one series per host and device,
+// steps as exact milliseconds since the epoch.
+TEST_CASE("csv: utilisation samples - a series per file and device, steps in milliseconds", "[csv]") {
+  TempDir run;
+  write_file(run / "utilisation-nid001.csv",
+             "time,device,utilization\n"
+             "1764075600.123,gpu0,10\n"
+             "1764075600.123,gpu1,20\n"
+             "1764075600.223,gpu0,30\n"
+             "1764075600.223,gpu1,40\n"
+             "1764075600.323,cpu,55.5\n");
+  write_file(run / "utilisation-nid002.csv", "time,device,utilization\n1764075600.2,gpu0,70\n");
+  auto r =
+      collect({campaign::collect::load_collector(repo_root() / "collectors/utilisation.yaml")}, run.path());
+  INFO(all_warnings(r));
+  CHECK(r.warnings.empty());  // a timestamp shared by two devices is no duplicate
+  CHECK(r.files == std::vector<std::string>{"utilisation-nid001.csv", "utilisation-nid002.csv"});
+  // 1764075600.123 * 1000 is 1764075600122.9999 in binary: rounded, not cut.
+  CHECK(value(r, "utilization:nid001:gpu0", 1764075600123.0) == 10);
+  CHECK(value(r, "utilization:nid001:gpu0", 1764075600223.0) == 30);
+  CHECK(value(r, "utilization:nid001:gpu1", 1764075600223.0) == 40);
+  CHECK(value(r, "utilization:nid001:cpu", 1764075600323.0) == 55.5);
+  CHECK(value(r, "utilization:nid002:gpu0", 1764075600200.0) == 70);
+  CHECK(r.metrics.size() == 6);
+  for (const auto& m : r.metrics) CHECK(m.unit == "%");
+  // Each series comes in one run, in file order.
+  CHECK(r.metrics[0].name == "utilization:nid001:gpu0");
+  CHECK(r.metrics[1].name == "utilization:nid001:gpu0");
+}
+
+TEST_CASE("csv: a duplicate step is looked for within each series", "[csv]") {
+  TempDir run;
+  write_file(run / "u-a.csv", "time,device,utilization\n1,gpu0,10\n1,gpu1,20\n1,gpu0,30\n2,,5\n");
+  auto r = collect({collector(R"(
+sources: [{engine: csv, file: 'u-*.csv', multiple: all, step: time, metrics: [{column: utilization, name: 'u:{*}:{device}'}]}]
+)")},
+                   run.path());
+  CHECK(value(r, "u:a:gpu0", 1.0) == 30);  // the later row wins, as for one series
+  CHECK(value(r, "u:a:gpu1", 1.0) == 20);
+  CHECK(has_warning(r, "u-a.csv:4: step 1 also on line 2"));
+  CHECK(has_warning(r, "u-a.csv:5: a column the metric names use is empty; row ignored"));
+  CHECK(r.metrics.size() == 2);
+}
+
+// Issue 13, format 2: the per-rank stall files, one series per column and rank.
+TEST_CASE("csv: per-rank stall files - the rank from the file name", "[csv]") {
+  TempDir run;
+  const std::string header =
+      "Iteration,Epoch,Fetch time (sec),Fetch done time (sec),Training start (sec),Iteration time "
+      "(sec),Training Stall time (sec),Compute time (sec)\n";
+  write_file(run / "stalls-rank0.csv",
+             header + "0,0,0.5,100.5,100.5,0.9,0.5,0.4\n1,0,0.1,101.0,101.0,0.5,0.1,0.4\n");
+  write_file(run / "stalls-rank1.csv",
+             header + "0,0,0.6,100.6,100.7,1.0,0.6,0.4\n1,0,0.2,101.1,101.1,0.5,0.2,0.4\n");
+  auto r = collect({campaign::collect::load_collector(repo_root() / "collectors/stalls.yaml")}, run.path());
+  INFO(all_warnings(r));
+  CHECK(r.warnings.empty());
+  CHECK(value(r, "fetch_time:rank0", 0.0) == 0.5);
+  CHECK(value(r, "training_start:rank1", 0.0) == 100.7);
+  CHECK(value(r, "stall_time:rank1", 1.0) == 0.2);
+  CHECK(value(r, "iteration_epoch:rank0", 1.0) == 0);
+  CHECK(r.metrics.size() == 2 * 2 * 7);
+}
+
+TEST_CASE("csv: no sampler or stall file is no collection error", "[csv]") {
+  TempDir run;
+  write_file(run / "history.csv", "epoch,time\n0,3\n");
+  auto r = collect({campaign::collect::load_collector(repo_root() / "collectors/utilisation.yaml"),
+                    campaign::collect::load_collector(repo_root() / "collectors/stalls.yaml")},
+                   run.path());
+  CHECK(r.metrics.empty());
+  CHECK(r.warnings.empty());
+}
