@@ -57,12 +57,8 @@ WeakScalingScore weak_scaling_score(const std::vector<InstanceRun>& runs) {
 AnalysisResult analyze_mlperf_weak(const AnalysisSpec& spec, const std::vector<CaseResult>& cases) {
   AnalysisResult res;
   res.spec = spec;
-  Table summary;
-  summary.analysis = spec.name;
-  summary.scaling = spec.scaling;
-  summary.x = "case";
-  summary.series = {{"", ""}};
-  summary.columns = {"case", "instances", "reached", "time_to_train_all", "models_per_minute"};
+  Table summary =
+      case_table(spec, {"case", "instances", "reached", "time_to_train_all", "models_per_minute"});
   summary.units = {{"time_to_train_all", "s"}, {"models_per_minute", "1/min"}};
   std::vector<Table> per_case;
   for (const CaseResult& c : cases) {

@@ -81,18 +81,8 @@ std::optional<StallSummary> summarize_stalls(const RankIterations& ranks, double
 AnalysisResult analyze_stalls(const AnalysisSpec& spec, const std::vector<CaseResult>& cases) {
   AnalysisResult res;
   res.spec = spec;
-  Table summary;
-  summary.analysis = spec.name;
-  summary.scaling = spec.scaling;
-  summary.x = "case";
-  summary.series = {{"", ""}};
-  summary.columns = {"case",
-                     "ranks",
-                     "iterations",
-                     "Average stall (sec)",
-                     "Stall (%)",
-                     "Rank delay (sec)",
-                     "Effective delay (%)"};
+  Table summary = case_table(spec, {"case", "ranks", "iterations", "Average stall (sec)", "Stall (%)",
+                                    "Rank delay (sec)", "Effective delay (%)"});
   std::vector<Table> per_case;
   for (const CaseResult& c : cases) {
     if (!spec.step.empty() && c.step != spec.step) continue;

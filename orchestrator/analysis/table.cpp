@@ -11,6 +11,16 @@ namespace campaign::analysis {
 
 using spec::parse_number;
 
+Table case_table(const AnalysisSpec& spec, std::vector<std::string> columns) {
+  Table t;
+  t.analysis = spec.name;
+  t.scaling = spec.scaling;
+  t.x = "case";
+  t.series = {{"", ""}};
+  t.columns = std::move(columns);
+  return t;
+}
+
 std::string Table::stem() const {
   std::string s = analysis;
   for (const auto& [param, value] : group) {

@@ -49,6 +49,9 @@ struct Table {
   std::optional<double> number(size_t row, std::string_view name) const;
 };
 
+// An empty table of one row per case (x = "case", one unnamed series) for `spec`'s analysis.
+Table case_table(const AnalysisSpec& spec, std::vector<std::string> columns);
+
 // A case that is in the analysis' scope but not in its tables.
 struct Excluded {
   std::string case_name;

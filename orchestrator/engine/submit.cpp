@@ -15,6 +15,22 @@
 
 namespace campaign::engine {
 
+namespace {
+
+// A batch job of several cases, run in the directory of its script (render::batch_dir).
+sched::SubmitRequest batch_request(const std::filesystem::path& script, const std::string& job_name,
+                                   const std::vector<std::string>& after, long walltime_s) {
+  sched::SubmitRequest req;
+  req.script_path = script.string();
+  req.job_name = job_name;
+  req.workdir = script.parent_path().string();
+  req.depends_on = after;
+  req.walltime_s = walltime_s;
+  return req;
+}
+
+}  // namespace
+
 long Engine::walltime_for(const AttemptRow& row, const matrix::Case& c) {
   if (row.number <= 1) return c.walltime_s;
   int timeouts = 0;
@@ -74,13 +90,7 @@ bool Engine::submit_allocation(const pack::StepAllocation& alloc, const std::vec
   pack::write_allocation(a, pack::render_allocation(plan_, a, options_.campaign_exe));
   spdlog::info("allocation {}: {} cases on {} nodes for {}", a.job_name, rows.size(), a.nodes,
                format_hms(a.walltime_s));
-  sched::SubmitRequest req;
-  req.script_path = (a.dir / pack::kAllocationScript).string();
-  req.job_name = a.job_name;
-  req.workdir = a.dir.string();
-  req.depends_on = after;
-  req.walltime_s = a.walltime_s;
-  return submit_job(rows, req);
+  return submit_job(rows, batch_request(a.dir / pack::kAllocationScript, a.job_name, after, a.walltime_s));
 }
 
 // A job array: the cases' scripts and run directories, each attempt committed `submitting` with the
@@ -113,12 +123,7 @@ bool Engine::submit_array(const array::PlannedArray& planned, const std::vector<
   spdlog::info("array {}: {} tasks{} for {}", job.job_name, rows.size(),
                job.throttle ? fmt::format(", at most {} running", job.throttle) : std::string(),
                format_hms(job.walltime_s));
-  sched::SubmitRequest req;
-  req.script_path = (job.dir / array::kArrayScript).string();
-  req.job_name = job.job_name;
-  req.workdir = job.dir.string();
-  req.depends_on = after;
-  req.walltime_s = job.walltime_s;
+  auto req = batch_request(job.dir / array::kArrayScript, job.job_name, after, job.walltime_s);
   req.array_tasks = static_cast<long>(rows.size());
   req.array_throttle = job.throttle;
   return submit_job(rows, req);
