@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 
 #include "engine/decide.hpp"
 #include "engine/rules.hpp"
@@ -34,12 +35,18 @@ SubmitChoice choose_submissions(const matrix::Plan& plan, const std::vector<size
                                 const std::vector<AttemptRow>& latest, int others_in_queue,
                                 std::optional<double> committed_node_hours) {
   SubmitChoice out;
+  // What the user's queue limit counts is jobs: the cases of one allocation are one job (an
+  // array's tasks count one each, as Slurm counts them).
   std::map<std::int64_t, const AttemptRow*> by_case;
+  std::set<std::string> allocations;
   int ours_active = 0;
   for (auto& a : latest) {
     by_case[a.case_id] = &a;
-    ours_active += (is_active(a.state) || a.state == State::submitting) ? 1 : 0;
+    if (!is_active(a.state) && a.state != State::submitting) continue;
+    if (a.step_name.empty() || allocations.insert(a.job_name).second) ++ours_active;
   }
+  int new_jobs = 0;
+  std::set<size_t> packed_steps;  // steps whose ready cases already count as one new allocation
   const auto& limits = plan.system.limits;
   const auto& budget = plan.campaign.budget_node_hours;
   double committed = committed_node_hours.value_or(0);
@@ -72,8 +79,10 @@ SubmitChoice choose_submissions(const matrix::Plan& plan, const std::vector<size
       break;
     }
     if (!ready) continue;
-    if (others_in_queue + ours_active + static_cast<int>(out.ready.size()) >= limits.max_queued_jobs) break;
     const auto& c = plan.cases[i];
+    const bool packed = plan.step_of(c).pack.has_value();
+    const int cost = packed && packed_steps.count(c.step) ? 0 : 1;
+    if (cost && others_in_queue + ours_active + new_jobs + cost > limits.max_queued_jobs) break;
     if (budget) {
       double need = c.node_hours();
       if (committed + need > *budget) {
@@ -85,6 +94,8 @@ SubmitChoice choose_submissions(const matrix::Plan& plan, const std::vector<size
       }
       committed += need;
     }
+    new_jobs += cost;
+    if (packed) packed_steps.insert(c.step);
     chosen[row.case_id] = out.ready.size();
     out.ready.push_back(std::move(s));
   }

@@ -289,6 +289,31 @@ TEST_CASE("choosing submissions: dependencies as afterok, the queue limit, the n
                                 deps_rows(plan, State::planned, State::planned), 1, {});
     CHECK(c.ready.size() == 2);
   }
+  SECTION("the cases of a packed step count as one job against the queue limit") {
+    const char* packed = R"(name: packed
+matrix:
+  repeat: 10
+job: {partition: mc, nodes: 1, walltime: "00:10:00", command: "true"}
+pack: {nodes: 4}
+)";
+    auto plan = plan_of(packed, 3);
+    std::vector<std::int64_t> pids;
+    std::vector<AttemptRow> rows;
+    for (size_t i = 0; i < plan.cases.size(); ++i) {
+      pids.push_back(static_cast<std::int64_t>(i + 1));
+      rows.push_back(row(static_cast<std::int64_t>(i + 1), State::planned));
+    }
+    // Two running allocations of two cases each, and one of the user's other jobs: one slot left.
+    for (int k = 0; k < 4; ++k) {
+      rows[static_cast<size_t>(k)].state = State::running;
+      rows[static_cast<size_t>(k)].job_name = k < 2 ? "alloc-a" : "alloc-b";
+      rows[static_cast<size_t>(k)].step_name = "s" + std::to_string(k);
+    }
+    auto c = choose_submissions(plan, interleaved_order(plan), pids, rows, 0, {});
+    CHECK(c.ready.size() == 6);  // 2 allocations + the 6 planned cases as one more = 3 jobs
+    c = choose_submissions(plan, interleaved_order(plan), pids, rows, 1, {});
+    CHECK(c.ready.empty());  // 1 other + 2 allocations: the limit of 3 is reached
+  }
   SECTION("the budget stops before the case that would pass it") {
     auto plan = plan_of(std::string(kDeps) + "budget: 3.5\n");
     auto c = choose_submissions(plan, interleaved_order(plan), ids,
