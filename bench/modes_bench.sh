@@ -55,7 +55,9 @@ run_mode() {  # MODE
 import sys
 mode, log, cases = sys.argv[1], sys.argv[2], int(sys.argv[3])
 utime, stime, wall, jobs_wall = map(float, sys.argv[4:8])
-calls = [l.split()[1] for l in open(log) if l.strip()]
+# Scheduler calls of the campaign process; the jobs' own (an allocation's `scontrol show hostnames`)
+# reach the log too, through the PATH the jobs inherit, and are left out.
+calls = [l.split()[1] for l in open(log) if l.strip() and " show hostnames" not in l]
 count = {c: calls.count(c) for c in ("sbatch", "squeue", "sacct", "scontrol")}
 queries = count["squeue"] + count["sacct"] + count["scontrol"]
 ratio = f", {wall / jobs_wall:.2f} x one job per case" if jobs_wall and mode != "jobs" else ""

@@ -82,7 +82,11 @@ SubmitChoice choose_submissions(const matrix::Plan& plan, const std::vector<size
     const auto& c = plan.cases[i];
     const bool packed = plan.step_of(c).pack.has_value();
     const int cost = packed && packed_steps.count(c.step) ? 0 : 1;
-    if (cost && others_in_queue + ours_active + new_jobs + cost > limits.max_queued_jobs) break;
+    if (cost && others_in_queue + ours_active + new_jobs + cost > limits.max_queued_jobs) {
+      out.queue_full = true;
+      out.ours_in_queue = ours_active;
+      break;
+    }
     if (budget) {
       double need = c.node_hours();
       if (committed + need > *budget) {

@@ -158,6 +158,8 @@ struct SubmitChoice {
   std::vector<Submission> ready;
   Actions actions;
   std::string budget_note;  // why the budget stopped submissions, when it did
+  bool queue_full = false;  // the user's queue limit left ready cases out
+  int ours_in_queue = 0;    // then: the campaign's jobs in the queue (they will free places)
 };
 SubmitChoice choose_submissions(const matrix::Plan& plan, const std::vector<size_t>& order,
                                 const std::vector<std::int64_t>& case_ids,

@@ -276,6 +276,10 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
                           [&](auto& m, auto& w, auto& a) { return submit_allocation(alloc, m, w, a); }))
           return changed;
     } else {
+      // The queue limit let only a few of the step's cases in: while our own jobs will free places,
+      // wait for a tenth of the limit rather than submit an array per freed place.
+      const int chunk = std::max(1, static_cast<int>(plan_.system.limits.max_queued_jobs / 10));
+      if (choice.queue_full && choice.ours_in_queue > 0 && static_cast<int>(cases.size()) < chunk) continue;
       for (auto& arr : array::group_arrays(plan_, cases, walltime_of))
         if (!submit_group(arr.ids, [&](auto& m, auto& w, auto& a) { return submit_array(arr, m, w, a); }))
           return changed;
