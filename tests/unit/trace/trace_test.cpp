@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../temp_dir.hpp"
+
 using namespace campaign;
 using json = nlohmann::json;
 
@@ -296,4 +298,54 @@ TEST_CASE("trace: Slurm host lists", "[trace]") {
   CHECK(trace::expand_hostlist("r[1-2]n[8-9]") == V{"r1n8", "r1n9", "r2n8", "r2n9"});
   CHECK(trace::expand_hostlist("c[9-10]-ib") == V{"c9-ib", "c10-ib"});
   CHECK(trace::expand_hostlist("odd[x-2]") == V{"odd[x-2]"});
+}
+
+TEST_CASE("trace: read takes every attempt, the state events and only the series it draws", "[trace]") {
+  campaign_test::TempDir dir("trace");
+  Catalog c = Catalog::open(dir.path);
+  std::int64_t now = 0;
+  c.set_clock([&] { return at(now); });
+  auto id = c.upsert_campaign({.name = "demo", .spec_text = "name: demo\n", .system = "local"});
+  c.sync_cases(id, {{.key = "kx", .name = "x", .run_dir = "x"}, {.key = "ky", .name = "y", .run_dir = "y"}});
+  auto first = c.latest_attempts(id).at(0);
+  now = 10;
+  c.begin_submit(first.id, "job-x", 600, 2);
+  c.record_job_id(first.id, "7");
+  now = 20;
+  c.update_state(first.id, State::running, {.started = at(19), .node_list = "n[1-2]"});
+  now = 30;
+  c.update_state(first.id, State::node_fail, {.reason = "NodeFail", .ended = at(29)});
+  auto retry = c.new_attempt_for_retry(first.case_id, "retry policy: node_fail");
+  now = 40;
+  c.begin_submit(retry, "job-x2", 600, 2);
+  c.record_job_id(retry, "8");
+  c.update_state(retry, State::running, {.started = at(41), .node_list = "n[3-4]"});
+  now = 50;
+  c.update_state(retry, State::completed, {.exit_code = 0, .ended = at(50), .confirmed = true});
+  now = 52;
+  constexpr double t0 = T0;
+  c.record_collection(retry, {{.name = "epoch_start", .step = 0, .value = t0 + 42, .unit = "s"},
+                              {.name = "epoch_end", .step = 0, .value = t0 + 48, .unit = "s"},
+                              {.name = "stall_time:rank0", .step = 0, .value = 0.5, .unit = "s"},
+                              {.name = "training_start:rank0", .step = 0, .value = t0 + 43, .unit = "s"},
+                              {.name = "loss", .step = 0, .value = 0.1}});
+
+  auto in = trace::read(c, *c.find_campaign("demo"));
+  CHECK(in.attempts.size() == 3);  // x's two and y's planned one
+  std::set<std::string> names;
+  for (auto& s : in.series) names.insert(s.name);
+  CHECK(names ==
+        std::set<std::string>{"epoch_start", "epoch_end", "stall_time:rank0", "training_start:rank0"});
+
+  json t = trace::build(in);
+  CHECK(span(on_row(t, "x", "X", "attempt 1").at(0)) == std::pair(us(10), us(29)));
+  CHECK(span(on_row(t, "x", "X", "attempt 2").at(0)) == std::pair(us(40), us(52)));
+  CHECK(span(on_row(t, "x", "X", "collecting").at(0)) == std::pair(us(50), us(52)));
+  auto fail = on_row(t, "x", "i").at(0);
+  CHECK(fail["name"] == "node_fail");
+  CHECK(fail["ts"] == us(29));
+  CHECK(fail["args"]["reason"] == "NodeFail");
+  CHECK(span(on_row(t, "x epochs", "X").at(0)) == std::pair(us(42), us(48)));
+  CHECK(span(on_row(t, "x rank 0", "X", "data stall").at(0)) == std::pair(us(42) + 500'000, us(43)));
+  CHECK(on_row(t, "y", "X").empty());
 }
