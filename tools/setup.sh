@@ -21,6 +21,8 @@ packages=(
   gnuplot-nox
   # the bundled workload (workloads/minicosmo), run with Debian's /usr/bin/python3
   python3 python3-torch python3-numpy python3-yaml
+  # tests: the Trace Event Format schema check of `campaign trace`
+  python3-jsonschema
   # code versions of runs (git commit and date, for `campaign history`)
   git
   # tests: a real sshd on loopback for the ssh transport tests (the Slurm test
