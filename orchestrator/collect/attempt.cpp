@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "collect/components.hpp"
 #include "render/script.hpp"
 #include "spec/library.hpp"
 #include "util/strings.hpp"
@@ -16,7 +17,7 @@ namespace campaign::collect {
 StepCollectors load_collectors(const spec::Campaign& campaign) {
   std::map<std::string, Collector> loaded;
   auto load = [&](const std::string& name, const Location& where, const std::string& key) {
-    if (auto it = loaded.find(name); it != loaded.end()) return it->second;
+    if (loaded.count(name)) return;
     auto path = spec::find_data_file(campaign.dir, "collectors", name, ".yaml");
     if (!path) {
       auto names = spec::available(campaign.dir, "collectors", ".yaml");
@@ -24,18 +25,44 @@ StepCollectors load_collectors(const spec::Campaign& campaign) {
                        "no collector '" + name + "'" + did_you_mean(name, names) +
                            " (collectors: " + join(names, ", ") + ")");
     }
-    return loaded.emplace(name, load_collector(*path)).first->second;
+    loaded.emplace(name, load_collector(*path));
   };
-  StepCollectors out;
+  std::map<std::string, std::vector<std::string>> names;  // each step's collectors
   for (auto& step : campaign.steps) {
-    auto& list = out[step.name];
+    auto& list = names[step.name];
     if (step.collectors) {
-      for (auto& name : *step.collectors)
-        list.push_back(load(name, step.collectors.where, "steps." + step.name + ".collectors"));
+      for (auto& name : *step.collectors) {
+        load(name, step.collectors.where, "steps." + step.name + ".collectors");
+        list.push_back(name);
+      }
     } else {
-      for (size_t i = 0; i < campaign.collectors.size(); ++i)
-        list.push_back(load(campaign.collectors[i], campaign.collectors_where[i], "collectors"));
+      for (size_t i = 0; i < campaign.collectors.size(); ++i) {
+        load(campaign.collectors[i], campaign.collectors_where[i], "collectors");
+        list.push_back(campaign.collectors[i]);
+      }
     }
+  }
+  // The campaign's components join their collector's own, wherever it is used.
+  for (const auto& comp : campaign.components) {
+    const std::string key = "components." + comp.name + ".collector";
+    auto it = loaded.find(comp.collector);
+    if (it == loaded.end()) {
+      std::vector<std::string> used;
+      for (auto& [name, c] : loaded) used.push_back(name);
+      throw InputError(comp.collector_where, key,
+                       "'" + comp.collector + "' is not among the campaign's collectors" +
+                           did_you_mean(comp.collector, used) + " (" + join(used, ", ") + ")");
+    }
+    if (it->second.component_metric.empty())
+      throw InputError(comp.collector_where, key,
+                       "collector '" + comp.collector + "' names no metric for components to sum (" +
+                           "its `components: metric:`; tau and nsys do)");
+    set_component(it->second, make_component(comp.name, comp.match));  // the regex was checked by spec/
+  }
+  StepCollectors out;
+  for (auto& [step, list] : names) {
+    auto& collectors = out[step];
+    for (auto& name : list) collectors.push_back(loaded.at(name));
   }
   return out;
 }

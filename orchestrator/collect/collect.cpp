@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 
+#include "collect/components.hpp"
 #include "collect/engines.hpp"
 #include "collect/source.hpp"
 
@@ -91,6 +92,9 @@ void read_source(const Source& src, const fs::path& run_dir, const fs::path& job
       break;
     case Engine::yaml:
       run_yaml(std::get<DocSpec>(src.spec), inputs.front(), out);
+      break;
+    case Engine::nsys:
+      run_nsys(inputs, out);
       break;
   }
   for (const auto& f : files) r.files.push_back(f.display);
@@ -180,8 +184,11 @@ void dedupe(std::vector<Metric>& metrics, std::vector<std::string>& warnings) {
 CollectResult collect(const std::vector<Collector>& collectors, const fs::path& run_dir,
                       const fs::path& job_output) {
   CollectResult r;
-  for (const Collector& c : collectors)
+  for (const Collector& c : collectors) {
+    const size_t first = r.metrics.size();
     for (const auto& src : c.sources) run_source(*src, run_dir, job_output, r);
+    add_components(c, r.metrics, first, r.warnings);
+  }
   dedupe(r.metrics, r.warnings);
   return r;
 }

@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -61,11 +62,24 @@ class CollectError : public Error {
 
 struct Source;  // one file and the engine that reads it (source.hpp)
 
+// A profiler component (components.hpp): the summed time of the items (routines, kernels, copy
+// kinds) whose name `re` finds, recorded as component:NAME and component_percent:NAME.
+struct Component {
+  std::string name;
+  std::string match;  // the regex as written
+  std::regex re;
+};
+
 struct Collector {
   std::string name;         // from `name:`, else the file's stem
   std::string description;  // free text from `description:`
   std::string file;         // where it was defined, for messages
   std::vector<std::shared_ptr<const Source>> sources;
+  // `components: {metric: 'tau_exclusive:{routine}', defaults: {mpi: '^MPI_'}}`: the metric a
+  // component sums (its {part} is what the regexes match; empty: no components), and the
+  // components: the collector's defaults, then the campaign's (`components:`, same name replaces).
+  std::string component_metric;
+  std::vector<Component> components;
 };
 
 // Throws InputError "file:line:col: key: message" for a collector that is

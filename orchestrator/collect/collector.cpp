@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "collect/collect.hpp"
+#include "collect/components.hpp"
 #include "collect/input.hpp"
 #include "collect/read_spec.hpp"
 #include "collect/source.hpp"
@@ -22,16 +23,17 @@ using spec::fail;
 
 namespace {
 
-const std::vector<std::string> kTopKeys{"name", "description", "sources"};
+const std::vector<std::string> kTopKeys{"name", "description", "sources", "components"};
 const std::vector<std::string> kCommonKeys{"engine", "file", "stdout", "required", "multiple"};
-const std::vector<std::string> kEngines{"csv", "mllog", "regex", "json", "yaml"};
+const std::vector<std::string> kEngines{"csv", "mllog", "regex", "json", "yaml", "nsys"};
 const std::vector<std::string> kMultiples{"newest", "all"};
 // The keys of each engine, in the order of Engine (json and yaml share theirs).
 const std::vector<std::vector<std::string>> kEngineKeys{{"step", "step_scale", "delimiter", "metrics"},
                                                         {"intervals", "values", "instances", "instance_key"},
                                                         {"patterns"},
                                                         {"values"},
-                                                        {"values"}};
+                                                        {"values"},
+                                                        {}};
 
 // A key of another engine is named as such, where a typo would get "did you mean".
 void check_engine_keys(const spec::MapReader& m, const std::vector<std::string>& allowed,
@@ -80,8 +82,9 @@ std::shared_ptr<const Source> read_source(const std::string& file, const YAML::N
   if (auto v = m.get("multiple"); v.IsDefined()) {
     const std::string key = m.path("multiple");
     src->multiple = spec::one_of(file, v, key, kMultiples) == "all" ? Multiple::all : Multiple::newest;
-    if (src->multiple == Multiple::all && src->engine != Engine::regex && src->engine != Engine::csv)
-      fail(file, v, key, "'all' is for regex and csv sources only; the others read one file");
+    if (src->multiple == Multiple::all && src->engine != Engine::regex && src->engine != Engine::csv &&
+        src->engine != Engine::nsys)
+      fail(file, v, key, "'all' is for regex, csv and nsys sources only; the others read one file");
   }
 
   switch (src->engine) {
@@ -103,8 +106,39 @@ std::shared_ptr<const Source> read_source(const std::string& file, const YAML::N
     case Engine::yaml:
       src->spec = read_doc(m);
       break;
+    case Engine::nsys:
+      src->spec = NsysSpec{};
+      break;
   }
   return src;
+}
+
+// `components: {metric: 'tau_exclusive:{routine}', defaults: {mpi: '^MPI_'}}`
+void read_components(const std::string& file, const YAML::Node& node, Collector& c) {
+  auto m = item_map(file, node, "components", "a map with 'metric' (and optionally 'defaults')",
+                    {"metric", "defaults"});
+  const YAML::Node metric = m.require("metric");
+  c.component_metric = as_nonempty(file, metric, m.path("metric"));
+  const std::string& t = c.component_metric;
+  const size_t open = t.find('{'), close = t.find('}');
+  if (open == std::string::npos || close == std::string::npos || close < open + 2 ||
+      t.find_first_of("{}", close + 1) != std::string::npos || t.find('{', open + 1) < close)
+    fail(
+        file, metric, m.path("metric"),
+        "a metric name with one {part}, what the components' regexes match (e.g. 'tau_exclusive:{routine}')");
+  if (auto v = m.get("defaults"); v.IsDefined()) {
+    spec::MapReader d(file, v, m.path("defaults"));
+    for (const auto& [name, key_node] : d.entries()) {
+      const YAML::Node re = d.get(name);
+      if (!is_identifier(name))
+        fail(file, key_node, d.path(name), "a component name is a word: letters, digits, _");
+      try {
+        set_component(c, make_component(name, spec::as_string(file, re, d.path(name))));
+      } catch (const std::regex_error& e) {
+        fail(file, re, d.path(name), std::string("bad regex: ") + e.what());
+      }
+    }
+  }
 }
 
 Collector read_collector(const YAML::Node& node, const std::string& file) {
@@ -119,6 +153,7 @@ Collector read_collector(const YAML::Node& node, const std::string& file) {
   const YAML::Node sources = as_list(file, m.require("sources"), "sources");
   for (size_t i = 0; i < sources.size(); ++i)
     c.sources.push_back(read_source(file, sources[i], item_path("sources", i)));
+  if (auto v = m.get("components"); v.IsDefined()) read_components(file, v, c);
   return c;
 }
 
@@ -153,7 +188,13 @@ std::vector<std::string> declared_metrics(const Collector& c) {
         for (const auto& m : pat.metrics) out.push_back(m.name);
     } else if (auto* doc = std::get_if<DocSpec>(&src->spec)) {
       for (const auto& v : doc->values) out.push_back(v.name);
+    } else if (std::holds_alternative<NsysSpec>(src->spec)) {
+      for (const char* n : {"nsys_time:{name}", "nsys_instances:{name}", "nsys_avg:{name}"}) out.push_back(n);
     }
+  }
+  for (const auto& comp : c.components) {
+    out.push_back("component:" + comp.name);
+    out.push_back("component_percent:" + comp.name);
   }
   return out;
 }

@@ -42,46 +42,6 @@ constexpr size_t kMaxLine = size_t{1} << 20;
   throw CollectError(Location{in.name, static_cast<int>(line), 0}, std::move(reason));
 }
 
-// Splits `line` into `cells` at `delim`, honouring double quotes.
-void split_cells(std::string_view line, char delim, std::vector<std::string_view>& cells) {
-  cells.clear();
-  const size_t n = line.size();
-  if (line.find('"') == std::string_view::npos) {
-    size_t start = 0;
-    for (;;) {
-      const void* p = std::memchr(line.data() + start, delim, n - start);
-      if (!p) {
-        cells.push_back(line.substr(start));
-        return;
-      }
-      size_t pos = static_cast<size_t>(static_cast<const char*>(p) - line.data());
-      cells.push_back(line.substr(start, pos - start));
-      start = pos + 1;
-    }
-  }
-  size_t i = 0;
-  for (;;) {
-    size_t b = i;
-    while (b < n && (line[b] == ' ' || line[b] == '\t') && line[b] != delim) ++b;
-    if (b < n && line[b] == '"') {
-      size_t j = b + 1;
-      while (j < n && !(line[j] == '"' && !(j + 1 < n && line[j + 1] == '"'))) j += line[j] == '"' ? 2 : 1;
-      cells.push_back(line.substr(b + 1, std::min(j, n) - b - 1));
-      size_t k = line.find(delim, std::min(j + 1, n));
-      if (k == std::string_view::npos) return;
-      i = k + 1;
-    } else {
-      size_t k = line.find(delim, i);
-      if (k == std::string_view::npos) {
-        cells.push_back(line.substr(i));
-        return;
-      }
-      cells.push_back(line.substr(i, k - i));
-      i = k + 1;
-    }
-  }
-}
-
 std::string describe_header(const std::vector<std::string_view>& header) {
   std::string s;
   for (size_t i = 0; i < header.size() && i < 12; ++i) s += (i ? ", " : "") + preview(header[i], 24);

@@ -20,5 +20,7 @@ void run_mllog(const MllogSpec& spec, const Input& in, Output& out);
 void run_regex(const RegexSpec& spec, const std::vector<Input>& inputs, Output& out);
 void run_json(const DocSpec& spec, const Input& in, Output& out);
 void run_yaml(const DocSpec& spec, const Input& in, Output& out);
+// The kernel and memory-time tables of `nsys stats --format csv` in any of the inputs.
+void run_nsys(const std::vector<Input>& inputs, Output& out);
 
 }  // namespace campaign::collect

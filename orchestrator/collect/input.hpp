@@ -57,6 +57,10 @@ std::optional<double> parse_number(std::string_view s, bool grouping = false);
 // A TAU pprof time in msec: "0.038", "1,167", "1:10.733" (m:s), "1:27:15.217" (h:m:s).
 std::optional<double> parse_tau_msec(std::string_view s);
 
+// Splits a CSV `line` into `cells` at `delim`, honouring double quotes ("a,b" is one cell without
+// its quotes; a doubled quote inside stays doubled). The cells point into `line`.
+void split_cells(std::string_view line, char delim, std::vector<std::string_view>& cells);
+
 std::string_view trim_view(std::string_view s);
 // `s` quoted for a message: at most `max` bytes, non-printable bytes as \xNN.
 std::string preview(std::string_view s, size_t max = 40);

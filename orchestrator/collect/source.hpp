@@ -3,11 +3,11 @@
 //
 // The schema (defaults in brackets; collectors/*.yaml are worked examples):
 //   name [file stem], description, sources: [source...]
-//   source:  engine: csv|mllog|regex|json|yaml
+//   source:  engine: csv|mllog|regex|json|yaml|nsys
 //            file: GLOB relative to the run dir | stdout: true (the job's output)
 //            required [true]: false turns a missing file into silence and a
 //                     malformed one into a warning
-//            multiple [newest]: all (regex and csv) reads every match
+//            multiple [newest]: all (regex, csv and nsys) reads every match
 //   csv:     step [row index]: COLUMN, step_scale: the step times this, rounded
 //            to an integer (Unix seconds * 1000: exact milliseconds), delimiter [,],
 //            metrics: [COLUMN | {column, name [column], unit, scale [1], optional [false]}]
@@ -26,6 +26,8 @@
 //            Patterns apply to each line on its own.
 //   json/yaml: values: [PATH | {path, name [PATH], unit, scale, optional}],
 //            PATH like data.n_train or history.loss[3]
+//   nsys:    no settings: the kernel and memory-time summaries of `nsys stats --format csv`
+//            (nsys_engine.cpp) become nsys_time:NAME, nsys_instances:NAME, nsys_avg:NAME
 //
 // Invariant: a Source that exists is internally consistent - every column,
 // capture and path it refers to is named, regexes are compiled, metric names
@@ -40,7 +42,7 @@
 
 namespace campaign::collect {
 
-enum class Engine { csv, mllog, regex, json, yaml };
+enum class Engine { csv, mllog, regex, json, yaml, nsys };
 
 // How the matches of one regex metric become values.
 enum class Reduce { last, first, mean, sum, min, max, count, steps };
@@ -143,13 +145,16 @@ struct DocSpec {
   std::vector<DocValue> values;
 };
 
+// `nsys stats` output has a fixed shape: nothing to configure.
+struct NsysSpec {};
+
 struct Source {
   Engine engine = Engine::csv;
   std::string file;          // glob relative to the run directory; empty when from_stdout
   bool from_stdout = false;  // read the job's output instead
   bool required = true;
   Multiple multiple = Multiple::newest;
-  std::variant<CsvSpec, MllogSpec, RegexSpec, DocSpec> spec;
+  std::variant<CsvSpec, MllogSpec, RegexSpec, DocSpec, NsysSpec> spec;
 };
 
 }  // namespace campaign::collect

@@ -1,7 +1,9 @@
 #include "spec/campaign.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <regex>
 
 #include "spec/yaml_reader.hpp"
 #include "util/hash.hpp"
@@ -368,6 +370,42 @@ void parse_steps(const std::string& file, const YAML::Node& node, const std::str
 }
 
 // `inputs:` a list of paths, or of {from, to, exclude}.
+std::vector<Component> parse_components(const std::string& file, const YAML::Node& node,
+                                        const std::string& path) {
+  std::vector<Component> out;
+  if (node.IsNull()) return out;
+  MapReader list(file, node, path);
+  for (const auto& [name, key_node] : list.entries()) {
+    const std::string cpath = list.path(name);
+    if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])) ||
+        !std::all_of(name.begin(), name.end(),
+                     [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }))
+      fail(file, key_node, cpath, "a component name is a word: letters, digits, _");
+    const YAML::Node body = list.get(name);
+    if (!body.IsMap())
+      fail(file, body, cpath,
+           std::string("expected a map with 'collector' and 'match', got ") + type_name(body));
+    MapReader m(file, body, cpath, {"collector", "match"});
+    Component comp;
+    comp.name = name;
+    comp.where = location(file, key_node);
+    const YAML::Node collector = m.require("collector", "the collector whose profile it sums");
+    comp.collector = as_string(file, collector, m.path("collector"));
+    comp.collector_where = location(file, collector);
+    if (comp.collector.empty()) fail(file, collector, m.path("collector"), "empty collector name");
+    const YAML::Node match = m.require("match", "a regular expression over the routine or kernel names");
+    comp.match = as_string(file, match, m.path("match"));
+    if (comp.match.empty()) fail(file, match, m.path("match"), "empty regex (it would match every name)");
+    try {
+      (void)std::regex(comp.match, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      fail(file, match, m.path("match"), std::string("bad regex: ") + e.what());
+    }
+    out.push_back(std::move(comp));
+  }
+  return out;
+}
+
 std::vector<Input> parse_inputs(const std::string& file, const YAML::Node& node, const std::string& path) {
   if (!node.IsSequence() && !node.IsNull())
     fail(file, node, path, std::string("expected a list of files or directories, got ") + type_name(node));
@@ -451,6 +489,8 @@ void parse_body(MapReader& r, Campaign& c, bool is_override) {
     if (v.IsSequence())
       for (size_t i = 0; i < v.size(); ++i) c.collectors_where[i] = location(file, v[i]);
   }
+  if (auto v = r.get("components"); v.IsDefined())
+    c.components = parse_components(file, v, r.path("components"));
   if (auto v = r.get("inputs"); v.IsDefined()) c.inputs = parse_inputs(file, v, r.path("inputs"));
   if (auto v = r.get("fetch"); v.IsDefined()) {
     MapReader m(file, v, r.path("fetch"));

@@ -164,6 +164,17 @@ struct Fetch {
   std::vector<std::string> exclude;
 };
 
+// A profiler component (`components: {mpi: {collector: tau, match: '^MPI_'}}`): the time of the
+// items (routines, kernels, copy kinds) of `collector`'s component metric whose name the regex
+// `match` finds, recorded as component:NAME (collect/components.hpp sums it).
+struct Component {
+  std::string name;
+  std::string collector;
+  std::string match;
+  Location where;            // the name
+  Location collector_where;  // the collector's value
+};
+
 struct RetryPolicy {
   long max_attempts = 3;
   std::vector<std::string> on = {"node_fail", "preempted", "timeout", "lost"};
@@ -199,7 +210,8 @@ struct Campaign {
   Field<double> budget_node_hours;
   std::vector<std::string> collectors;
   std::vector<Location> collectors_where;
-  std::vector<Input> inputs;  // replaced as a whole by a system override
+  std::vector<Component> components;  // replaced as a whole by a system override
+  std::vector<Input> inputs;          // replaced as a whole by a system override
   Fetch fetch;
   YAML::Node analyses;                          // parsed by analysis::parse_analyses
   std::map<std::string, YAML::Node> overrides;  // per system, applied by for_system()

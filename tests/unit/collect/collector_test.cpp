@@ -41,8 +41,16 @@ TEST_CASE("collector: the shipped collectors say what they read", "[collector]")
   auto mlperf = load_collector(repo_root() / "collectors/mlperf.yaml");
   CHECK(mlperf.sources.at(0)->from_stdout);
   auto timers = load_collector(repo_root() / "collectors/timers.yaml");
-  const auto& tau = std::get<campaign::collect::RegexSpec>(timers.sources.at(1)->spec);
+  auto tau_collector = load_collector(repo_root() / "collectors/tau.yaml");
+  const auto& tau = std::get<campaign::collect::RegexSpec>(tau_collector.sources.at(0)->spec);
   CHECK(tau.patterns.at(0).metrics.size() == 3);
+  CHECK(tau_collector.component_metric == "tau_exclusive:{routine}");
+  REQUIRE(tau_collector.components.size() == 1);
+  CHECK(tau_collector.components[0].name == "mpi");
+  auto nsys = load_collector(repo_root() / "collectors/nsys.yaml");
+  CHECK(nsys.sources.at(0)->engine == Engine::nsys);
+  CHECK(nsys.sources.at(0)->multiple == campaign::collect::Multiple::all);
+  CHECK(nsys.components.empty());
   const auto& mean = std::get<campaign::collect::RegexSpec>(timers.sources.at(0)->spec);
   CHECK(mean.patterns.at(0).literal == "Mean epoch time: ");  // the derived prefilter
   auto gpu = load_collector(repo_root() / "collectors/gpu-util.yaml");
@@ -97,8 +105,12 @@ TEST_CASE("collector: the metrics it declares, in order, templates kept", "[coll
   // The per-epoch windows of the issue 13 contract (epochs.csv), step = epoch.
   CHECK(declared_metrics(load_collector(repo_root() / "collectors/epochs.yaml")) ==
         V{"epoch_time", "epoch_start", "epoch_end"});
-  CHECK(declared_metrics(load_collector(repo_root() / "collectors/timers.yaml")) ==
-        V{"mean_epoch_time", "tau_exclusive:{routine}", "tau_inclusive:{routine}", "tau_calls:{routine}"});
+  CHECK(declared_metrics(load_collector(repo_root() / "collectors/timers.yaml")) == V{"mean_epoch_time"});
+  CHECK(declared_metrics(load_collector(repo_root() / "collectors/tau.yaml")) ==
+        V{"tau_exclusive:{routine}", "tau_inclusive:{routine}", "tau_calls:{routine}", "component:mpi",
+          "component_percent:mpi"});
+  CHECK(declared_metrics(load_collector(repo_root() / "collectors/nsys.yaml")) ==
+        V{"nsys_time:{name}", "nsys_instances:{name}", "nsys_avg:{name}"});
   auto c = parse_collector(
       YAML::Load("sources:\n"
                  "  - {engine: mllog, file: a.log, intervals: [epoch], values: [loss],"
@@ -130,11 +142,11 @@ TEST_CASE("collector: bad YAML gives InputError with file:line:col, key and hint
       {"sources:\n  - engine: csv\n    file: a.csv\n    patterns: []\n", "4:5", "sources[0].patterns",
        "unknown key for a csv source"},
       {"sources:\n  - engine: cvs\n    file: a.csv\n", "2:13", "sources[0].engine",
-       "'cvs' is not one of csv, mllog, regex, json, yaml, did you mean 'csv'?"},
+       "'cvs' is not one of csv, mllog, regex, json, yaml, nsys, did you mean 'csv'?"},
       {"sources:\n  - {engin: csv, file: a.csv}\n", "2:6", "sources[0].engin",
        "unknown key, did you mean 'engine'?"},
       {"sources:\n  - file: a.csv\n", "2:5", "sources[0].engine",
-       "required key is missing (csv, mllog, regex, json, yaml)"},
+       "required key is missing (csv, mllog, regex, json, yaml, nsys)"},
       {"sources:\n  - {engine: csv, file: a.csv, required: maybe, metrics: [a]}\n", "2:42",
        "sources[0].required", "expected true or false, got 'maybe'"},
       {"sources:\n  - {engine: csv, file: a.csv, metrics: a}\n", "2:41", "sources[0].metrics",
@@ -146,7 +158,7 @@ TEST_CASE("collector: bad YAML gives InputError with file:line:col, key and hint
       {"sources:\n  - {engine: csv, file: a.csv, delimiter: ab, metrics: [a]}\n", "2:43",
        "sources[0].delimiter", "must be one character"},
       {"sources:\n  - {engine: json, file: a.json, multiple: all, values: [a]}\n", "2:44",
-       "sources[0].multiple", "'all' is for regex and csv sources only"},
+       "sources[0].multiple", "'all' is for regex, csv and nsys sources only"},
       {"sources:\n  - {engine: csv, file: a.csv, step_scale: 1000, metrics: [a]}\n", "2:44",
        "sources[0].step_scale", "needs a 'step' column"},
       {"sources:\n  - {engine: csv, file: a.csv, step: t, step_scale: 0, metrics: [a]}\n", "2:53",

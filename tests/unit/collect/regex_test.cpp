@@ -1,4 +1,4 @@
-// The regex engine: the shipped timers and gpu-util collectors on recorded
+// The regex engine: the shipped timers, tau and gpu-util collectors on recorded
 // outputs, capture naming, reductions, and lines that would break std::regex.
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -9,12 +9,13 @@ using namespace collect_test;
 using campaign::collect::collect;
 using campaign::collect::load_collector;
 
-TEST_CASE("regex: timers.yaml reads 'Mean epoch time' from stdout and TAU pprof rows", "[regex]") {
+TEST_CASE("regex: timers.yaml reads 'Mean epoch time' from stdout, tau.yaml TAU pprof rows", "[regex]") {
   TempDir run;
   fs::copy_file(data("tau/pprof.txt"), run / "pprof.txt");
   fs::copy_file(data("job/slurm-4242.out"), run / "slurm-4242.out");
-  auto r =
-      collect({load_collector(repo_root() / "collectors/timers.yaml")}, run.path(), run / "slurm-4242.out");
+  auto r = collect({load_collector(repo_root() / "collectors/timers.yaml"),
+                    load_collector(repo_root() / "collectors/tau.yaml")},
+                   run.path(), run / "slurm-4242.out");
   INFO(all_warnings(r));
   CHECK(r.warnings.empty());
   CHECK(value(r, "mean_epoch_time") == Approx(28.4));
@@ -25,14 +26,21 @@ TEST_CASE("regex: timers.yaml reads 'Mean epoch time' from stdout and TAU pprof 
   CHECK(value(r, "tau_inclusive:void train_epoch(Model &, Batch *)") == Approx(71.794));
   CHECK(value(r, "tau_calls:MPI_Allreduce()") == 3000);
   CHECK(value(r, "tau_exclusive:void checkpoint(const char *)") == Approx(0.301));
-  // 6 routines x 3 metrics + the mean epoch time; header and separator lines do not match.
-  CHECK(r.metrics.size() == 19);
+  // The tau collector's default component: MPI_* exclusive times, and their share of all.
+  CHECK(value(r, "component:mpi") == Approx(31.145 + 9.050));
+  CHECK(value(r, "component_percent:mpi") ==
+        Approx(100 * (31.145 + 9.050) / (0.000052 + 0.012 + 2.310 + 31.145 + 9.050 + 0.301)));
+  // 6 routines x 3 metrics, the mean epoch time and the component's two; header and separator
+  // lines do not match.
+  CHECK(r.metrics.size() == 21);
   CHECK(r.files == std::vector<std::string>{"slurm-4242.out", "pprof.txt"});
 }
 
-TEST_CASE("regex: timers.yaml is optional throughout", "[regex]") {
+TEST_CASE("regex: timers.yaml and tau.yaml are optional throughout", "[regex]") {
   TempDir run;
-  auto r = collect({load_collector(repo_root() / "collectors/timers.yaml")}, run.path());
+  auto r = collect({load_collector(repo_root() / "collectors/timers.yaml"),
+                    load_collector(repo_root() / "collectors/tau.yaml")},
+                   run.path());
   CHECK(r.metrics.empty());
   CHECK(r.warnings.empty());
   CHECK(r.files.empty());

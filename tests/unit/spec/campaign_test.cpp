@@ -165,3 +165,38 @@ TEST_CASE("instances: an expression in a job, at the top level or in a step") {
   CHECK(*c.steps.at(0).job.instances == "4");
   CHECK(error_of("name: t\njob: {command: x, instances: [1]}\n").rfind("c.yaml:2:", 0) == 0);
 }
+
+TEST_CASE("components: per-code regexes over a profiler's routines or kernels") {
+  auto c = parse_campaign(R"(name: t
+job: {command: "true"}
+collectors: [tau, nsys]
+components:
+  io: {collector: tau, match: '^BP4Writer::'}
+  memcpy_htod: {collector: nsys, match: '\[CUDA memcpy (HtoD|Host-to-Device)\]'}
+systems:
+  local: {components: {conv: {collector: nsys, match: conv}}}
+)",
+                          "c.yaml");
+  REQUIRE(c.components.size() == 2);
+  CHECK(c.components[0].name == "io");
+  CHECK(c.components[0].collector == "tau");
+  CHECK(c.components[0].match == "^BP4Writer::");
+  CHECK(c.components[1].match == R"(\[CUDA memcpy (HtoD|Host-to-Device)\])");
+  CHECK(c.components[1].where.line == 6);
+  CHECK(c.components[1].collector_where.column == 28);
+  auto local = for_system(c, "local");  // replaced as a whole, as inputs are
+  REQUIRE(local.components.size() == 1);
+  CHECK(local.components[0].name == "conv");
+
+  CHECK_THAT(error_of("name: t\ncomponents: {mpi: {collector: tau, match: '(MPI'}}\n"),
+             Catch::Contains("c.yaml:2:") && Catch::Contains("components.mpi.match: bad regex"));
+  CHECK_THAT(error_of("name: t\ncomponents: {mpi: {collector: tau}}\n"),
+             Catch::Contains("components.mpi.match"));
+  CHECK_THAT(error_of("name: t\ncomponents: {mpi: {match: x}}\n"),
+             Catch::Contains("components.mpi.collector"));
+  CHECK_THAT(error_of("name: t\ncomponents: {mpi: {collector: tau, match: ''}}\n"),
+             Catch::Contains("empty regex"));
+  CHECK_THAT(error_of("name: t\ncomponents: [mpi]\n"), Catch::Contains("components"));
+  CHECK_THAT(error_of("name: t\ncomponents: {mpi: '^MPI_'}\n"),
+             Catch::Contains("expected a map with 'collector' and 'match'"));
+}

@@ -1,0 +1,53 @@
+#!/bin/bash
+# Profiler components end to end: `campaign import` of run directories holding the recorded TAU
+# pprof and `nsys stats` outputs of tests/data/profilers, with the tau and nsys collectors and a
+# campaign's `components:`, records component:NAME and component_percent:NAME with the routine
+# and kernel metrics, which `campaign history` reads and follows like any metric.
+#
+# Usage: bash tests/cli/profilers.sh CAMPAIGN_BINARY SOURCE_DIR
+set -u
+source "$(dirname "$0")/lib.sh"
+src=$2
+data=$src/tests/data/profilers
+cat >"$tmp/profiled.yaml" <<'YAML'
+name: profiled
+matrix:
+  ranks: [4, 8]
+case_name: "gs-n{{ranks}}"
+job:
+  command: ./gray-scott
+collectors: [tau, nsys]
+components:
+  io: {collector: tau, match: '^BP4Writer::'}
+  memcpy_htod: {collector: nsys, match: '\[CUDA memcpy (HtoD|Host-to-Device)\]'}
+  gemm: {collector: nsys, match: gemm}
+YAML
+tree=$tmp/results
+mkdir -p "$tree/gs-n4" "$tree/gs-n8"
+cp "$data/pprof-gray-scott.txt" "$tree/gs-n4/pprof.txt"
+cp "$data/nsys_cuda_gpu_kern_sum.csv" "$data/nsys-stats-vllm-7599.csv" "$tree/gs-n4/"
+cp "$data/nsys_gpukernsum.csv" "$data/nsys_gpumemtimesum.csv" "$tree/gs-n8/"   # no TAU profile here
+
+out=$("$exe" import "$tmp/profiled.yaml" --system local --from "$tree" --workdir "$tmp/w" 2>"$tmp/err")
+check "import exits 0 ($(cat "$tmp/err"))" test $? -eq 0
+check "both cases collected: $out" grep -q "2 collected, 0 collect_failed" <<<"$out"
+# metric RANKS NAME: the value `campaign history` reads for the case with RANKS ranks ("" if none).
+metric() {
+  "$exe" history "$2@ranks=$1" "$tmp/w" --better lower --out "$tmp/h" 2>/dev/null |
+    awk '$1 == "w" { printf "%.6f\n", $(NF - 2); exit }'
+}
+check_eq "n4: % time in MPI (tau's default component)" 17.798194 "$(metric 4 component_percent:mpi)"
+check_eq "n4: time in MPI, s" 34.696152 "$(metric 4 component:mpi)"
+check_eq "n4: the campaign's io component" 1.768342 "$(metric 4 component:io)"
+check_eq "n4: host-to-device copies, s" 2.472025 "$(metric 4 component:memcpy_htod)"
+check_eq "n4: their share of GPU time, %" 89.649417 "$(metric 4 component_percent:memcpy_htod)"
+check_eq "n4: gemm kernels, s" 0.046645 "$(metric 4 component:gemm)"
+check_eq "n4: a routine's exclusive time" 28.489000 "$(metric 4 'tau_exclusive:MPI_Sendrecv()')"
+check_eq "n4: a kernel's instances" 32.000000 "$(metric 4 nsys_instances:flash_attention_prefill_f16)"
+check_eq "n8: old report names, HtoD copies, s" 0.000880 "$(metric 8 component:memcpy_htod)"
+check_eq "n8: no TAU profile, no MPI component" "" "$(metric 8 component:mpi)"
+check_eq "n8: no gemm kernel there: 0" 0.000000 "$(metric 8 component:gemm)"
+hist=$("$exe" history 'component:memcpy_htod@ranks=4' "$tmp/w" --out "$tmp/h" 2>&1)
+check "history follows a component, in seconds, lower is better: $hist" \
+  grep -q "collected metric component:memcpy_htod (mean per case) \[s\], lower is better" <<<"$hist"
+finish 14
