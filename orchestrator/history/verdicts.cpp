@@ -8,6 +8,7 @@
 #include <set>
 
 #include "analysis/scaling.hpp"
+#include "analysis/stats.hpp"
 #include "spec/expression.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -122,7 +123,7 @@ Extraction from_column(const MetricQuery& q, const AnalysisResult& a, const std:
       if (!t.group.empty()) parts.push_back(t.group_label());
       if (!row_cond) parts.push_back(x + "=" + xval);
       std::string series = parts.empty() ? col : join(parts, ", ");
-      out.values[series] = Measured{*v, row_cond && is_extreme(row_cond->value) ? x + "=" + xval : ""};
+      out.values[series] = Measured{*v, row_cond && is_extreme(row_cond->value) ? x + "=" + xval : "", {}};
     }
   }
   if (out.values.empty()) {
@@ -253,7 +254,8 @@ Extraction from_cases(const MetricQuery& q, const std::string& name, const std::
     std::vector<std::string> where;
     for (const Condition& c : q.conditions)
       if (is_extreme(c.value)) where.push_back(c.key + "=" + *param(g.first, c.key));
-    out.values[g.first->name] = Measured{s / static_cast<double>(g.values.size()), join(where, ",")};
+    out.values[g.first->name] = Measured{s / static_cast<double>(g.values.size()), join(where, ","),
+                                         g.values.size() > 1 ? g.values : std::vector<double>{}};
   }
   out.better = metric_direction(name, out.unit);
   if (out.values.empty()) out.problem = "no case matching the conditions has a metric '" + name + "'";
@@ -401,28 +403,124 @@ Extraction extract(const MetricQuery& q, const std::vector<AnalysisResult>& anal
   return finish(from_cases(q, q.head, cases));
 }
 
+namespace {
+
+std::vector<double> samples_of(const Measured& m) {
+  return m.samples.empty() ? std::vector<double>{m.value} : m.samples;
+}
+
+Spread spread_of(const std::vector<double>& values, double confidence) {
+  Summary sum = summarize(values);
+  return Spread{sum.mean, sum.std, sum.count, mean_interval(sum, confidence)};
+}
+
+// Student's two-sample t of a mean shift, with the variance pooled within
+// the two sides (the noise is the same on both under the null hypothesis of
+// no shift), and its degrees of freedom.
+std::pair<double, double> shift_t(const Summary& x, const Summary& y) {
+  const double nx = static_cast<double>(x.count), ny = static_cast<double>(y.count);
+  const double pooled = ((nx - 1) * *x.std * *x.std + (ny - 1) * *y.std * *y.std) / (nx + ny - 2);
+  const double se = std::sqrt(pooled * (1 / nx + 1 / ny));
+  const double diff = std::fabs(x.mean - y.mean);
+  return {se > 0 ? diff / se : diff == 0 ? 0 : HUGE_VAL, nx + ny - 2};
+}
+
+void split(const std::vector<std::vector<double>>& runs, size_t lo, size_t hi, double alpha,
+           std::vector<Step>& out) {
+  std::vector<double> all;
+  for (size_t i = lo; i < hi; ++i) all.insert(all.end(), runs[i].begin(), runs[i].end());
+  std::optional<Step> best;
+  double best_t = -1;
+  size_t tried = 0;
+  std::vector<double> before;
+  for (size_t k = lo + 1; k < hi; ++k) {
+    before.insert(before.end(), runs[k - 1].begin(), runs[k - 1].end());
+    if (runs[k].empty()) continue;  // a run without a value: the split before the next one is the same
+    std::vector<double> after(all.begin() + static_cast<std::ptrdiff_t>(before.size()), all.end());
+    if (before.size() < 2 || after.size() < 2) continue;
+    ++tried;
+    Summary x = summarize(before), y = summarize(after);
+    auto [t, df] = shift_t(x, y);
+    if (t > best_t) best_t = t, best = Step{k, x.mean, y.mean, student_t_two_sided(t, df)};
+  }
+  if (!best) return;
+  best->p = std::min(1.0, best->p * static_cast<double>(tried));  // Bonferroni over the places tried
+  if (best->p >= alpha) return;
+  split(runs, lo, best->run, alpha, out);
+  out.push_back(*best);
+  split(runs, best->run, hi, alpha, out);
+}
+
+}  // namespace
+
+std::vector<Step> find_steps(const std::vector<std::vector<double>>& runs, double alpha) {
+  std::vector<Step> out;
+  split(runs, 0, runs.size(), alpha, out);
+  return out;
+}
+
+std::string_view to_string(Rule r) {
+  switch (r) {
+    case Rule::none:
+      return "";
+    case Rule::threshold:
+      return "threshold";
+    case Rule::ci:
+      return "ci";
+    case Rule::step:
+      return "step";
+    case Rule::ci_and_step:
+      return "ci+step";
+  }
+  return "?";
+}
+
+bool SeriesHistory::repeated() const {
+  for (const auto& p : points)
+    if (p.rule == Rule::ci || p.rule == Rule::step || p.rule == Rule::ci_and_step || p.within_noise)
+      return true;
+  return false;
+}
+
 History judge(const std::vector<RunValues>& runs, const std::vector<size_t>& baseline_runs, Better better,
-              double threshold) {
+              double threshold, const NoiseRules& noise) {
   History h;
   h.better = better;
   h.threshold = threshold;
+  h.noise = noise;
   h.baseline_runs = baseline_runs;
   std::set<std::string, bool (*)(const std::string&, const std::string&)> names(natural_less);
   for (const auto& r : runs)
     for (const auto& [s, v] : r.values) names.insert(s);
   const std::set<size_t> base(baseline_runs.begin(), baseline_runs.end());
   constexpr double eps = 1e-12;  // 1.2 / 1.0 - 1 is not exactly 0.2
+  // How much worse `x` is than `b`, as a fraction of `b`.
+  auto worse = [&](double x, double b) { return better == Better::lower ? x / b - 1 : 1 - x / b; };
   for (const std::string& name : names) {
     SeriesHistory s;
     s.name = name;
-    double sum = 0;
-    size_t n = 0;
-    for (size_t i : base) {
-      if (i >= runs.size()) continue;
+    std::vector<std::vector<double>> samples(runs.size());
+    std::vector<double> pooled;
+    for (size_t i = 0; i < runs.size(); ++i) {
       auto it = runs[i].values.find(name);
-      if (it != runs[i].values.end()) sum += it->second.value, ++n;
+      if (it == runs[i].values.end()) continue;
+      samples[i] = samples_of(it->second);
+      if (base.count(i)) pooled.insert(pooled.end(), samples[i].begin(), samples[i].end());
     }
-    if (n) s.baseline = sum / static_cast<double>(n);
+    if (!pooled.empty()) {
+      s.baseline_spread = spread_of(pooled, noise.confidence);
+      s.baseline = s.baseline_spread->mean;
+    }
+    s.steps = find_steps(samples, noise.step_alpha);
+    // Whether a step lies between run i and every baseline run.
+    auto step_between = [&](size_t i) {
+      for (size_t b : base) {
+        bool any = false;
+        for (const Step& st : s.steps) any |= (b < st.run) != (i < st.run);
+        if (!any) return false;
+      }
+      return !base.empty();
+    };
     for (size_t i = 0; i < runs.size(); ++i) {
       HistoryPoint p;
       auto it = runs[i].values.find(name);
@@ -431,13 +529,28 @@ History judge(const std::vector<RunValues>& runs, const std::vector<size_t>& bas
         p.where = it->second.where;
         s.latest = i;
         if (s.baseline && *s.baseline != 0) p.relative = *p.value / *s.baseline;
+        // This run's repetitions with those of earlier runs of the same version.
+        std::vector<double> mine;
+        for (size_t j = 0; j <= i; ++j)
+          if (j == i || (!base.count(j) && !runs[i].version.empty() && runs[j].version == runs[i].version))
+            mine.insert(mine.end(), samples[j].begin(), samples[j].end());
+        p.spread = spread_of(mine, noise.confidence);
         if (base.count(i)) {
           p.verdict = Verdict::baseline;
         } else if (p.relative) {
-          double worse = better == Better::lower ? *p.relative - 1 : 1 - *p.relative;
-          p.verdict = worse > threshold + eps    ? Verdict::regressed
-                      : worse < -threshold - eps ? Verdict::improved
-                                                 : Verdict::within;
+          const Spread& b = *s.baseline_spread;
+          const bool noisy = b.ci && p.spread->ci;
+          const double w = worse(noisy ? p.spread->mean : *p.value, *s.baseline);
+          const bool beyond = std::fabs(w) > threshold + eps;
+          p.verdict = !beyond ? Verdict::within : w > 0 ? Verdict::regressed : Verdict::improved;
+          if (beyond && !noisy) {
+            p.rule = Rule::threshold;
+          } else if (beyond) {
+            const bool ci = std::fabs(p.spread->mean - b.mean) > *p.spread->ci + *b.ci;
+            const bool step = step_between(i);
+            p.rule = ci && step ? Rule::ci_and_step : ci ? Rule::ci : step ? Rule::step : Rule::none;
+            if (p.rule == Rule::none) p.verdict = Verdict::within, p.within_noise = true;
+          }
         }
       }
       s.points.push_back(std::move(p));

@@ -30,8 +30,8 @@ HistoryDocument three_runs(bool with_missing = false) {
     r.run = "nightly/2026-01-0" + std::to_string(i + 1);
     r.version = versions[i];
     r.date = "2026-01-0" + std::to_string(i + 1) + " 02:00 UTC";
-    r.values["scaling-gpu-n4"] = Measured{1.5 * factor[i], ""};
-    if (!(with_missing && i == 2)) r.values["scaling-cpu-n4"] = Measured{3.0 * factor[i], ""};
+    r.values["scaling-gpu-n4"] = Measured{1.5 * factor[i], "", {}};
+    if (!(with_missing && i == 2)) r.values["scaling-cpu-n4"] = Measured{3.0 * factor[i], "", {}};
     runs.push_back(r);
   }
   HistoryDocument d;

@@ -170,6 +170,7 @@ TEST_CASE("repetitions of a case are one series: the mean", "[history][verdicts]
   auto e = extract(parse_metric("run_time@ranks=4"), {}, cases);
   REQUIRE(e.values.size() == 1);
   CHECK(e.values.at("n4-r1").value == Approx(11));
+  CHECK(e.values.at("n4-r1").samples == std::vector<double>{10.0, 12.0});  // the spread history judges on
 }
 
 TEST_CASE("which way is better: columns by kind, metrics by unit, then by name", "[history][verdicts]") {
@@ -217,6 +218,7 @@ TEST_CASE("three runs, the third 20 % slower: a regression past 10 %, in both di
     CHECK(s.points[1].verdict == Verdict::within);
     CHECK(s.points[1].relative == Approx(1.03));
     CHECK(s.points[2].verdict == Verdict::regressed);
+    CHECK(s.points[2].rule == Rule::threshold);  // no repetitions: the threshold alone
     CHECK(s.points[2].relative == Approx(1.2));
     CHECK(s.latest == 2u);
   }
@@ -245,7 +247,7 @@ TEST_CASE("the latest point decides; older regressions are shown but do not fail
           "[history][verdicts]") {
   auto v = [](double x) {
     RunValues r;
-    r.values["s"] = Measured{x, ""};
+    r.values["s"] = Measured{x, "", {}};
     return r;
   };
   std::vector<RunValues> runs = {v(1.0), v(1.5), v(1.01)};
