@@ -65,8 +65,6 @@ bool any_where(const SeriesHistory& s) {
 
 }  // namespace
 
-std::vector<std::string> failing(const HistoryDocument& d) { return d.history.regressed(d.fail_on_any); }
-
 void print_history(std::ostream& os, const HistoryDocument& d) {
   const auto& h = d.history;
   os << "campaign " << d.campaign << ": " << d.metric << " = " << d.kind

@@ -17,25 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "history/verdicts.hpp"
+#include "history/track.hpp"
 #include "report/report.hpp"
 
 namespace campaign::history {
-
-struct HistoryDocument {
-  std::string campaign;
-  std::string metric;  // as written
-  std::string kind;    // what the metric was read as, e.g. "column throughputs of analysis weak_scaling"
-  std::string unit;
-  std::vector<RunValues> runs;  // oldest first
-  History history;
-  std::string baseline;            // the baseline for people, e.g. "v1.0 (2 runs)"
-  bool fail_on_any = false;        // which regressions fail the check: any point, or the latest
-  std::vector<std::string> notes;  // e.g. runs without a value and why
-};
-
-// Regressions that fail the check (History::regressed(fail_on_any)).
-std::vector<std::string> failing(const HistoryDocument& d);
 
 void print_history(std::ostream& os, const HistoryDocument& d);
 std::string history_csv(const HistoryDocument& d);

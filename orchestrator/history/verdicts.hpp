@@ -166,8 +166,8 @@ struct History {
 
 // Mean shifts in a sequence of runs' repetitions (empty: no value), by binary
 // segmentation: the split with the largest two-sample t (variance pooled
-// within the sides) between the runs before and after it, kept when its p-value times the number of splits tried is
-// below `alpha` (each side needs two values), then each side searched again.
+// within the sides) between the runs before and after it, kept when its p-value times the number of splits
+// tried is below `alpha` (each side needs two values), then each side searched again.
 std::vector<Step> find_steps(const std::vector<std::vector<double>>& runs, double alpha);
 
 // Relative values and verdicts. A point regressed when it is worse than the
