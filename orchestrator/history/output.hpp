@@ -4,8 +4,9 @@
 // values with the threshold and the regressions marked.
 //
 // Files in `out_dir`, `<stem>` chosen by the caller:
-//   <stem>.csv    one line per series and run (series,run,version,date,value,relative,verdict,where)
-//   <stem>.json   the same, structured, with the baseline and the regressions
+//   <stem>.csv    one line per series and run (series,run,version,date,value,relative,verdict,where,
+//                 then the rule that flagged it and the repetitions judged: rule,n,mean,std,ci,commit)
+//   <stem>.json   the same, structured, with the baseline, its spread, the steps and the regressions
 //   <stem>.dat, <stem>.gp, <stem>.svg, <stem>.png   the plot (when gnuplot is there)
 //
 // Invariant: as for reports, every file is written to a temporary name and

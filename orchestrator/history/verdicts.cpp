@@ -476,9 +476,9 @@ std::string_view to_string(Rule r) {
 }
 
 bool SeriesHistory::repeated() const {
+  if (!baseline_spread || !baseline_spread->ci) return false;
   for (const auto& p : points)
-    if (p.rule == Rule::ci || p.rule == Rule::step || p.rule == Rule::ci_and_step || p.within_noise)
-      return true;
+    if (p.verdict != Verdict::baseline && p.spread && p.spread->ci) return true;
   return false;
 }
 

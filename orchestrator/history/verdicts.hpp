@@ -142,7 +142,7 @@ struct SeriesHistory {
   std::vector<HistoryPoint> points;       // one per run
   std::vector<Step> steps;                // mean shifts found over the whole series, oldest first
   std::optional<size_t> latest;           // the newest run with a value: the one a nightly check judges
-  // Whether the noise rules judged any point (repetitions on both sides).
+  // Whether the noise rules judge any point (repetitions on both sides).
   bool repeated() const;
 };
 
