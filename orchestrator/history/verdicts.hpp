@@ -67,8 +67,11 @@ std::optional<Better> metric_direction(const std::string& name, const std::strin
 // The metric's value in one run, per series.
 struct Measured {
   double value = 0;
-  std::string where;            // e.g. "ranks=4" when the row came from @max; "" otherwise
-  std::vector<double> samples;  // the repetitions `value` is the mean of (empty: one measurement)
+  std::string where;  // e.g. "ranks=4" when the row came from @max; "" otherwise
+  // The repetitions `value` is the mean of (repeated cases; a table's
+  // COLUMN_std and count), and their sample standard deviation.
+  size_t n = 1;
+  std::optional<double> std;
 };
 
 struct Extraction {
@@ -164,11 +167,11 @@ struct History {
   std::vector<std::string> regressed(bool any) const;
 };
 
-// Mean shifts in a sequence of runs' repetitions (empty: no value), by binary
+// Mean shifts in a sequence of runs' repetitions (n = 0: no value), by binary
 // segmentation: the split with the largest two-sample t (variance pooled
 // within the sides) between the runs before and after it, kept when its p-value times the number of splits
 // tried is below `alpha` (each side needs two values), then each side searched again.
-std::vector<Step> find_steps(const std::vector<std::vector<double>>& runs, double alpha);
+std::vector<Step> find_steps(const std::vector<Spread>& runs, double alpha);
 
 // Relative values and verdicts. A point regressed when it is worse than the
 // baseline by more than `threshold` (0.1 = 10 %) in the `better` direction,

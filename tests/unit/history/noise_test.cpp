@@ -7,11 +7,18 @@
 #include <cmath>
 #include <random>
 
+#include "analysis/stats.hpp"
 #include "history/verdicts.hpp"
 
 using namespace campaign::history;
 
 namespace {
+
+// A run's value from its repetitions, as extract() gives it.
+Measured repeated(const std::vector<double>& samples) {
+  auto s = campaign::analysis::summarize(samples);
+  return Measured{s.mean, "", s.count, s.std};
+}
 
 // Normal variates from mt19937 (whose output the standard fixes) by
 // Box-Muller, so a seed gives the same series with every standard library.
@@ -34,14 +41,10 @@ std::vector<RunValues> series(unsigned seed, size_t points = 20, size_t reps = 5
     r.version += std::to_string(i);
     r.run = "night";
     r.run += std::to_string(i);
-    Measured m;
+    std::vector<double> samples;
     for (size_t k = 0; k < reps; ++k)
-      m.samples.push_back(10 * (i >= step_at ? 1 + step : 1) * (1 + noise * n.normal()));
-    double sum = 0;
-    for (double v : m.samples) sum += v;
-    m.value = sum / static_cast<double>(reps);
-    if (reps == 1) m.samples.clear();
-    r.values["time"] = m;
+      samples.push_back(10 * (i >= step_at ? 1 + step : 1) * (1 + noise * n.normal()));
+    r.values["time"] = repeated(samples);
     runs.push_back(std::move(r));
   }
   return runs;
@@ -50,7 +53,7 @@ std::vector<RunValues> series(unsigned seed, size_t points = 20, size_t reps = 5
 // The same runs with only the means: what history judged before it knew the repetitions.
 std::vector<RunValues> means_only(std::vector<RunValues> runs) {
   for (auto& r : runs)
-    for (auto& [name, m] : r.values) m.samples.clear();
+    for (auto& [name, m] : r.values) m.n = 1, m.std.reset();
   return runs;
 }
 
@@ -145,9 +148,8 @@ TEST_CASE("the step rule alone: a shift of the series the intervals of one run c
 
 TEST_CASE("one wild repetition: past the threshold, within the spread, no alarm", "[history][noise]") {
   auto runs = series(3, 10, 5, 0.03);
-  Measured& last = runs[9].values["time"];
-  last.samples = {10.0, 10.1, 9.9, 10.0, 16.0};  // one repetition hit a slow node: mean 11.2
-  last.value = 11.2;
+  runs[9].values["time"] = repeated({10.0, 10.1, 9.9, 10.0, 16.0});  // one repetition hit a slow node
+  REQUIRE(runs[9].values["time"].value == Approx(11.2));
   History h = judge(runs, {0}, Better::lower, 0.10);
   const HistoryPoint& p = h.series[0].points[9];
   CHECK(p.relative > 1.10);
@@ -168,7 +170,7 @@ TEST_CASE("several runs of one version are its repetitions; without any, the thr
   auto run = [](std::string version, double v) {
     RunValues r;
     r.version = std::move(version);
-    r.values["t"] = Measured{v, "", {}};
+    r.values["t"] = Measured{v, "", 1, std::nullopt};
     return r;
   };
   std::vector<RunValues> runs = {run("a", 10.0), run("a", 10.2), run("a", 9.8), run("b", 11.3),

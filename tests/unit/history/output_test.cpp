@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "../temp_dir.hpp"
+#include "analysis/stats.hpp"
 #include "report/process.hpp"
 #include "util/strings.hpp"
 
@@ -30,8 +31,9 @@ HistoryDocument three_runs(bool with_missing = false) {
     r.run = "nightly/2026-01-0" + std::to_string(i + 1);
     r.version = versions[i];
     r.date = "2026-01-0" + std::to_string(i + 1) + " 02:00 UTC";
-    r.values["scaling-gpu-n4"] = Measured{1.5 * factor[i], "", {}};
-    if (!(with_missing && i == 2)) r.values["scaling-cpu-n4"] = Measured{3.0 * factor[i], "", {}};
+    r.values["scaling-gpu-n4"] = Measured{1.5 * factor[i], "", 1, std::nullopt};
+    if (!(with_missing && i == 2))
+      r.values["scaling-cpu-n4"] = Measured{3.0 * factor[i], "", 1, std::nullopt};
     runs.push_back(r);
   }
   HistoryDocument d;
@@ -109,9 +111,8 @@ HistoryDocument repeated_runs() {
     r.run = std::string("night-") + version[i];
     r.commit = commit[i];
     r.date = date[i];
-    double sum = 0;
-    for (double v : reps[i]) sum += v;
-    r.values["n4"] = Measured{sum / 3, "", reps[i]};
+    auto sum = campaign::analysis::summarize(reps[i]);
+    r.values["n4"] = Measured{sum.mean, "", sum.count, sum.std};
     d.runs.push_back(r);
   }
   d.campaign = "c";
