@@ -1,6 +1,8 @@
 // `campaign history METRIC [PATH...]`: a metric across the runs of a campaign
 // (one per work directory), in commit order, relative to a baseline; exit
-// status 3 when the latest run regressed beyond the threshold.
+// status 3 when the latest run regressed beyond the threshold (and, with
+// repetitions, their spread). history::track does the work; this file reads
+// the options, finds the runs and writes what it returns.
 #include <cctype>
 #include <iostream>
 #include <set>
@@ -53,8 +55,15 @@ Direction: throughputs, eff, speedup are better higher; times, stall and *_std l
 metric by its unit (s, ms: lower; .../s: higher), else its name (time, loss, error: lower;
 throughput, bandwidth, accuracy: higher); else pass --better.
 
+Noise: with repetitions (cases differing only in `repeat`, or several runs of one version) a change
+past the threshold counts only when it also exceeds their spread: the 95% t-intervals of the means do
+not overlap (rule ci), or a step found over the series lies between the run and the baseline (rule
+step). Without repetitions the threshold alone decides (rule threshold). The table, CSV and JSON say
+which rule flagged each run.
+
 Exit status: 0 no regression, 3 a regression (the latest run of a series worse than the baseline
-by more than the threshold; --fail-on any: any run), 2 bad METRIC or options, 1 no runs.)";
+by more than the threshold, and the spread with repetitions; --fail-on any: any run), 2 bad METRIC
+or options, 1 no runs.)";
 
 // The directory holding the campaign's default work directory, and its name.
 std::pair<fs::path, std::string> runs_of_campaign_file(const std::string& file, const std::string& system) {
