@@ -197,3 +197,22 @@ TEST_CASE("several runs of one version are its repetitions; without any, the thr
   CHECK(h.series[0].points[5].verdict == Verdict::regressed);
   CHECK(h.series[0].points[5].rule == Rule::ci_and_step);
 }
+
+TEST_CASE("find_steps: runs without a value, and a regression fixed later (two steps)", "[history][noise]") {
+  const Spread low{10, 0.1, 5, std::nullopt}, high{12, 0.1, 5, std::nullopt}, none{};
+  auto steps = find_steps({low, low, low, low, low, none, high, high, high, high}, 0.001);
+  REQUIRE(steps.size() == 1);
+  CHECK(steps[0].run == 6u);  // the first run with a value after the shift
+  CHECK(steps[0].before == Approx(10));
+  CHECK(steps[0].after == Approx(12));
+
+  steps = find_steps({low, low, low, low, high, high, high, high, low, low, low, low}, 0.001);
+  REQUIRE(steps.size() == 2);
+  CHECK(steps[0].run == 4u);
+  CHECK(steps[1].run == 8u);
+  // One value per run and no spread anywhere: a shift of one run at the end is too little to test.
+  CHECK(find_steps({Spread{10, std::nullopt, 1, std::nullopt}, Spread{10, std::nullopt, 1, std::nullopt},
+                    Spread{12, std::nullopt, 1, std::nullopt}},
+                   0.001)
+            .empty());
+}
