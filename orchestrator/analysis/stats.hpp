@@ -21,4 +21,14 @@ struct Summary {
 // `values` must not be empty.
 Summary summarize(std::vector<double> values);
 
+// Student's t distribution with `df` > 0 degrees of freedom (not necessarily
+// an integer: Welch's test has fractional ones). The two-sided tail
+// P(|T| >= |t|), and the quantile q with P(T <= q) = p for 0 < p < 1.
+double student_t_two_sided(double t, double df);
+double student_t_quantile(double p, double df);
+
+// Half-width of the two-sided `confidence` t-interval of the mean of
+// `summary`'s values; absent without a spread (a single value).
+std::optional<double> mean_interval(const Summary& summary, double confidence = 0.95);
+
 }  // namespace campaign::analysis

@@ -1,6 +1,8 @@
 // `campaign history METRIC [PATH...]`: a metric across the runs of a campaign
 // (one per work directory), in commit order, relative to a baseline; exit
-// status 3 when the latest run regressed beyond the threshold.
+// status 3 when the latest run regressed beyond the threshold (and, with
+// repetitions, their spread). history::track does the work; this file reads
+// the options, finds the runs and writes what it returns.
 #include <cctype>
 #include <iostream>
 #include <set>
@@ -53,8 +55,15 @@ Direction: throughputs, eff, speedup are better higher; times, stall and *_std l
 metric by its unit (s, ms: lower; .../s: higher), else its name (time, loss, error: lower;
 throughput, bandwidth, accuracy: higher); else pass --better.
 
+Noise: with repetitions (cases differing only in `repeat`, or several runs of one version) a change
+past the threshold counts only when it also exceeds their spread: the 95% t-intervals of the means do
+not overlap (rule ci), or a step found over the series lies between the run and the baseline (rule
+step). Without repetitions the threshold alone decides (rule threshold). The table, CSV and JSON say
+which rule flagged each run.
+
 Exit status: 0 no regression, 3 a regression (the latest run of a series worse than the baseline
-by more than the threshold; --fail-on any: any run), 2 bad METRIC or options, 1 no runs.)";
+by more than the threshold, and the spread with repetitions; --fail-on any: any run), 2 bad METRIC
+or options, 1 no runs.)";
 
 // The directory holding the campaign's default work directory, and its name.
 std::pair<fs::path, std::string> runs_of_campaign_file(const std::string& file, const std::string& system) {
@@ -102,64 +111,13 @@ int run_history(const HistoryOptions& o) {
     throw Error("no runs" + (name.empty() ? std::string() : " of campaign " + name) + " under " +
                 join(where, ", ") + " (a run is a work directory with a campaign.db" +
                 (found.campaigns.empty() ? "" : "; campaigns found: " + join(found.campaigns, ", ")) + ")");
-  const auto& runs = found.runs;
 
-  // The metric in every run.
-  history::HistoryDocument doc;
-  doc.campaign = name;
-  doc.metric = query.text;
-  doc.fail_on_any = o.fail_on == "any";
-  std::vector<history::RunValues> values;
-  std::string first_problem;
-  std::set<std::string> names;
-  for (const auto& run : runs) {
-    history::Extraction e = history::measure(run, query);
-    history::RunValues v;
-    v.run = run.name;
-    v.version = run.campaign.code.version;
-    v.date = run.date();
-    v.values = e.values;
-    values.push_back(std::move(v));
-    if (e.values.empty()) {
-      doc.notes.push_back(run.name + ": no value (" + e.problem + ")");
-      if (first_problem.empty()) first_problem = e.problem;
-      names.insert(e.names.begin(), e.names.end());
-      continue;
-    }
-    if (doc.kind.empty()) doc.kind = e.kind, doc.unit = e.unit;
-    if (!better && e.better) better = e.better;
-  }
-  if (doc.kind.empty()) {
-    std::vector<std::string> known(names.begin(), names.end());
-    throw InputError({"campaign history"}, "METRIC '" + query.text + "'",
-                     "not found in any of the " + std::to_string(runs.size()) + " run(s): " + first_problem +
-                         (names.count(query.head) ? "" : did_you_mean(query.head, known)));
-  }
-  if (!better)
-    throw InputError({"campaign history"}, "METRIC '" + query.text + "'",
-                     "cannot tell whether higher or lower is better for " + doc.kind +
-                         (doc.unit.empty() ? "" : " [" + doc.unit + "]") + ": pass --better higher|lower");
-
-  // The baseline: the runs of the code named by --baseline (averaged), else the oldest run.
-  std::vector<size_t> base;
-  if (!o.baseline.empty()) {
-    base = history::match_runs(runs, o.baseline);
-    if (base.empty()) {
-      std::vector<std::string> known;
-      for (const auto& r : runs)
-        known.push_back(r.campaign.code.version.empty() ? r.name : r.campaign.code.version);
-      throw InputError({"campaign history"}, "--baseline",
-                       "no run of code '" + o.baseline + "' (versions: " + join(known, ", ") + ")" +
-                           did_you_mean(o.baseline, known));
-    }
-  } else {
-    base.push_back(0);  // the oldest run alone: later runs of the same code are judged too
-  }
-  const auto& first = runs[base.front()];
-  doc.baseline = (first.campaign.code.version.empty() ? first.name : first.campaign.code.version) +
-                 (base.size() > 1 ? " (" + std::to_string(base.size()) + " runs)" : "");
-  doc.runs = values;
-  doc.history = history::judge(values, base, *better, o.threshold / 100);
+  history::TrackOptions options;
+  options.baseline = o.baseline;
+  options.threshold = o.threshold / 100;
+  options.better = better;
+  options.fail_on_any = o.fail_on == "any";
+  history::HistoryDocument doc = history::track(found.runs, name, query, options);
 
   history::print_history(std::cout, doc);
   fs::path out = o.out.empty() ? fs::absolute(roots.front()) / "history" : fs::absolute(o.out);

@@ -1,6 +1,7 @@
 // Implements history/output.hpp.
 #include "history/output.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -39,12 +40,43 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
+std::string general(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2g", v);
+  return buf;
+}
+
 std::string verdict_text(const HistoryPoint& p) {
   std::string v(to_string(p.verdict));
   if ((p.verdict == Verdict::regressed || p.verdict == Verdict::improved) && p.relative)
     v += " (" + percent(*p.relative) + ")";
+  if (p.within_noise && p.relative) v += " (" + percent(*p.relative) + " within noise)";
   return v;
 }
+
+bool any_repeated(const History& h) {
+  return std::any_of(h.series.begin(), h.series.end(), [](const auto& s) { return s.repeated(); });
+}
+
+// The rules in force, for people.
+std::string rules_text(const History& h) {
+  std::string t = "more than " + fixed(h.threshold * 100, 0) + "%";
+  if (!any_repeated(h)) return t + " (no repetitions: the threshold alone decides)";
+  return t + " and beyond the spread of the repetitions (" + fixed(h.noise.confidence * 100, 0) +
+         "% intervals of the means apart: rule ci; or a step in the series between it and the baseline, " +
+         "p < " + general(h.noise.step_alpha) + ": rule step)";
+}
+
+nlohmann::ordered_json spread_json(const std::optional<Spread>& s) {
+  using json = nlohmann::ordered_json;
+  if (!s) return nullptr;
+  return {{"mean", s->mean},
+          {"std", s->std ? json(*s->std) : json(nullptr)},
+          {"ci", s->ci ? json(*s->ci) : json(nullptr)},
+          {"n", s->n}};
+}
+
+std::string optional_exact(std::optional<double> v) { return v ? analysis::format_exact(*v) : ""; }
 
 // The worse direction for people: "+10%" for times, "-10%" for throughputs.
 std::string threshold_text(const History& h) {
@@ -65,22 +97,26 @@ bool any_where(const SeriesHistory& s) {
 
 }  // namespace
 
-std::vector<std::string> failing(const HistoryDocument& d) { return d.history.regressed(d.fail_on_any); }
-
 void print_history(std::ostream& os, const HistoryDocument& d) {
   const auto& h = d.history;
   os << "campaign " << d.campaign << ": " << d.metric << " = " << d.kind
      << (d.unit.empty() ? "" : " [" + d.unit + "]") << ", " << to_string(h.better) << " is better\n"
      << d.runs.size() << " run(s) in commit order; baseline " << d.baseline
-     << "; a regression is worse than it by "
-     << "more than " << fixed(h.threshold * 100, 0) << "%\n";
+     << "; a regression is worse than it by " << rules_text(h) << "\n";
   for (const auto& n : d.notes) os << "note: " << n << "\n";
   for (const auto& s : h.series) {
     os << "\n" << s.name << "\n";
     const bool where = any_where(s);
+    const bool spread = s.repeated();
+    const bool rule =
+        std::any_of(s.points.begin(), s.points.end(), [](auto& p) { return p.rule != Rule::none; });
     std::vector<std::vector<std::string>> rows;
     rows.push_back({"run", "version", "date", "value", "vs baseline", "verdict"});
+    if (spread)
+      rows.front().insert(rows.front().begin() + 4,
+                          {"n", "mean", "+-" + fixed(h.noise.confidence * 100, 0) + "%"});
     if (where) rows.front().insert(rows.front().begin() + 4, "at");
+    if (rule) rows.front().push_back("rule");
     for (size_t i = 0; i < d.runs.size(); ++i) {
       const auto& p = s.points[i];
       std::vector<std::string> r = {d.runs[i].run,
@@ -89,7 +125,16 @@ void print_history(std::ostream& os, const HistoryDocument& d) {
                                     p.value ? analysis::format_cell(*p.value, false) : "-",
                                     p.relative ? fixed(*p.relative, 3) : "-",
                                     verdict_text(p)};
+      if (spread) {
+        const bool judged = p.spread && p.verdict != Verdict::none;
+        // The baseline's row shows what every point is compared with: all its runs' repetitions.
+        const auto& sp = p.verdict == Verdict::baseline ? s.baseline_spread : p.spread;
+        r.insert(r.begin() + 4,
+                 {judged ? std::to_string(sp->n) : "-", judged ? analysis::format_cell(sp->mean, false) : "-",
+                  judged && sp->ci ? analysis::format_cell(*sp->ci, false) : "-"});
+      }
       if (where) r.insert(r.begin() + 4, p.where);
+      if (rule) r.push_back(std::string(to_string(p.rule)));
       rows.push_back(std::move(r));
     }
     std::vector<size_t> width(rows.front().size(), 0);
@@ -98,7 +143,9 @@ void print_history(std::ostream& os, const HistoryDocument& d) {
     for (const auto& r : rows) {
       std::string line = " ";
       for (size_t c = 0; c < r.size(); ++c) {
-        bool number = rows.front()[c] == "value" || rows.front()[c] == "vs baseline";
+        const std::string& head = rows.front()[c];
+        bool number = head == "value" || head == "vs baseline" || head == "n" || head == "mean" ||
+                      head.rfind("+-", 0) == 0;
         std::string pad(width[c] - r[c].size(), ' ');
         line += ' ';  // appended piecewise: GCC 12 warns (-Wrestrict) on " " + string here
         line += number ? pad : r[c];
@@ -107,12 +154,19 @@ void print_history(std::ostream& os, const HistoryDocument& d) {
       while (!line.empty() && line.back() == ' ') line.pop_back();
       os << line << "\n";
     }
+    for (const Step& st : s.steps) {
+      const auto& r = d.runs[st.run];
+      os << "  step at " << (r.version.empty() ? r.run : r.version) << ": mean "
+         << analysis::format_cell(st.before, false) << " -> " << analysis::format_cell(st.after, false)
+         << " (" << percent(st.after / st.before) << ", p = " << general(st.p) << ")\n";
+    }
   }
   auto bad = failing(d);
   os << "\n";
   if (bad.empty()) {
     os << "no regression: " << (d.fail_on_any ? "no run" : "no series' latest run") << " is worse than the "
-       << "baseline by more than " << fixed(h.threshold * 100, 0) << "%\n";
+       << "baseline by more than " << fixed(h.threshold * 100, 0) << "%"
+       << (any_repeated(h) ? " beyond the spread" : "") << "\n";
     return;
   }
   std::vector<std::string> parts;
@@ -122,7 +176,7 @@ void print_history(std::ostream& os, const HistoryDocument& d) {
       const auto& p = s.points[i];
       if (p.verdict != Verdict::regressed || (!d.fail_on_any && s.latest != i)) continue;
       parts.push_back(s.name + " at " + (d.runs[i].version.empty() ? d.runs[i].run : d.runs[i].version) +
-                      " " + percent(*p.relative));
+                      " " + percent(*p.relative) + " (" + std::string(to_string(p.rule)) + ")");
     }
   }
   os << "REGRESSION beyond " << threshold_text(h) << " vs baseline " << d.baseline << ": "
@@ -130,14 +184,19 @@ void print_history(std::ostream& os, const HistoryDocument& d) {
 }
 
 std::string history_csv(const HistoryDocument& d) {
-  std::string out = "series,run,version,date,value,relative,verdict,where\n";
+  std::string out = "series,run,version,date,value,relative,verdict,where,rule,n,mean,std,ci,commit\n";
   for (const auto& s : d.history.series) {
     for (size_t i = 0; i < d.runs.size(); ++i) {
       const auto& p = s.points[i];
-      out += csv_field(s.name) + "," + csv_field(d.runs[i].run) + "," + csv_field(d.runs[i].version) + "," +
-             csv_field(d.runs[i].date) + "," + (p.value ? analysis::format_exact(*p.value) : "") + "," +
-             (p.relative ? analysis::format_exact(*p.relative) : "") + "," +
-             std::string(to_string(p.verdict)) + "," + csv_field(p.where) + "\n";
+      out +=
+          csv_field(s.name) + "," + csv_field(d.runs[i].run) + "," + csv_field(d.runs[i].version) + "," +
+          csv_field(d.runs[i].date) + "," + (p.value ? analysis::format_exact(*p.value) : "") + "," +
+          (p.relative ? analysis::format_exact(*p.relative) : "") + "," + std::string(to_string(p.verdict)) +
+          "," + csv_field(p.where) + "," + std::string(p.within_noise ? "within noise" : to_string(p.rule)) +
+          "," + (p.spread ? std::to_string(p.spread->n) : "") + "," +
+          (p.spread ? analysis::format_exact(p.spread->mean) : "") + "," +
+          optional_exact(p.spread ? p.spread->std : std::nullopt) + "," +
+          optional_exact(p.spread ? p.spread->ci : std::nullopt) + "," + csv_field(d.runs[i].commit) + "\n";
     }
   }
   return out;
@@ -153,21 +212,30 @@ std::string history_json(const HistoryDocument& d) {
   j["unit"] = d.unit;
   j["better"] = std::string(to_string(h.better));
   j["threshold"] = h.threshold;
+  j["noise"] = {{"confidence", h.noise.confidence}, {"step_alpha", h.noise.step_alpha}};
   j["baseline"] = {{"label", d.baseline}, {"runs", h.baseline_runs}};
   j["runs"] = json::array();
   for (const auto& r : d.runs)
-    j["runs"].push_back({{"run", r.run}, {"version", r.version}, {"date", r.date}});
+    j["runs"].push_back({{"run", r.run}, {"version", r.version}, {"commit", r.commit}, {"date", r.date}});
   j["series"] = json::array();
   for (const auto& s : h.series) {
     json js;
     js["name"] = s.name;
     js["baseline"] = s.baseline ? json(*s.baseline) : json(nullptr);
+    js["baseline_spread"] = spread_json(s.baseline_spread);
+    js["repetitions"] = s.repeated();
     js["points"] = json::array();
     for (const auto& p : s.points)
       js["points"].push_back({{"value", p.value ? json(*p.value) : json(nullptr)},
                               {"relative", p.relative ? json(*p.relative) : json(nullptr)},
                               {"verdict", std::string(to_string(p.verdict))},
+                              {"rule", std::string(to_string(p.rule))},
+                              {"within_noise", p.within_noise},
+                              {"spread", spread_json(p.spread)},
                               {"where", p.where}});
+    js["steps"] = json::array();
+    for (const Step& st : s.steps)
+      js["steps"].push_back({{"run", st.run}, {"before", st.before}, {"after", st.after}, {"p", st.p}});
     j["series"].push_back(std::move(js));
   }
   j["regressions"] = failing(d);

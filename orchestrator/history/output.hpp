@@ -4,8 +4,9 @@
 // values with the threshold and the regressions marked.
 //
 // Files in `out_dir`, `<stem>` chosen by the caller:
-//   <stem>.csv    one line per series and run (series,run,version,date,value,relative,verdict,where)
-//   <stem>.json   the same, structured, with the baseline and the regressions
+//   <stem>.csv    one line per series and run (series,run,version,date,value,relative,verdict,where,
+//                 then the rule that flagged it and the repetitions judged: rule,n,mean,std,ci,commit)
+//   <stem>.json   the same, structured, with the baseline, its spread, the steps and the regressions
 //   <stem>.dat, <stem>.gp, <stem>.svg, <stem>.png   the plot (when gnuplot is there)
 //
 // Invariant: as for reports, every file is written to a temporary name and
@@ -17,25 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "history/verdicts.hpp"
+#include "history/track.hpp"
 #include "report/report.hpp"
 
 namespace campaign::history {
-
-struct HistoryDocument {
-  std::string campaign;
-  std::string metric;  // as written
-  std::string kind;    // what the metric was read as, e.g. "column throughputs of analysis weak_scaling"
-  std::string unit;
-  std::vector<RunValues> runs;  // oldest first
-  History history;
-  std::string baseline;            // the baseline for people, e.g. "v1.0 (2 runs)"
-  bool fail_on_any = false;        // which regressions fail the check: any point, or the latest
-  std::vector<std::string> notes;  // e.g. runs without a value and why
-};
-
-// Regressions that fail the check (History::regressed(fail_on_any)).
-std::vector<std::string> failing(const HistoryDocument& d);
 
 void print_history(std::ostream& os, const HistoryDocument& d);
 std::string history_csv(const HistoryDocument& d);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "analysis/scaling.hpp"
+#include "analysis/stats.hpp"
 #include "spec/expression.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -122,7 +123,12 @@ Extraction from_column(const MetricQuery& q, const AnalysisResult& a, const std:
       if (!t.group.empty()) parts.push_back(t.group_label());
       if (!row_cond) parts.push_back(x + "=" + xval);
       std::string series = parts.empty() ? col : join(parts, ", ");
-      out.values[series] = Measured{*v, row_cond && is_extreme(row_cond->value) ? x + "=" + xval : ""};
+      Measured m{*v, row_cond && is_extreme(row_cond->value) ? x + "=" + xval : "", 1, std::nullopt};
+      // A mean over repetitions comes with its spread and count (the automatic aggregates).
+      auto sd = t.number(r, column + "_std" + suffix);
+      auto count = t.number(r, "count" + suffix);
+      if (sd && count && *count >= 2) m.std = sd, m.n = static_cast<size_t>(*count);
+      out.values[series] = std::move(m);
     }
   }
   if (out.values.empty()) {
@@ -248,12 +254,11 @@ Extraction from_cases(const MetricQuery& q, const std::string& name, const std::
   }
   for (auto& [key, g] : groups) {
     if (g.values.empty()) continue;
-    double s = 0;
-    for (double v : g.values) s += v;
     std::vector<std::string> where;
     for (const Condition& c : q.conditions)
       if (is_extreme(c.value)) where.push_back(c.key + "=" + *param(g.first, c.key));
-    out.values[g.first->name] = Measured{s / static_cast<double>(g.values.size()), join(where, ",")};
+    Summary sum = summarize(g.values);
+    out.values[g.first->name] = Measured{sum.mean, join(where, ","), sum.count, sum.std};
   }
   out.better = metric_direction(name, out.unit);
   if (out.values.empty()) out.problem = "no case matching the conditions has a metric '" + name + "'";
@@ -401,28 +406,150 @@ Extraction extract(const MetricQuery& q, const std::vector<AnalysisResult>& anal
   return finish(from_cases(q, q.head, cases));
 }
 
+namespace {
+
+// Repetitions as moments, so that runs pool exactly (Chan et al.): mean,
+// sum of squared deviations from it, count.
+struct Moments {
+  double mean = 0, ss = 0;
+  size_t n = 0;
+};
+
+Moments moments_of(const Measured& m) {
+  const double n = static_cast<double>(m.n);
+  return Moments{m.value, m.std && m.n > 1 ? *m.std * *m.std * (n - 1) : 0, std::max<size_t>(m.n, 1)};
+}
+
+Moments pool(const Moments& a, const Moments& b) {
+  if (!a.n) return b;
+  if (!b.n) return a;
+  const double na = static_cast<double>(a.n), nb = static_cast<double>(b.n), n = na + nb;
+  const double d = b.mean - a.mean;
+  return Moments{a.mean + d * nb / n, a.ss + b.ss + d * d * na * nb / n, a.n + b.n};
+}
+
+Spread spread_of(const Moments& m, double confidence) {
+  Spread s{m.mean, std::nullopt, m.n, std::nullopt};
+  if (m.n < 2) return s;
+  s.std = std::sqrt(m.ss / static_cast<double>(m.n - 1));
+  analysis::Summary sum;
+  sum.mean = m.mean, sum.std = s.std, sum.count = m.n;
+  s.ci = mean_interval(sum, confidence);
+  return s;
+}
+
+Moments moments_of(const Spread& s) {
+  const double n = static_cast<double>(s.n);
+  return Moments{s.mean, s.std && s.n > 1 ? *s.std * *s.std * (n - 1) : 0, s.n};
+}
+
+// Student's two-sample t of a mean shift, with the variance pooled within
+// the two sides (the noise is the same on both under the null hypothesis of
+// no shift), and its degrees of freedom.
+std::pair<double, double> shift_t(const Moments& x, const Moments& y) {
+  const double nx = static_cast<double>(x.n), ny = static_cast<double>(y.n);
+  const double pooled = (x.ss + y.ss) / (nx + ny - 2);
+  const double se = std::sqrt(pooled * (1 / nx + 1 / ny));
+  const double diff = std::fabs(x.mean - y.mean);
+  return {se > 0 ? diff / se : diff == 0 ? 0 : HUGE_VAL, nx + ny - 2};
+}
+
+void split(const std::vector<Moments>& runs, size_t lo, size_t hi, double alpha, std::vector<Step>& out) {
+  std::vector<Moments> after(hi - lo + 1);  // after[k - lo]: runs [k, hi) pooled
+  for (size_t k = hi; k-- > lo;) after[k - lo] = pool(runs[k], after[k + 1 - lo]);
+  std::optional<Step> best;
+  double best_t = -1;
+  size_t tried = 0;
+  Moments before;
+  for (size_t k = lo + 1; k < hi; ++k) {
+    before = pool(before, runs[k - 1]);
+    const Moments& rest = after[k - lo];
+    if (!runs[k].n) continue;  // a run without a value: the split before the next one is the same
+    if (before.n < 2 || rest.n < 2) continue;
+    ++tried;
+    auto [t, df] = shift_t(before, rest);
+    if (t > best_t) best_t = t, best = Step{k, before.mean, rest.mean, student_t_two_sided(t, df)};
+  }
+  if (!best) return;
+  best->p = std::min(1.0, best->p * static_cast<double>(tried));  // Bonferroni over the places tried
+  if (best->p >= alpha) return;
+  split(runs, lo, best->run, alpha, out);
+  out.push_back(*best);
+  split(runs, best->run, hi, alpha, out);
+}
+
+}  // namespace
+
+std::vector<Step> find_steps(const std::vector<Spread>& runs, double alpha) {
+  std::vector<Moments> m;
+  for (const Spread& r : runs) m.push_back(moments_of(r));
+  std::vector<Step> out;
+  split(m, 0, m.size(), alpha, out);
+  return out;
+}
+
+std::string_view to_string(Rule r) {
+  switch (r) {
+    case Rule::none:
+      return "";
+    case Rule::threshold:
+      return "threshold";
+    case Rule::ci:
+      return "ci";
+    case Rule::step:
+      return "step";
+    case Rule::ci_and_step:
+      return "ci+step";
+  }
+  return "?";
+}
+
+bool SeriesHistory::repeated() const {
+  if (!baseline_spread || !baseline_spread->ci) return false;
+  for (const auto& p : points)
+    if (p.verdict != Verdict::baseline && p.spread && p.spread->ci) return true;
+  return false;
+}
+
 History judge(const std::vector<RunValues>& runs, const std::vector<size_t>& baseline_runs, Better better,
-              double threshold) {
+              double threshold, const NoiseRules& noise) {
   History h;
   h.better = better;
   h.threshold = threshold;
+  h.noise = noise;
   h.baseline_runs = baseline_runs;
   std::set<std::string, bool (*)(const std::string&, const std::string&)> names(natural_less);
   for (const auto& r : runs)
     for (const auto& [s, v] : r.values) names.insert(s);
   const std::set<size_t> base(baseline_runs.begin(), baseline_runs.end());
   constexpr double eps = 1e-12;  // 1.2 / 1.0 - 1 is not exactly 0.2
+  // How much worse `x` is than `b`, as a fraction of `b`.
+  auto worse = [&](double x, double b) { return better == Better::lower ? x / b - 1 : 1 - x / b; };
   for (const std::string& name : names) {
     SeriesHistory s;
     s.name = name;
-    double sum = 0;
-    size_t n = 0;
-    for (size_t i : base) {
-      if (i >= runs.size()) continue;
+    std::vector<Moments> reps(runs.size());  // n = 0: no value
+    Moments pooled;
+    for (size_t i = 0; i < runs.size(); ++i) {
       auto it = runs[i].values.find(name);
-      if (it != runs[i].values.end()) sum += it->second.value, ++n;
+      if (it == runs[i].values.end()) continue;
+      reps[i] = moments_of(it->second);
+      if (base.count(i)) pooled = pool(pooled, reps[i]);
     }
-    if (n) s.baseline = sum / static_cast<double>(n);
+    if (pooled.n) {
+      s.baseline_spread = spread_of(pooled, noise.confidence);
+      s.baseline = s.baseline_spread->mean;
+    }
+    split(reps, 0, reps.size(), noise.step_alpha, s.steps);
+    // Whether a step lies between run i and every baseline run.
+    auto step_between = [&](size_t i) {
+      for (size_t b : base) {
+        bool any = false;
+        for (const Step& st : s.steps) any |= (b < st.run) != (i < st.run);
+        if (!any) return false;
+      }
+      return !base.empty();
+    };
     for (size_t i = 0; i < runs.size(); ++i) {
       HistoryPoint p;
       auto it = runs[i].values.find(name);
@@ -431,13 +558,28 @@ History judge(const std::vector<RunValues>& runs, const std::vector<size_t>& bas
         p.where = it->second.where;
         s.latest = i;
         if (s.baseline && *s.baseline != 0) p.relative = *p.value / *s.baseline;
+        // This run's repetitions with those of earlier runs of the same version.
+        Moments mine;
+        for (size_t j = 0; j <= i; ++j)
+          if (j == i || (!base.count(j) && !runs[i].version.empty() && runs[j].version == runs[i].version))
+            mine = pool(mine, reps[j]);
+        p.spread = spread_of(mine, noise.confidence);
         if (base.count(i)) {
           p.verdict = Verdict::baseline;
         } else if (p.relative) {
-          double worse = better == Better::lower ? *p.relative - 1 : 1 - *p.relative;
-          p.verdict = worse > threshold + eps    ? Verdict::regressed
-                      : worse < -threshold - eps ? Verdict::improved
-                                                 : Verdict::within;
+          const Spread& b = *s.baseline_spread;
+          const bool noisy = b.ci && p.spread->ci;
+          const double w = worse(noisy ? p.spread->mean : *p.value, *s.baseline);
+          const bool beyond = std::fabs(w) > threshold + eps;
+          p.verdict = !beyond ? Verdict::within : w > 0 ? Verdict::regressed : Verdict::improved;
+          if (beyond && !noisy) {
+            p.rule = Rule::threshold;
+          } else if (beyond) {
+            const bool ci = std::fabs(p.spread->mean - b.mean) > *p.spread->ci + *b.ci;
+            const bool step = step_between(i);
+            p.rule = ci && step ? Rule::ci_and_step : ci ? Rule::ci : step ? Rule::step : Rule::none;
+            if (p.rule == Rule::none) p.verdict = Verdict::within, p.within_noise = true;
+          }
         }
       }
       s.points.push_back(std::move(p));

@@ -68,6 +68,10 @@ std::optional<Better> metric_direction(const std::string& name, const std::strin
 struct Measured {
   double value = 0;
   std::string where;  // e.g. "ranks=4" when the row came from @max; "" otherwise
+  // The repetitions `value` is the mean of (repeated cases; a table's
+  // COLUMN_std and count), and their sample standard deviation.
+  size_t n = 1;
+  std::optional<double> std;
 };
 
 struct Extraction {
@@ -87,7 +91,8 @@ Extraction extract(const MetricQuery& query, const std::vector<analysis::Analysi
 // One run as history shows it, oldest first.
 struct RunValues {
   std::string run;      // work directory, for people
-  std::string version;  // label or short commit
+  std::string version;  // label or short commit: runs of one version measured the same code
+  std::string commit;   // full commit id, "" when unknown
   std::string date;     // commit date (else run date), for people
   std::map<std::string, Measured> values;
 };
@@ -95,23 +100,66 @@ struct RunValues {
 enum class Verdict { none, baseline, within, improved, regressed };
 std::string_view to_string(Verdict v);
 
+// Which rule made a point improved or regressed. Without repetitions the
+// threshold alone decides; with them the change must also exceed the spread:
+// disjoint confidence intervals (ci), a step between the point and the
+// baseline (step), or both.
+enum class Rule { none, threshold, ci, step, ci_and_step };
+std::string_view to_string(Rule r);  // "", "threshold", "ci", "step", "ci+step"
+
+// The repetitions behind a value: mean, sample std, count and the half-width
+// of the mean's confidence interval (std and ci absent for one value).
+struct Spread {
+  double mean = 0;
+  std::optional<double> std;
+  size_t n = 0;
+  std::optional<double> ci;
+};
+
+// A mean shift in a series: runs [0, run) differ from runs [run, ...) (in
+// the segment that was split), with the two-sample t-test's p-value
+// (corrected for the number of places tried).
+struct Step {
+  size_t run = 0;  // the first run after the step
+  double before = 0, after = 0;
+  double p = 1;
+};
+
 struct HistoryPoint {
   std::optional<double> value;
   std::optional<double> relative;  // value / baseline
   Verdict verdict = Verdict::none;
+  Rule rule = Rule::none;
+  // Beyond the threshold but within the spread: not flagged (verdict within).
+  bool within_noise = false;
+  // The repetitions the point is judged on: this run's and those of earlier
+  // (non-baseline) runs of the same version.
+  std::optional<Spread> spread;
   std::string where;
 };
 
 struct SeriesHistory {
   std::string name;
-  std::optional<double> baseline;    // mean of the baseline runs' values
-  std::vector<HistoryPoint> points;  // one per run
-  std::optional<size_t> latest;      // the newest run with a value: the one a nightly check judges
+  std::optional<double> baseline;         // mean of the baseline runs' repetitions
+  std::optional<Spread> baseline_spread;  // of those repetitions
+  std::vector<HistoryPoint> points;       // one per run
+  std::vector<Step> steps;                // mean shifts found over the whole series, oldest first
+  std::optional<size_t> latest;           // the newest run with a value: the one a nightly check judges
+  // Whether the noise rules judge any point (repetitions on both sides).
+  bool repeated() const;
+};
+
+// How the spread is read: the confidence of the intervals and the
+// significance a step must reach (after correction).
+struct NoiseRules {
+  double confidence = 0.95;
+  double step_alpha = 0.001;
 };
 
 struct History {
   Better better = Better::lower;
   double threshold = 0.1;
+  NoiseRules noise;
   std::vector<size_t> baseline_runs;
   std::vector<SeriesHistory> series;  // natural order of their names
 
@@ -119,11 +167,22 @@ struct History {
   std::vector<std::string> regressed(bool any) const;
 };
 
-// Relative values and verdicts: a point regressed when it is worse than the
+// Mean shifts in a sequence of runs' repetitions (n = 0: no value), by binary
+// segmentation: the split with the largest two-sample t (variance pooled
+// within the sides) between the runs before and after it, kept when its p-value times the number of splits
+// tried is below `alpha` (each side needs two values), then each side searched again.
+std::vector<Step> find_steps(const std::vector<Spread>& runs, double alpha);
+
+// Relative values and verdicts. A point regressed when it is worse than the
 // baseline by more than `threshold` (0.1 = 10 %) in the `better` direction,
-// improved when better by more than that. Baseline runs are `baseline`; a
-// series without a value in any baseline run cannot be judged (verdict none).
+// improved when better by more than that. When both the baseline and the
+// point have repetitions (a run's repeated cases, or several runs of one
+// version), their means are compared instead and the change must also
+// exceed the spread: the confidence intervals do not overlap, or a step of
+// find_steps lies between the point and the baseline. Baseline runs are
+// `baseline`; a series without a value in any baseline run cannot be judged
+// (verdict none).
 History judge(const std::vector<RunValues>& runs, const std::vector<size_t>& baseline_runs, Better better,
-              double threshold);
+              double threshold, const NoiseRules& noise = {});
 
 }  // namespace campaign::history

@@ -6,7 +6,8 @@
 # 3; noise of 3 % (the second) is not flagged. Runs are imported out of
 # order, so only ordering by commit date puts the slow one last. Also: the
 # direction of time and throughput metrics, --baseline, --threshold,
-# --fail-on, labels without git, the files written, and bad METRICs (exit 2).
+# --fail-on, labels without git, the files written, repetitions (a change must exceed their
+# spread; the rule that flagged it), and bad METRICs (exit 2).
 #
 # Usage: bash tests/cli/history.sh CAMPAIGN_BINARY SOURCE_DIR
 set -u
@@ -119,6 +120,57 @@ check_eq "labels without git: exit 3" 3 $rc
 check_eq "labels in the order the runs were made" "v1 v2 v3" "$(awk '$1 ~ /^r[0-9]/ { print $2 }' <<<"$out" | paste -sd' ')"
 check "max picks ranks 4" grep -q "scaling-gpu-dummy-n4" <<<"$out"
 check "written beside the runs" test -f "$nogit/runs/history/cosmoflow-weak-scaling-median_epoch_time__ranks=max_partition=gpu_data=dummy.json"
+
+# Repetitions (nightly.yaml: repeat 2, local sizes): a change must also exceed their spread. Night 2
+# has one repetition 30 % slow (its mean +14.9 %, past the threshold): within the noise, exit 0. Night 3
+# is 20 % slower in both repetitions: a regression by disjoint intervals (rule ci), exit 3.
+nrepo=$tmp/nrepo
+mkdir -p "$nrepo"
+cp "$src/campaigns/nightly.yaml" "$nrepo/"
+write_night() { # dir factor_r1 factor_r2
+  local p d r k f t
+  for d in "" -dummy; do
+    for r in 1 2 4; do
+      for k in 1 2; do
+        f=$([ $k = 1 ] && echo "$2" || echo "$3")
+        mkdir -p "$1/nightly-cpu$d-n$r-r$k"
+        t=$(awk -v r=$r -v f="$f" -v k=$k 'BEGIN { print (1 + 0.1 * log(r) / log(2)) * f * (k == 1 ? 1.005 : 0.995) }')
+        {
+          echo "epoch,loss,lr,mae,time,val_loss,val_mae"
+          echo "0,0.5,0.01,0.3,$(awk -v t="$t" 'BEGIN { print 3 * t }'),0.5,0.3"
+          for e in 1 2 3; do echo "$e,0.4,0.01,0.2,$t,0.4,0.2"; done
+        } >"$1/nightly-cpu$d-n$r-r$k/history.csv"
+      done
+    done
+  done
+}
+write_night "$tmp/night1" 1.0 1.0
+write_night "$tmp/night2" 1.0 1.3
+write_night "$tmp/night3" 1.2 1.2
+for n in 1 2 3; do
+  "$exe" import "$nrepo/nightly.yaml" --system local --from "$tmp/night$n" --workdir "$nrepo/runs/n$n" \
+    --label "night$n" >/dev/null 2>"$tmp/import.err" || { echo "import of night $n failed:"; cat "$tmp/import.err"; }
+  sleep 1
+done
+out=$("$exe" history 'epoch_time@ranks=4,data=real' "$nrepo/runs/n1" "$nrepo/runs/n2" --out "$tmp/h2")
+rc=$?
+echo "$out"
+check_eq "one slow repetition: within the noise, exit 0" 0 $rc
+check "the header names the noise rules" grep -q "beyond the spread of the repetitions" <<<"$out"
+check "night 2 is past the threshold but within noise" grep -Eq "^ +n2 +night2 .* 2 .* ok \(\+14\.9% within noise\)" <<<"$out"
+out=$("$exe" history 'epoch_time@ranks=4,data=real' "$nrepo/runs")
+rc=$?
+echo "$out"
+check_eq "both repetitions 20 % slower: exit 3" 3 $rc
+check "flagged by the intervals" grep -Eq "^ +n3 +night3 .* REGRESSION \(\+20\.0%\) +ci" <<<"$out"
+check "the summary names the rule" grep -q "^REGRESSION beyond +10% vs baseline night1: nightly-cpu-n4-r1 at night3 +20.0% (ci)" <<<"$out"
+out=$("$exe" history 'times@ranks=4' "$nrepo/runs")
+rc=$?
+echo "$out"
+check_eq "the table's column (times_std, count): exit 3" 3 $rc
+check "its repetitions are judged" grep -Eq "^ +n2 +night2 .* ok \(\+14\.9% within noise\)" <<<"$out"
+csv=$nrepo/runs/history/cosmoflow-nightly-times_ranks=4.csv
+check "CSV: the rule and the repetitions" grep -q ',REGRESSION,,ci,2,' "$csv"
 
 # Bad input: exit 2, one line that helps.
 err=$("$exe" history 'throughput@ranks=4' "$runs" 2>&1 >/dev/null)

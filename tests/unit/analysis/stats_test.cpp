@@ -2,6 +2,7 @@
 #include "analysis/stats.hpp"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "analysis/table.hpp"
 
@@ -49,4 +50,23 @@ TEST_CASE("a table formats each column one way", "[analysis][table]") {
   t.rows = {{1.0, 103.0, std::string("a")}, {2.0, 53.56, Cell()}};
   auto f = formatted(t);
   CHECK(f == std::vector<std::vector<std::string>>{{"1", "103.000000", "a"}, {"2", "53.560000", ""}});
+}
+
+TEST_CASE("Student's t: tails and quantiles against the printed tables", "[analysis][stats]") {
+  CHECK(student_t_quantile(0.975, 1) == Approx(12.706).epsilon(1e-4));
+  CHECK(student_t_quantile(0.975, 4) == Approx(2.776).epsilon(1e-3));
+  CHECK(student_t_quantile(0.975, 30) == Approx(2.042).epsilon(1e-3));
+  CHECK(student_t_quantile(0.995, 10) == Approx(3.169).epsilon(1e-3));
+  CHECK(student_t_quantile(0.025, 4) == Approx(-2.776).epsilon(1e-3));
+  CHECK(student_t_quantile(0.975, 1e6) == Approx(1.960).epsilon(1e-3));
+  CHECK(student_t_two_sided(2.776, 4) == Approx(0.05).epsilon(1e-3));
+  CHECK(student_t_two_sided(0, 7) == Approx(1.0));
+  CHECK(student_t_two_sided(-2.228, 10) == Approx(0.05).epsilon(1e-3));
+  CHECK(student_t_two_sided(2.5, 7.5) == Approx(student_t_two_sided(-2.5, 7.5)));
+
+  // The 95 % interval of the mean of five values.
+  auto ci = mean_interval(summarize({9, 10, 10, 10, 11}));
+  REQUIRE(ci);
+  CHECK(*ci == Approx(2.776 * std::sqrt(0.5) / std::sqrt(5.0)).epsilon(1e-3));
+  CHECK_FALSE(mean_interval(summarize({1.0})));
 }

@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "analysis/scaling.hpp"
 #include "util/error.hpp"
@@ -170,6 +171,9 @@ TEST_CASE("repetitions of a case are one series: the mean", "[history][verdicts]
   auto e = extract(parse_metric("run_time@ranks=4"), {}, cases);
   REQUIRE(e.values.size() == 1);
   CHECK(e.values.at("n4-r1").value == Approx(11));
+  // The spread history judges on.
+  CHECK(e.values.at("n4-r1").n == 2);
+  CHECK(*e.values.at("n4-r1").std == Approx(std::sqrt(2.0)));
 }
 
 TEST_CASE("which way is better: columns by kind, metrics by unit, then by name", "[history][verdicts]") {
@@ -217,6 +221,7 @@ TEST_CASE("three runs, the third 20 % slower: a regression past 10 %, in both di
     CHECK(s.points[1].verdict == Verdict::within);
     CHECK(s.points[1].relative == Approx(1.03));
     CHECK(s.points[2].verdict == Verdict::regressed);
+    CHECK(s.points[2].rule == Rule::threshold);  // no repetitions: the threshold alone
     CHECK(s.points[2].relative == Approx(1.2));
     CHECK(s.latest == 2u);
   }
@@ -245,7 +250,7 @@ TEST_CASE("the latest point decides; older regressions are shown but do not fail
           "[history][verdicts]") {
   auto v = [](double x) {
     RunValues r;
-    r.values["s"] = Measured{x, ""};
+    r.values["s"] = Measured{x, "", 1, std::nullopt};
     return r;
   };
   std::vector<RunValues> runs = {v(1.0), v(1.5), v(1.01)};
@@ -263,4 +268,30 @@ TEST_CASE("the latest point decides; older regressions are shown but do not fail
   h = judge(runs, {3}, Better::lower, 0.1);
   CHECK_FALSE(h.series[0].baseline);
   CHECK(h.series[0].points[1].verdict == Verdict::none);
+}
+
+TEST_CASE("a column over repetitions carries their spread and count (COLUMN_std, count)",
+          "[history][verdicts]") {
+  // Two repetitions of every case, 10 % apart.
+  std::vector<CaseResult> cases;
+  for (int rep : {1, 2}) {
+    auto one = run_cases(rep == 1 ? 1.0 : 1.1);
+    for (auto& c : one) {
+      c.name += "-r" + std::to_string(rep);
+      c.params["repeat"] = std::to_string(rep);
+      cases.push_back(std::move(c));
+    }
+  }
+  Extraction e = read("times@ranks=4", cases);
+  REQUIRE(e.values.count("partition=gpu"));
+  const Measured& m = e.values.at("partition=gpu");
+  CHECK(m.n == 2);
+  REQUIRE(m.std);
+  CHECK(*m.std == Approx(1.2 * 0.1 / std::sqrt(2.0)));  // times 1.2 and 1.32
+  // Without repetitions the table has no spread: one measurement.
+  Extraction single = read("times@ranks=4", run_cases(1.0));
+  CHECK(single.values.at("partition=gpu").n == 1);
+  CHECK_FALSE(single.values.at("partition=gpu").std);
+  // Efficiency has no spread column: one value however many repetitions.
+  CHECK(read("eff@ranks=4", cases).values.at("partition=gpu").n == 1);
 }
