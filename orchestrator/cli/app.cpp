@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   add_pack_exec(app, status);
   add_sample(app, status);
   add_history(app, status);
+  add_site(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

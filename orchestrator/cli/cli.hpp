@@ -67,6 +67,7 @@ void add_pack_exec(CLI::App& app, int& status);  // hidden: the driver inside a 
 void add_sample(CLI::App& app, int& status);     // the utilisation sampler job scripts start
 void add_results(CLI::App& app, int& status);    // collect, import, report
 void add_history(CLI::App& app, int& status);
+void add_site(CLI::App& app, int& status);
 
 }  // namespace campaign::cli
 
