@@ -30,9 +30,10 @@ struct Track {
 history::History judge_series(const std::vector<history::RunValues>& runs, history::Better better,
                               double threshold_percent);
 
-// Reads `spec` from every run (history::measure) and judges it. A metric that
-// is not found, does not parse or has no known direction gets a `problem`.
-Track track(const std::vector<history::Run>& runs, const spec::Tracked& spec);
+// Reads every metric of `specs` from every run (history::measure: each run's
+// catalog once) and judges it. A metric that is not found, does not parse or
+// has no known direction gets a `problem`.
+std::vector<Track> track(const std::vector<history::Run>& runs, const std::vector<spec::Tracked>& specs);
 
 // The worst verdict of the newest judged points: regressed, then improved, within, baseline, none.
 history::Verdict latest_verdict(const history::History& h);

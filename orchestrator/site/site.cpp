@@ -94,10 +94,10 @@ CampaignSite campaign_site(const std::string& name, std::vector<history::Run> ru
     c.runs.push_back(std::move(r));
   }
   Names metric_names;
-  for (const auto& t : settings.track) {
+  for (auto& t : track(runs, settings.track)) {
     MetricPage m;
-    m.track = track(runs, t);
-    m.page = "metrics/" + dir + "/" + metric_names.take(t.metric) + ".html";
+    m.page = "metrics/" + dir + "/" + metric_names.take(t.spec.metric) + ".html";
+    m.track = std::move(t);
     c.metrics.push_back(std::move(m));
   }
   return c;
