@@ -17,7 +17,8 @@ const std::string kUp = "../../";  // from runs/C/ and metrics/C/ to the top
 
 std::string percent(double fraction) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.1f%%", fraction * 100);
+  const double p = fraction * 100;
+  std::snprintf(buf, sizeof buf, "%+.1f%%", std::abs(p) < 0.05 ? 0.0 : p);  // never "-0.0%"
   return buf;
 }
 
