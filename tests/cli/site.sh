@@ -90,6 +90,15 @@ check_eq "no absolute URL but the commit links" "" "$ext"
 check "the run page links its commit" grep -q "https://example.org/org/repo/commit/${commit[5]}" \
   "$site/runs/cosmoflow-weak-scaling/night-5.html"
 
+mkdir -p "$tmp/nothing"
+"$exe" site "$tmp/nothing" --out "$tmp/s2" >/dev/null 2>&1
+check_eq "no runs: exit 1" 1 $?
+"$exe" site "$runs" --campaign nope --out "$tmp/s3" >/dev/null 2>&1
+check_eq "no runs of that campaign: exit 1" 1 $?
+out=$("$exe" site "$runs/night-1" "$runs/night-2" --track 'median(epoch_time)@ranks=max' --out "$tmp/s4" 2>&1)
+check_eq "two runs within the threshold: exit 0" 0 $?
+check "--track adds a metric page" test -s "$tmp/s4/metrics/cosmoflow-weak-scaling/median_epoch_time__ranks_max.html"
+
 # Every relative link of every page resolves to a file.
 missing=""
 while read -r page; do
