@@ -80,7 +80,11 @@ CampaignSite campaign_site(const std::string& name, std::vector<history::Run> ru
     r.run = run;
     const std::string stem = run_names.take(run.name);
     r.page = "runs/" + dir + "/" + stem + ".html";
-    count_cases(r);
+    try {
+      count_cases(r);
+    } catch (const Error& e) {  // read a moment ago by find_runs: only a run changing under us
+      c.note += (c.note.empty() ? "" : " ") + run.name + ": cases not counted (" + e.what() + ").";
+    }
     const fs::path report = run.workdir / "report" / "report.html";
     std::error_code ec;
     if (fs::is_regular_file(report, ec)) {
