@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   add_sample(app, status);
   add_history(app, status);
   add_trace(app);
+  add_site(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

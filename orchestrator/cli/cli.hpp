@@ -68,6 +68,7 @@ void add_sample(CLI::App& app, int& status);     // the utilisation sampler job 
 void add_results(CLI::App& app, int& status);    // collect, import, report
 void add_history(CLI::App& app, int& status);
 void add_trace(CLI::App& app);  // the timeline in the Trace Event Format
+void add_site(CLI::App& app, int& status);
 
 }  // namespace campaign::cli
 

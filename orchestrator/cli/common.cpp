@@ -1,6 +1,7 @@
 #include <unistd.h>
 
 #include "cli/cli.hpp"
+#include "history/verdicts.hpp"
 #include "report/input.hpp"
 #include "util/env.hpp"
 #include "util/strings.hpp"
@@ -58,6 +59,14 @@ Loaded load(const CampaignOptions& o, const std::string& workdir_option, const S
   l.plan = matrix::expand(l.campaign, resolved.system, root.empty() ? l.workdir.string() : root);
   l.collectors = collect::load_collectors(l.campaign);
   l.analyses = report::load_analyses(l.plan, l.collectors);
+  // The metrics `campaign site` tracks are in history's syntax: checked now, not at the first nightly site.
+  for (size_t i = 0; i < l.campaign.track.size(); ++i) {
+    try {
+      (void)history::parse_metric(l.campaign.track[i].metric);
+    } catch (const InputError& e) {
+      throw InputError(l.campaign.track[i].where, "track[" + std::to_string(i) + "]", e.message());
+    }
+  }
   return l;
 }
 

@@ -91,6 +91,10 @@ std::vector<size_t> match_runs(const std::vector<Run>& runs, const std::string& 
 }
 
 Extraction measure(const Run& run, const MetricQuery& query) {
+  return measure(run, std::vector{query}).front();
+}
+
+std::vector<Extraction> measure(const Run& run, const std::vector<MetricQuery>& queries) {
   Catalog catalog = Catalog::open_for_reading(run.workdir);
   std::vector<analysis::AnalysisSpec> specs;
   try {
@@ -103,16 +107,21 @@ Extraction measure(const Run& run, const MetricQuery& query) {
                  run.name, e.what());
   }
   std::set<std::string> wanted = report::metrics_used(specs);
-  wanted.insert(query.head);
+  for (const auto& q : queries) wanted.insert(q.head);
   auto cases = report::case_results(catalog, run.campaign.id, wanted, report::sampled_used(specs));
   auto analyses = analysis::analyze_all(specs, cases);
-  Extraction e = extract(query, analyses, cases);
-  if (e.values.empty()) {
-    // Say what there is: every metric's name, for "did you mean".
-    auto all = report::case_results(catalog, run.campaign.id);
-    e.names = extract(query, analyses, all).names;
+  std::vector<Extraction> out;
+  std::optional<std::vector<analysis::CaseResult>> all;
+  for (const auto& q : queries) {
+    Extraction e = extract(q, analyses, cases);
+    if (e.values.empty()) {
+      // Say what there is: every metric's name, for "did you mean".
+      if (!all) all = report::case_results(catalog, run.campaign.id);
+      e.names = extract(q, analyses, *all).names;
+    }
+    out.push_back(std::move(e));
   }
-  return e;
+  return out;
 }
 
 }  // namespace campaign::history

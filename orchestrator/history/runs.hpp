@@ -45,5 +45,7 @@ std::vector<size_t> match_runs(const std::vector<Run>& runs, const std::string& 
 // The metric in one run: the analyses of the campaign text stored with it
 // (with its system's override), over its cases and collected metrics.
 Extraction measure(const Run& run, const MetricQuery& query);
+// The same for several metrics at once: the catalog is read and the analyses computed once.
+std::vector<Extraction> measure(const Run& run, const std::vector<MetricQuery>& queries);
 
 }  // namespace campaign::history

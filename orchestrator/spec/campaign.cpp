@@ -451,6 +451,34 @@ std::vector<Input> parse_inputs(const std::string& file, const YAML::Node& node,
   return out;
 }
 
+// track: [METRIC | {metric: METRIC, better: higher|lower, threshold: PERCENT}, ...]
+std::vector<Tracked> parse_track(const std::string& file, const YAML::Node& v, const std::string& path) {
+  if (!v.IsSequence()) fail(file, v, path, std::string("expected a list of metrics, got ") + type_name(v));
+  std::vector<Tracked> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const YAML::Node item = v[i];
+    const std::string ipath = path + "[" + std::to_string(i) + "]";
+    Tracked t;
+    t.where = location(file, item);
+    if (item.IsMap()) {
+      MapReader m(file, item, ipath, {"metric", "better", "threshold"});
+      t.metric = as_string(file, m.require("metric"), m.path("metric"));
+      if (auto b = m.get("better"); b.IsDefined())
+        t.better = one_of(file, b, m.path("better"), {"higher", "lower"});
+      if (auto th = m.get("threshold"); th.IsDefined()) {
+        t.threshold = as_number(file, th, m.path("threshold"));
+        if (!(t.threshold > 0)) fail(file, th, m.path("threshold"), "a threshold is a positive percentage");
+      }
+      m.finish();
+    } else {
+      t.metric = as_string(file, item, ipath);
+    }
+    if (trim(t.metric).empty()) fail(file, item, ipath, "empty metric");
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
 // Parses the keys shared by the campaign root and a system override onto `c`.
 void parse_body(MapReader& r, Campaign& c, bool is_override) {
   const std::string& file = r.file();
@@ -505,6 +533,12 @@ void parse_body(MapReader& r, Campaign& c, bool is_override) {
       fail(file, v, r.path("analyses"), std::string("expected a list of analyses, got ") + type_name(v));
     c.analyses = v;
   }
+  if (auto v = r.get("commit_url"); v.IsDefined() && !v.IsNull()) {
+    std::string url = as_string(file, v, r.path("commit_url"));
+    if (std::string why = commit_url_problem(url); !why.empty()) fail(file, v, r.path("commit_url"), why);
+    c.commit_url = field(file, v, url);
+  }
+  if (auto v = r.get("track"); v.IsDefined()) c.track = parse_track(file, v, r.path("track"));
 }
 
 }  // namespace
@@ -555,6 +589,29 @@ Campaign for_system(const Campaign& base, const std::string& system) {
   parse_body(r, c, true);
   r.finish();
   return c;
+}
+
+std::string commit_url_problem(const std::string& url) {
+  if (!starts_with(url, "https://") && !starts_with(url, "http://"))
+    return "a commit URL starts with https:// or http://, e.g. https://github.com/org/repo/commit/{{commit}}";
+  if (url.find("{{commit}}") == std::string::npos)
+    return "a commit URL holds {{commit}}, where the commit id goes";
+  for (size_t at = url.find("{{"); at != std::string::npos; at = url.find("{{", at + 2))
+    if (url.compare(at, 10, "{{commit}}") != 0) return "{{commit}} is the only placeholder of a commit URL";
+  for (char ch : url)
+    if (std::isspace(static_cast<unsigned char>(ch)) || ch == '"' || ch == '<' || ch == '>')
+      return "a commit URL holds no spaces, quotes or angle brackets";
+  return "";
+}
+
+std::string commit_url(const std::string& url, const std::string& commit) {
+  std::string out;
+  size_t start = 0;
+  for (size_t at = url.find("{{commit}}"); at != std::string::npos; at = url.find("{{commit}}", start)) {
+    out += url.substr(start, at - start) + commit;
+    start = at + 10;
+  }
+  return out + url.substr(start);
 }
 
 const Step* find_step(const Campaign& campaign, const std::string& name) {

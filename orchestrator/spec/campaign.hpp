@@ -182,6 +182,15 @@ struct RetryPolicy {
   Location where;
 };
 
+// A metric `campaign site` follows across runs (history's METRIC syntax, checked there), with the
+// direction when the metric's kind does not tell and the regression threshold, as `history` takes them.
+struct Tracked {
+  std::string metric;
+  std::string better{};   // "", "higher" or "lower"
+  double threshold = 10;  // percent of the baseline
+  Location where{};
+};
+
 struct Campaign {
   std::string file;           // path as given
   std::filesystem::path dir;  // directory of the campaign file
@@ -214,6 +223,8 @@ struct Campaign {
   std::vector<Input> inputs;          // replaced as a whole by a system override
   Fetch fetch;
   YAML::Node analyses;                          // parsed by analysis::parse_analyses
+  std::vector<Tracked> track;                   // `track:`, for `campaign site`
+  Field<std::string> commit_url;                // e.g. https://host/org/repo/commit/{{commit}}
   std::map<std::string, YAML::Node> overrides;  // per system, applied by for_system()
   std::map<std::string, Location> overrides_where;
 };
@@ -223,6 +234,11 @@ Campaign parse_campaign(const std::string& text, const std::string& file_name);
 
 // The campaign as seen on `system`: its override (if any) applied on top.
 Campaign for_system(const Campaign& campaign, const std::string& system);
+
+// `commit_url` with {{commit}} (the full commit id) replaced; a template is an http(s) URL holding
+// {{commit}} and no other {{...}} (parse_campaign checks it: commit_url_problem() says why not).
+std::string commit_url(const std::string& url_template, const std::string& commit);
+std::string commit_url_problem(const std::string& url_template);
 
 // The step named `name`, or nullptr.
 const Step* find_step(const Campaign& campaign, const std::string& name);

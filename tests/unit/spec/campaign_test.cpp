@@ -200,3 +200,39 @@ systems:
   CHECK_THAT(error_of("name: t\ncomponents: {mpi: '^MPI_'}\n"),
              Catch::Contains("expected a map with 'collector' and 'match'"));
 }
+
+TEST_CASE("track: and commit_url: for campaign site") {
+  auto c = parse_campaign(R"(name: t
+matrix: {ranks: [1, 2]}
+job: {command: x}
+track:
+  - throughputs@ranks=4
+  - {metric: "max(lr)@ranks=1", better: lower, threshold: 5}
+commit_url: https://github.com/org/repo/commit/{{commit}}
+)",
+                          "c.yaml");
+  REQUIRE(c.track.size() == 2);
+  CHECK(c.track[0].metric == "throughputs@ranks=4");
+  CHECK(c.track[0].better.empty());
+  CHECK(c.track[0].threshold == 10);
+  CHECK(c.track[1].metric == "max(lr)@ranks=1");
+  CHECK(c.track[1].better == "lower");
+  CHECK(c.track[1].threshold == 5);
+  REQUIRE(c.commit_url);
+  CHECK(commit_url(*c.commit_url, "0123abcd") == "https://github.com/org/repo/commit/0123abcd");
+
+  const std::string head = "name: t\nmatrix: {ranks: [1]}\njob: {command: x}\n";
+  CHECK_THAT(error_of(head + "commit_url: github.com/org/repo/commit/{{commit}}\n"),
+             Catch::Contains("c.yaml:4") && Catch::Contains("starts with https://"));
+  CHECK_THAT(error_of(head + "commit_url: https://github.com/org/repo/commit/\n"),
+             Catch::Contains("holds {{commit}}"));
+  CHECK_THAT(error_of(head + "commit_url: https://h/{{commit}}/{{sha}}\n"),
+             Catch::Contains("only placeholder"));
+  CHECK_THAT(error_of(head + "commit_url: \"https://h/{{commit}}\\\" onclick=x\"\n"),
+             Catch::Contains("no spaces, quotes"));
+  CHECK_THAT(error_of(head + "track: throughputs\n"), Catch::Contains("expected a list of metrics"));
+  CHECK_THAT(error_of(head + "track: [{metric: eff, better: up}]\n"), Catch::Contains("track[0].better"));
+  CHECK_THAT(error_of(head + "track: [{metric: eff, threshold: 0}]\n"),
+             Catch::Contains("positive percentage"));
+  CHECK_THAT(error_of(head + "track: [{metrc: eff}]\n"), Catch::Contains("metrc"));
+}

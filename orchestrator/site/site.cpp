@@ -1,0 +1,165 @@
+// Implements site/site.hpp: reading the runs and writing the pages.
+#include "site/site.hpp"
+
+#include <map>
+#include <set>
+
+#include "report/input.hpp"
+#include "site/pages.hpp"
+#include "util/atomic_file.hpp"
+#include "util/state.hpp"
+
+namespace fs = std::filesystem;
+
+namespace campaign::site {
+
+namespace {
+
+// Names unique within one folder: a second "a_b" becomes "a_b-2".
+class Names {
+ public:
+  std::string take(const std::string& text) {
+    std::string base = slug(text), name = base;
+    for (int n = 2; !used_.insert(name).second; ++n) name = base + "-" + std::to_string(n);
+    return name;
+  }
+
+ private:
+  std::set<std::string> used_;
+};
+
+// Cases, their outcome and the node-hours of one run, from its catalog.
+void count_cases(RunPage& r) {
+  Catalog catalog = Catalog::open_for_reading(r.run.workdir);
+  for (const auto& a : catalog.latest_attempts(r.run.campaign.id)) {
+    if (!a.in_spec) continue;
+    ++r.cases;
+    if (a.state == State::collected || a.state == State::completed)
+      ++r.completed;
+    else if (is_final(a.state))
+      ++r.failed;
+  }
+  r.node_hours = catalog.consumed_node_hours(r.run.campaign.id);
+}
+
+// The newest run's campaign text says what to track and how to link commits.
+struct Settings {
+  std::vector<spec::Tracked> track;
+  std::string commit_url;
+  std::string problem;
+};
+Settings settings_of(const history::Run& newest) {
+  Settings s;
+  try {
+    spec::Campaign c = spec::parse_campaign(newest.campaign.spec_text,
+                                            (newest.workdir / (newest.campaign.name + ".yaml")).string());
+    c = spec::for_system(c, newest.campaign.system);
+    s.track = c.track;
+    if (c.commit_url) s.commit_url = *c.commit_url;
+  } catch (const Error& e) {
+    s.problem = "the campaign stored with the newest run (" + newest.name + ") does not parse: " + e.what();
+  }
+  return s;
+}
+
+CampaignSite campaign_site(const std::string& name, std::vector<history::Run> runs,
+                           const std::vector<std::string>& extra, const fs::path& out,
+                           std::vector<fs::path>& files) {
+  CampaignSite c;
+  c.name = name;
+  const std::string dir = slug(name);
+  Settings settings = settings_of(runs.back());
+  c.note = settings.problem;
+  for (const auto& m : extra) settings.track.push_back(spec::Tracked{.metric = m});
+  if (settings.track.empty() && c.note.empty())
+    c.note = "No metric is tracked: list them under `track:` in the campaign (or pass --track METRIC).";
+
+  Names run_names;
+  for (auto& run : runs) {
+    RunPage r;
+    r.run = run;
+    const std::string stem = run_names.take(run.name);
+    r.page = "runs/" + dir + "/" + stem + ".html";
+    try {
+      count_cases(r);
+    } catch (const Error& e) {  // read a moment ago by find_runs: only a run changing under us
+      c.note += (c.note.empty() ? "" : " ") + run.name + ": cases not counted (" + e.what() + ").";
+    }
+    const fs::path report = run.workdir / "report" / "report.html";
+    std::error_code ec;
+    if (fs::is_regular_file(report, ec)) {
+      r.report = "runs/" + dir + "/" + stem + "/report.html";
+      fs::create_directories((out / r.report).parent_path());
+      fs::copy_file(report, out / r.report, fs::copy_options::overwrite_existing);
+      files.push_back(out / r.report);
+    }
+    if (!settings.commit_url.empty() && !run.campaign.code.commit.empty())
+      r.commit_link = spec::commit_url(settings.commit_url, run.campaign.code.commit);
+    c.runs.push_back(std::move(r));
+  }
+  Names metric_names;
+  for (auto& t : track(runs, settings.track)) {
+    MetricPage m;
+    m.page = "metrics/" + dir + "/" + metric_names.take(t.spec.metric) + ".html";
+    m.track = std::move(t);
+    c.metrics.push_back(std::move(m));
+  }
+  return c;
+}
+
+void write(const fs::path& path, const std::string& text, std::vector<fs::path>& files) {
+  fs::create_directories(path.parent_path());
+  write_file_atomic(path, text);
+  files.push_back(path);
+}
+
+}  // namespace
+
+std::string slug(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    const bool keep = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                      ch == '-' || ch == '_' || ch == '.';
+    out += keep ? ch : '_';
+  }
+  if (out.empty() || out[0] == '.') out = "_" + out;  // never hidden, never "." or ".."
+  return out;
+}
+
+std::vector<std::string> regressions(const Site& site) {
+  std::vector<std::string> out;
+  for (const auto& c : site.campaigns)
+    for (const auto& m : c.metrics)
+      for (const auto& s : m.track.history.regressed(false))
+        out.push_back(c.name + " " + m.track.spec.metric + (s.empty() ? "" : " " + s));
+  return out;
+}
+
+SiteResult build_site(const std::vector<fs::path>& roots, const std::string& campaign,
+                      const std::vector<std::string>& extra, const fs::path& out) {
+  SiteResult result;
+  history::RunSearch found = history::find_runs(roots, campaign);
+  for (const auto& w : found.warnings) {
+    // find_runs says "DIR: REASON".
+    const size_t colon = w.find(": ");
+    result.site.skipped.push_back(
+        colon == std::string::npos ? Skipped{w, ""} : Skipped{w.substr(0, colon), w.substr(colon + 2)});
+  }
+  std::map<std::string, std::vector<history::Run>> by_campaign;  // each oldest first, as found
+  for (auto& r : found.runs) by_campaign[r.campaign.name].push_back(std::move(r));
+  for (auto& [name, runs] : by_campaign)
+    result.site.campaigns.push_back(campaign_site(name, std::move(runs), extra, out, result.files));
+  result.site.generated =
+      report::format_utc(std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+
+  const Site& site = result.site;
+  write(out / "index.html", index_html(site), result.files);
+  for (const auto& c : site.campaigns) {
+    for (size_t i = 0; i < c.runs.size(); ++i) write(out / c.runs[i].page, run_html(c, i), result.files);
+    for (size_t i = 0; i < c.metrics.size(); ++i)
+      write(out / c.metrics[i].page, metric_html(c, i), result.files);
+  }
+  return result;
+}
+
+}  // namespace campaign::site
