@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "report/input.hpp"
@@ -221,6 +222,30 @@ std::string run_html(const CampaignSite& c, size_t i) {
     h << t.str();
   else if (!c.metrics.empty())
     h << "<p>No tracked metric has a value in this run.</p>\n";
+
+  if (!r.profile.empty()) {
+    // Profiler summaries (collectors tau, nsys; the campaign's components), largest first.
+    static const std::map<std::string, std::string> kTitle = {
+        {"component", "Components"},
+        {"tau_exclusive", "TAU: exclusive time per routine"},
+        {"nsys_time", "Nsight Systems: GPU time per kernel and copy"}};
+    h << "<h2>Profiles</h2>\n";
+    std::string family;
+    for (const auto& p : r.profile) {
+      if (p.family != family) {
+        if (!family.empty()) h << "</table></div>\n";
+        family = p.family;
+        auto t = kTitle.find(family);
+        h << "<h3>" << esc(t == kTitle.end() ? family : t->second) << "</h3>\n"
+          << "<div class=\"scroll\"><table "
+             "class=\"profile\">\n<tr><th>name</th><th>mean</th><th>cases</th></tr>\n";
+      }
+      h << "<tr><td><code>" << esc(p.name) << "</code></td><td class=\"num\">" << short_number(p.value);
+      if (!p.unit.empty()) h << ' ' << esc(p.unit);
+      h << "</td><td class=\"num\">" << p.cases << "</td></tr>\n";
+    }
+    h << "</table></div>\n";
+  }
 
   h << "<h2>Report</h2>\n";
   if (r.report.empty())

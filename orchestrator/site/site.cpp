@@ -1,6 +1,8 @@
 // Implements site/site.hpp: reading the runs and writing the pages.
 #include "site/site.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -28,7 +30,37 @@ class Names {
   std::set<std::string> used_;
 };
 
-// Cases, their outcome and the node-hours of one run, from its catalog.
+}  // namespace
+
+std::vector<ProfileRow> profile_rows(const std::vector<MetricRow>& metrics) {
+  static const char* const kFamilies[] = {"component", "tau_exclusive", "nsys_time"};
+  std::vector<ProfileRow> out;
+  for (const char* family : kFamilies) {
+    const std::string prefix = std::string(family) + ":";
+    std::map<std::string, ProfileRow> rows;
+    for (const auto& m : metrics) {
+      if (m.attempt_state != State::collected || m.name.compare(0, prefix.size(), prefix) != 0) continue;
+      if (m.step || m.instance || std::isnan(m.value)) continue;  // whole-run values only
+      ProfileRow& r = rows[m.name.substr(prefix.size())];
+      r.family = family, r.name = m.name.substr(prefix.size()), r.unit = m.unit;
+      r.value += m.value, ++r.cases;
+    }
+    std::vector<ProfileRow> part;
+    for (auto& [_, r] : rows) {
+      r.value /= static_cast<double>(r.cases);
+      part.push_back(r);
+    }
+    std::sort(part.begin(), part.end(),
+              [](const ProfileRow& a, const ProfileRow& b) { return a.value > b.value; });
+    if (part.size() > kProfileRows) part.resize(kProfileRows);
+    out.insert(out.end(), part.begin(), part.end());
+  }
+  return out;
+}
+
+namespace {
+
+// Cases, their outcome, the node-hours and the profiler summaries of one run, from its catalog.
 void count_cases(RunPage& r) {
   Catalog catalog = Catalog::open_for_reading(r.run.workdir);
   for (const auto& a : catalog.latest_attempts(r.run.campaign.id)) {
@@ -40,6 +72,7 @@ void count_cases(RunPage& r) {
       ++r.failed;
   }
   r.node_hours = catalog.consumed_node_hours(r.run.campaign.id);
+  r.profile = profile_rows(catalog.metrics_of(r.run.campaign.id));
 }
 
 // The newest run's campaign text says what to track and how to link commits.

@@ -20,10 +20,23 @@
 #include <string>
 #include <vector>
 
+#include "catalog/catalog.hpp"
 #include "history/runs.hpp"
 #include "site/series.hpp"
 
 namespace campaign::site {
+
+// A profiler summary of a run: one routine, kernel, copy or component, its mean over the run's
+// completed cases that have it.
+struct ProfileRow {
+  std::string family;  // "component", "tau_exclusive", "nsys_time"
+  std::string name;    // what follows "family:" in the metric's name
+  double value = 0;
+  std::string unit;
+  size_t cases = 0;
+};
+// Of each family, at most this many rows, largest first.
+inline constexpr size_t kProfileRows = 15;
 
 struct RunPage {
   history::Run run;
@@ -32,7 +45,11 @@ struct RunPage {
   std::string commit_link;  // the campaign's commit_url for this commit; "" when unknown
   size_t cases = 0, completed = 0, failed = 0;
   double node_hours = 0;
+  std::vector<ProfileRow> profile;  // grouped by family, each largest first
 };
+
+// The profiler summaries among a run's collected metrics (collectors tau, nsys and components).
+std::vector<ProfileRow> profile_rows(const std::vector<MetricRow>& metrics);
 
 struct MetricPage {
   Track track;

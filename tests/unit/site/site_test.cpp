@@ -146,3 +146,37 @@ TEST_CASE("metric page: relative, absolute and speedup, every value") {
   CHECK(count(h, "<tr><td>") == 6);             // 3 runs x 2 series
   CHECK(h.find("partition=gpu") != std::string::npos);
 }
+
+TEST_CASE("run page: the profiler summaries of the run, per family largest first") {
+  auto metric = [](std::string name, double v, State st = State::collected, std::int64_t cs = 1) {
+    MetricRow m;
+    m.name = std::move(name);
+    m.value = v;
+    m.unit = "s";
+    m.attempt_state = st;
+    m.case_id = cs;
+    return m;
+  };
+  std::vector<MetricRow> metrics = {metric("component:mpi", 2.0),
+                                    metric("component:mpi", 4.0, State::collected, 2),
+                                    metric("component:io", 5.0),
+                                    metric("nsys_time:[CUDA memcpy HtoD]", 0.5),
+                                    metric("tau_exclusive:MPI_Wait()", 1.0, State::failed),
+                                    metric("epoch_time", 9.0)};
+  auto rows = profile_rows(metrics);
+  REQUIRE(rows.size() == 3);  // the failed case's routine and epoch_time are not profiles
+  CHECK(rows[0].family == "component");
+  CHECK(rows[0].name == "io");
+  CHECK(rows[1].name == "mpi");
+  CHECK(rows[1].value == Approx(3.0));  // the mean over the two cases
+  CHECK(rows[1].cases == 2);
+  CHECK(rows[2].family == "nsys_time");
+
+  CampaignSite c = three_runs();
+  c.runs[1].profile = rows;
+  std::string h = run_html(c, 1);
+  CHECK(h.find("<h2>Profiles</h2>") != std::string::npos);
+  CHECK(h.find("Nsight Systems: GPU time per kernel and copy") != std::string::npos);
+  CHECK(h.find("<code>[CUDA memcpy HtoD]</code>") != std::string::npos);
+  CHECK(run_html(c, 0).find("Profiles") == std::string::npos);
+}
