@@ -58,6 +58,24 @@ TEST_CASE("lsf submit passes the script as an argument, as Summit documents", "[
   CHECK(sh.calls[0].stdin_data.empty());
 }
 
+TEST_CASE("lsf submits a job array as name[1-n]%T, its elements ID[i]", "[lsf]") {
+  FakeShell sh;
+  sh.on("bsub", ok(data_file("lsf/bsub-submitted-default-queue-summit.txt")));
+  Lsf lsf(sh, bob());
+  SubmitRequest r;
+  r.script_path = "/gpfs/.alloc/cmp1-arr4/job.sh";
+  r.job_name = "cmp1-arr4";
+  r.array_tasks = 200;
+  r.array_throttle = 10;
+  std::string id = lsf.submit(r);
+  CHECK(sh.calls[0].argv == std::vector<std::string>{"bsub", "-J", "cmp1-arr4[1-200]%10", r.script_path});
+  CHECK(lsf.first_array_task() == 1);
+  CHECK(lsf.array_task_id(id, 7) == id + "[7]");
+  r.array_throttle = 0;
+  lsf.submit(r);
+  CHECK(sh.calls[1].argv[2] == "cmp1-arr4[1-200]");
+}
+
 TEST_CASE("lsf submit can feed the script on stdin", "[lsf]") {
   FakeShell sh;
   sh.on("bsub", ok(data_file("lsf/bsub-submitted-default-queue-summit.txt")));

@@ -78,6 +78,15 @@ TEST_CASE("slurm submit sends one sbatch with name, dependencies, workdir and ex
   plain.job_name = "x";
   slurm.submit(plain);
   CHECK(sh.calls[1].argv == std::vector<std::string>{"sbatch", "--parsable", "--job-name=x", "job.sh"});
+
+  SubmitRequest array = plain;  // a job array: --array=0-(n-1)%T, tasks ID_INDEX
+  array.array_tasks = 200;
+  array.array_throttle = 10;
+  CHECK(slurm.submit(array) == "4242");
+  CHECK(sh.calls[2].argv ==
+        std::vector<std::string>{"sbatch", "--parsable", "--job-name=x", "--array=0-199%10", "job.sh"});
+  CHECK(slurm.first_array_task() == 0);
+  CHECK(slurm.array_task_id("4242", 7) == "4242_7");
 }
 
 TEST_CASE("slurm submit failures carry the kind the engine acts on", "[slurm]") {
