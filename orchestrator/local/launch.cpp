@@ -104,6 +104,7 @@ struct Stream {
 struct Rank {
   pid_t pid = -1;
   bool running = false;
+  bool told = false;  // sent SIGTERM or SIGINT already: a second one could run its trap twice
   Stream out, err;
 };
 
@@ -147,9 +148,13 @@ int launch(int ranks, const std::vector<std::string>& argv, const LaunchOptions&
   // Once ranks were told to stop, SIGKILL is due at kill_at.
   bool kill_due = false, killed = false;
   Clock::time_point kill_at{};
+  // Each rank is told to stop once (SIGTERM or SIGINT, as the launcher got it, or SIGTERM when a rank
+  // failed), then killed after the grace.
   auto stop_all = [&](int sig) {
     for (auto& r : rs) {
-      if (r.running) ::kill(r.pid, sig);
+      if (!r.running || (sig != SIGKILL && r.told)) continue;
+      ::kill(r.pid, sig);
+      r.told = true;
     }
     if (sig != SIGKILL && !kill_due && !killed) {
       kill_due = true;
