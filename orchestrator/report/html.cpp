@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "report/writers.hpp"
+#include "util/strings.hpp"
 
 namespace campaign::report::detail {
 
@@ -10,32 +11,7 @@ using analysis::Table;
 
 namespace {
 
-std::string esc(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string esc(const std::string& s) { return html_escape(s); }
 
 // `code` spans of the Markdown description become <code>.
 std::string inline_code(const std::string& text) {

@@ -8,10 +8,12 @@
 #include <string>
 #include <string_view>
 
+#include "util/strings.hpp"
+
 namespace campaign::site {
 
 // Text and attribute values: & < > " ' escaped.
-std::string esc(std::string_view s);
+inline std::string esc(std::string_view s) { return html_escape(s); }
 
 // A whole page: doctype, charset, inline style, `title` as <title> and <h1>,
 // and below the index (`root` not empty: "../../" two levels down) a link back to it.

@@ -35,23 +35,6 @@ for day in 1 2 3 4 5; do
   commit[$day]=$(g rev-parse HEAD)
 done
 
-write_tree() { # dir factor: history.csv of every train case, epoch time = base(partition, ranks) * factor
-  local p d r t base
-  for p in gpu cpu; do
-    for d in "" -dummy; do
-      for r in 1 2 4; do
-        mkdir -p "$1/scaling-$p$d-n$r"
-        base=$(awk -v p=$p -v r=$r -v d="$d" 'BEGIN { t = (p == "gpu" ? 1.0 : 0.5) * (1 + 0.1 * log(r) / log(2)); if (d != "") t *= 0.9; print t }')
-        t=$(awk -v b="$base" -v f="$2" 'BEGIN { print b * f }')
-        {
-          echo "epoch,loss,lr,mae,time,val_loss,val_mae"
-          echo "0,0.5,0.01,0.3,$(awk -v t="$t" 'BEGIN { print 3 * t }'),0.5,0.3"
-          for e in 1 2 3; do echo "$e,0.4,0.01,0.2,$t,0.4,0.2"; done
-        } >"$1/scaling-$p$d-n$r/history.csv"
-      done
-    done
-  done
-}
 runs=$tmp/runs
 factor=(x 1.0 1.02 0.98 1.01 1.25)
 for day in 1 2 3 4 5; do
