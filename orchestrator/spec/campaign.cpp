@@ -223,6 +223,10 @@ void parse_job(const std::string& file, const YAML::Node& node, const std::strin
   expr("instances", job.instances);
   if (auto v = m.get("launch"); v.IsDefined() && !v.IsNull())
     job.launch = field(file, v, as_bool(file, v, m.path("launch")));
+  str("memory", job.memory);
+  str("exclusive", job.exclusive);
+  if (auto v = m.get("oversubscribe"); v.IsDefined() && !v.IsNull())
+    job.oversubscribe = field(file, v, as_bool(file, v, m.path("oversubscribe")));
   if (auto v = m.get("env"); v.IsDefined() && !v.IsNull()) {
     MapReader env(file, v, m.path("env"));
     for (auto& [k, knode] : env.entries()) {
