@@ -4,7 +4,7 @@
 # without --rank-gpu. With it, rank 0 alone says once on stderr that there is no GPU, every rank
 # trains on the CPU over gloo (config.yaml), and the losses and MAEs are those of the CPU path,
 # digit for digit. The runs hide any GPU (CUDA_VISIBLE_DEVICES empty); minicosmo_gpu.sh uses them.
-# About 40 s.
+# About a minute.
 # Usage: tests/workloads/minicosmo_devices.sh CAMPAIGN_BINARY   (PYTHON overrides the interpreter)
 source "$(dirname "$0")/../../tools/usage.sh" "$@"
 set -euo pipefail
