@@ -23,6 +23,8 @@ packages=(
   python3 python3-torch python3-numpy python3-yaml
   # tests: the Trace Event Format schema check of `campaign trace`
   python3-jsonschema
+  # benchmarks: the pandas reference measured beside import_bench
+  python3-pandas
   # code versions of runs (git commit and date, for `campaign history`)
   git
   # tests: a real sshd on loopback for the ssh transport tests (the Slurm test

@@ -32,10 +32,13 @@ cp "$data/nsys_gpukernsum.csv" "$data/nsys_gpumemtimesum.csv" "$tree/gs-n8/"   #
 out=$("$exe" import "$tmp/profiled.yaml" --system local --from "$tree" --workdir "$tmp/w" 2>"$tmp/err")
 check "import exits 0 ($(cat "$tmp/err"))" test $? -eq 0
 check "both cases collected: $out" grep -q "2 collected, 0 collect_failed" <<<"$out"
-# metric RANKS NAME: the value `campaign history` reads for the case with RANKS ranks ("" if none).
+# metric RANKS NAME: the value `campaign history` reads for the case with RANKS ranks; when history
+# fails or shows no value, what it said instead (so that the check shows it).
 metric() {
-  "$exe" history "$2@ranks=$1" "$tmp/w" --better lower --out "$tmp/h" 2>/dev/null |
-    awk '$1 == "w" { printf "%.6f\n", $(NF - 2); exit }'
+  "$exe" history "$2@ranks=$1" "$tmp/w" --better lower --out "$tmp/h" >"$tmp/hist.out" 2>"$tmp/hist.err"
+  local rc=$? value
+  value=$(awk '$1 == "w" { printf "%.6f\n", $(NF - 2); exit }' "$tmp/hist.out")
+  if [ "$rc" -eq 0 ] && [ -n "$value" ]; then echo "$value"; else echo "history exit $rc: $(cat "$tmp/hist.err")"; fi
 }
 check_eq "n4: % time in MPI (tau's default component)" 17.798194 "$(metric 4 component_percent:mpi)"
 check_eq "n4: time in MPI, s" 34.696152 "$(metric 4 component:mpi)"
@@ -46,7 +49,10 @@ check_eq "n4: gemm kernels, s" 0.046645 "$(metric 4 component:gemm)"
 check_eq "n4: a routine's exclusive time" 28.489000 "$(metric 4 'tau_exclusive:MPI_Sendrecv()')"
 check_eq "n4: a kernel's instances" 32.000000 "$(metric 4 nsys_instances:flash_attention_prefill_f16)"
 check_eq "n8: old report names, HtoD copies, s" 0.000880 "$(metric 8 component:memcpy_htod)"
-check_eq "n8: no TAU profile, no MPI component" "" "$(metric 8 component:mpi)"
+"$exe" history 'component:mpi@ranks=8' "$tmp/w" --out "$tmp/h" >"$tmp/hist.out" 2>"$tmp/hist.err"
+check_eq "n8: no TAU profile, no MPI component: history says so (exit 2)" \
+  "2 no case matching the conditions has a metric 'component:mpi'" \
+  "$? $(grep -o "no case matching the conditions has a metric 'component:mpi'" "$tmp/hist.err")"
 check_eq "n8: no gemm kernel there: 0" 0.000000 "$(metric 8 component:gemm)"
 hist=$("$exe" history 'component:memcpy_htod@ranks=4' "$tmp/w" --out "$tmp/h" 2>&1)
 check "history follows a component, in seconds, lower is better: $hist" \
