@@ -12,9 +12,11 @@ std::string combined_svg(const CampaignSite& c) {
   p.y_label = "relative";
   for (const auto& r : c.runs) p.x.push_back(r.run.order);
   p.guides = {1.0};
+  size_t metrics = 0;  // with a line
   for (const auto& m : c.metrics) {
     const Track& t = m.track;
     if (!t.problem.empty()) continue;
+    const size_t before = p.series.size();
     for (const auto& s : t.history.series) {
       PlotSeries ps;
       ps.name = t.history.series.size() > 1 && !s.name.empty() ? t.spec.metric + " [" + s.name + "]"
@@ -27,8 +29,9 @@ std::string combined_svg(const CampaignSite& c) {
       }
       if (any) p.series.push_back(std::move(ps));
     }
+    metrics += p.series.size() > before;
   }
-  if (p.series.size() < 2) return "";
+  if (metrics < 2) return "";
   p.width = 760, p.height = 300;
   p.legend = p.point_titles = true;
   return svg(p);

@@ -13,7 +13,7 @@
 
 namespace campaign::site {
 
-// The SVG, or "" when fewer than two lines have a relative value (the small plot says it all).
+// The SVG, or "" when fewer than two metrics have a relative value (the metric's plot says it all).
 std::string combined_svg(const CampaignSite& c);
 
 }  // namespace campaign::site
