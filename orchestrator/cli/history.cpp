@@ -227,7 +227,8 @@ void add_history(CLI::App& app, int& status) {
       "--plot", o->plot,
       "One figure of every metric the campaign tracks (`track:` of its newest run), each relative to its "
       "baseline over the commit dates (the positional arguments are then PATHs)");
-  cmd->add_option("--track", o->track, "With --plot: a metric to add to the tracked ones (repeatable)");
+  cmd->add_option("--track", o->track, "With --plot: a metric to add to the tracked ones (repeatable)")
+      ->allow_extra_args(false);  // one per --track: a PATH after it stays a PATH
   cmd->footer(kFooter);
   cmd->callback([o, &status] { status = run_history(*o); });
 }

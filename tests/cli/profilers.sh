@@ -95,7 +95,9 @@ check_eq "night 1's % memcpy over TAU's application time" 5.217386 \
   "$(awk -F, '$1 == "component_percent:memcpy@ranks=4" && $3 == "n1" { printf "%.6f", $6 }' "$csv")"
 check "the figure: three lines" test "$(grep -c 'title "' "$tmp/hp/profiled-nightly-tracked.gp")" -ge 4
 check "the figure rendered" test -s "$tmp/hp/profiled-nightly-tracked.svg"
+out=$("$exe" history --plot --track 'tau_calls:MPI_Init()@ranks=4' "$tmp/nights" --out "$tmp/hp2" 2>&1)
+check "--track adds a metric, the PATH after it stays a PATH: $out" grep -q "4 tracked metric(s)" <<<"$out"
 "$exe" site "$tmp/nights" --out "$tmp/site" >/dev/null 2>&1
 check "the site's index has the combined plot" grep -q "All tracked metrics, relative to the baseline" \
   "$tmp/site/index.html"
-finish 24
+finish 25
