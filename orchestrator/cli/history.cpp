@@ -8,6 +8,7 @@
 #include <set>
 
 #include "cli/cli.hpp"
+#include "history/combined.hpp"
 #include "history/output.hpp"
 #include "history/runs.hpp"
 #include "util/strings.hpp"
@@ -28,6 +29,8 @@ struct HistoryOptions {
   std::string fail_on = "latest";
   std::string out;
   std::string system;
+  bool plot = false;               // --plot: the tracked metrics in one figure
+  std::vector<std::string> track;  // --track METRIC: added to them
 };
 
 const char* kFooter = R"(METRIC (what to follow):
@@ -61,9 +64,64 @@ not overlap (rule ci), or a step found over the series lies between the run and 
 step). Without repetitions the threshold alone decides (rule threshold). The table, CSV and JSON say
 which rule flagged each run.
 
+--plot: one figure of the metrics the campaign tracks (`track:` in the campaign stored with its
+newest run, then each --track METRIC), each series relative to its baseline against the runs in
+commit-date order (the ExaRL plan's plot of % MPI, % memcpy and runtime), written as
+CAMPAIGN-tracked.csv, .dat, .gp, .svg and .png in --out; the latest relative value of each is printed.
+  campaign history --plot campaigns/nightly.yaml
+  campaign history --plot runs/ --track 'component_percent:mpi@ranks=4' --track 'run_time@ranks=4'
+
 Exit status: 0 no regression, 3 a regression (the latest run of a series worse than the baseline
 by more than the threshold, and the spread with repetitions; --fail-on any: any run), 2 bad METRIC
 or options, 1 no runs.)";
+
+// --plot: every tracked metric (the newest run's `track:`, then --track) followed as one METRIC
+// would be, its latest relative value printed, all in one figure.
+int run_combined(const std::vector<history::Run>& runs, const std::string& name, const HistoryOptions& o,
+                 const history::TrackOptions& options, const fs::path& out) {
+  std::vector<spec::Tracked> tracked = history::tracked_by(runs.back());
+  for (const auto& m : o.track) tracked.push_back(spec::Tracked{.metric = m});
+  if (tracked.empty())
+    throw InputError(
+        {"campaign history"}, "--plot",
+        "campaign " + name + " tracks nothing: list metrics under `track:` or pass --track METRIC");
+  std::vector<history::HistoryDocument> docs;
+  bool failed = false;
+  std::cout << "campaign " << name << ": " << runs.size() << " run(s), " << tracked.size()
+            << " tracked metric(s); the latest run relative to the baseline:\n";
+  for (const spec::Tracked& t : tracked) {
+    history::TrackOptions each = options;  // --better and --threshold, else the track entry's
+    if (!options.better && t.better == "higher") each.better = history::Better::higher;
+    if (!options.better && t.better == "lower") each.better = history::Better::lower;
+    if (o.threshold == 10) each.threshold = t.threshold / 100;
+    try {
+      docs.push_back(history::track(runs, name, history::parse_metric(t.metric), each));
+    } catch (const InputError& e) {
+      std::cout << "  " << t.metric << ": not followed: " << e.message() << "\n";
+      continue;
+    }
+    const history::HistoryDocument& d = docs.back();
+    failed |= !history::failing(d).empty();
+    for (const auto& s : d.history.series) {
+      std::cout << "  " << t.metric
+                << (s.name.empty() || d.history.series.size() == 1 ? "" : " [" + s.name + "]");
+      if (s.latest && s.points[*s.latest].relative) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, ": %.3f", *s.points[*s.latest].relative);
+        std::cout << buf << " " << history::to_string(s.points[*s.latest].verdict);
+      } else {
+        std::cout << ": no value";
+      }
+      std::cout << "\n";
+    }
+  }
+  auto written = history::write_combined(docs, out, name + "-tracked");
+  for (const auto& w : written.warnings) std::cerr << "campaign: warning: " << w << "\n";
+  std::cout << (written.plotted ? "plot: " + (out / (name + "-tracked.svg")).string()
+                                : "table: " + (out / (name + "-tracked.csv")).string())
+            << "\n";
+  return failed ? 3 : 0;
+}
 
 // The directory holding the campaign's default work directory, and its name.
 std::pair<fs::path, std::string> runs_of_campaign_file(const std::string& file, const std::string& system) {
@@ -74,8 +132,11 @@ std::pair<fs::path, std::string> runs_of_campaign_file(const std::string& file, 
   return {workdir.parent_path(), c.name};
 }
 
-int run_history(const HistoryOptions& o) {
-  history::MetricQuery query = history::parse_metric(o.metric);
+int run_history(HistoryOptions o) {
+  if (o.plot && !o.metric.empty()) o.paths.insert(o.paths.begin(), o.metric), o.metric.clear();
+  if (!o.plot && o.metric.empty()) throw InputError({"campaign history"}, "METRIC", "required (or --plot)");
+  if (!o.plot && !o.track.empty()) throw InputError({"campaign history"}, "--track", "only with --plot");
+  const history::MetricQuery query = o.plot ? history::MetricQuery{} : history::parse_metric(o.metric);
   if (!(o.threshold > 0))
     throw InputError({"campaign history"}, "--threshold", "must be a positive percentage");
   std::optional<history::Better> better;
@@ -117,10 +178,11 @@ int run_history(const HistoryOptions& o) {
   options.threshold = o.threshold / 100;
   options.better = better;
   options.fail_on_any = o.fail_on == "any";
+  fs::path out = o.out.empty() ? fs::absolute(roots.front()) / "history" : fs::absolute(o.out);
+  if (o.plot) return run_combined(found.runs, name, o, options, out);
   history::HistoryDocument doc = history::track(found.runs, name, query, options);
 
   history::print_history(std::cout, doc);
-  fs::path out = o.out.empty() ? fs::absolute(roots.front()) / "history" : fs::absolute(o.out);
   std::string stem = name + "-";
   for (char c : query.text)
     stem += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '=' || c == '.' ? c : '_';
@@ -140,9 +202,9 @@ void add_history(CLI::App& app, int& status) {
       "history",
       "Follow a metric across the runs of a campaign (one per work directory) in commit order, relative to a "
       "baseline; flag regressions beyond a threshold (exit status 3)");
-  cmd->add_option("METRIC", o->metric,
-                  "What to follow, e.g. throughputs@ranks=4, eff@max, epoch_time@ranks=4 (below)")
-      ->required();
+  cmd->add_option(
+      "METRIC", o->metric,
+      "What to follow, e.g. throughputs@ranks=4, eff@max, epoch_time@ranks=4 (below); none with --plot");
   cmd->add_option("PATH", o->paths,
                   "Campaign files (their runs/ directory) or directories to search for work directories "
                   "(default: .)");
@@ -161,6 +223,12 @@ void add_history(CLI::App& app, int& status) {
       ->capture_default_str();
   cmd->add_option("-o,--out", o->out, "Directory for the CSV, JSON and plot (default: FIRST_PATH/history)");
   cmd->add_option("-s,--system", o->system, "System profile, to find a campaign file's work directories");
+  cmd->add_flag(
+      "--plot", o->plot,
+      "One figure of every metric the campaign tracks (`track:` of its newest run), each relative to its "
+      "baseline over the commit dates (the positional arguments are then PATHs)");
+  cmd->add_option("--track", o->track, "With --plot: a metric to add to the tracked ones (repeatable)")
+      ->allow_extra_args(false);  // one per --track: a PATH after it stays a PATH
   cmd->footer(kFooter);
   cmd->callback([o, &status] { status = run_history(*o); });
 }

@@ -389,7 +389,7 @@ std::vector<Component> parse_components(const std::string& file, const YAML::Nod
     if (!body.IsMap())
       fail(file, body, cpath,
            std::string("expected a map with 'collector' and 'match', got ") + type_name(body));
-    MapReader m(file, body, cpath, {"collector", "match"});
+    MapReader m(file, body, cpath, {"collector", "match", "percent_of"});
     Component comp;
     comp.name = name;
     comp.where = location(file, key_node);
@@ -404,6 +404,10 @@ std::vector<Component> parse_components(const std::string& file, const YAML::Nod
       (void)std::regex(comp.match, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
       fail(file, match, m.path("match"), std::string("bad regex: ") + e.what());
+    }
+    if (const YAML::Node of = m.get("percent_of"); of.IsDefined()) {
+      comp.percent_of = as_string(file, of, m.path("percent_of"));
+      if (comp.percent_of.empty()) fail(file, of, m.path("percent_of"), "empty metric name");
     }
     out.push_back(std::move(comp));
   }

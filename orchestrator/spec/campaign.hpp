@@ -172,11 +172,14 @@ struct Fetch {
 
 // A profiler component (`components: {mpi: {collector: tau, match: '^MPI_'}}`): the time of the
 // items (routines, kernels, copy kinds) of `collector`'s component metric whose name the regex
-// `match` finds, recorded as component:NAME (collect/components.hpp sums it).
+// `match` finds, recorded as component:NAME (collect/components.hpp sums it); `percent_of` names
+// the metric component_percent:NAME divides by (e.g. run_time: the run's wall time), instead of the
+// collector's.
 struct Component {
   std::string name;
   std::string collector;
   std::string match;
+  std::string percent_of;
   Location where;            // the name
   Location collector_where;  // the collector's value
 };

@@ -3,7 +3,8 @@
 # 2 I/O limits x 3 repetitions, sampled at 10 Hz) must show a real effect: original / ring_buffer
 # > 1.3 at the 5 MB/s limit, with its std (both as computed here from the cases' epochs.csv), and
 # original's stall fraction larger at the limit than without; the utilisation joined with the epochs'
-# windows (window analysis, 101-point progress curve) as computed here from the run directories. Then a 4-rank run: the DS-Analyzer table has per-rank columns, and its rank delay and
+# windows as computed here from the run directories, and a progress curve per loader and limit as the
+# study draws it (by sample index, 0 to 100 %). Then a 4-rank run: the DS-Analyzer table has per-rank columns, and its rank delay and
 # effective delay match a reference computed here from the ranks' stalls-rank<R>.csv files.
 #
 # Usage: bash data_loading_local.sh CAMPAIGN_BINARY SOURCE_DIR        (labels e2e, workload; ~1.5 min)
@@ -14,6 +15,18 @@ wd=$WORK/dl
 "$CAMPAIGN" run "$SRC/campaigns/data_loading.yaml" --system local --workdir "$wd" -q 2>"$WORK/stderr.txt"
 check_eq "campaign run exits 0" 0 $?
 check_eq "12 training cases collected" 12 "$(count_state "$wd" collected)"
+# exclusive: true (issue 20): the cases' training windows (first epoch start to last epoch end, from
+# their epochs.csv) never overlap, whatever the machine's cores.
+overlaps=$($py - "$wd" <<'PY'
+import csv, glob, sys
+spans = []
+for f in glob.glob(sys.argv[1] + "/loading-*/epochs.csv"):
+    rows = list(csv.DictReader(open(f)))
+    spans.append((min(float(r["start_time"]) for r in rows), max(float(r["end_time"]) for r in rows)))
+print(len(spans), sum(1 for i, a in enumerate(spans) for b in spans[i + 1:] if a[0] < b[1] and b[0] < a[1]))
+PY
+)
+check_eq "the 12 cases ran one at a time (epochs.csv windows never overlap)" "12 0" "$overlaps"
 ratio=$($py - "$wd/report/loader_ratio.csv" <<'PY'
 import csv, sys
 for r in csv.DictReader(open(sys.argv[1])):
@@ -56,8 +69,14 @@ PY
 say "original's stall %: $stall (5 MB/s, none)"
 check "original stalls more at the limit than without" \
   $py -c "import sys; a, b = map(float, '$stall'.split()); sys.exit(not a > b)"
-check_eq "the utilisation-vs-progress curve has 101 points" 101 \
-  "$(($(wc -l <"$wd/report/proc_util-progress.csv") - 1))"
+check "a utilisation-vs-progress curve per loader and limit, 0 to 100 % by sample index" \
+  $py - "$wd/report/proc_util-progress.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+lines = [c for c in rows[0] if c.startswith("progress_")]
+ends = [[float(r[c]) for r in rows if r[c]] for c in lines]
+sys.exit(not (len(lines) == 4 and all(e[0] == 0 and e[-1] == 100 and len(e) > 10 for e in ends)))
+PY
 # The reference, from the run directories (collectors/utilisation.yaml, analysis/window.hpp): the
 # `proc` samples of utilisation-<host>.csv at their times rounded to the millisecond; per epoch of
 # epochs.csv the mean of the samples within [start, end] (an epoch the samples do not cover, none at
@@ -99,6 +118,7 @@ system: local
 job:
   ranks: 4
   cpus_per_rank: 1
+  oversubscribe: true  # 4 ranks on a machine of 2 cores
   walltime: "00:05:00"
   command: >-
     $py $SRC/workloads/minicosmo/train.py --distributed $SRC/workloads/minicosmo/configs/cosmo_dummy.yaml
