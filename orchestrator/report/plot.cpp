@@ -275,6 +275,44 @@ std::string stall_script(const Table& t) {
   return gp.str();
 }
 
+// The stalls' what-if: per case (a cluster) the predicted iteration time of each combination (a bar)
+// with its std over the iterations.
+std::string whatif_script(const Table& t) {
+  if (t.rows.empty() || t.series.empty()) return "";
+  std::ostringstream gp;
+  const int width =
+      static_cast<int>(std::clamp<size_t>(160 + t.rows.size() * (t.series.size() * 14 + 30), 900, 4000));
+  preamble(gp, t, width, 560);
+  const std::string v = "Avg iteration time (sec)";
+  gp << "set title " << gnuplot_string(t.analysis + ": predicted iteration time per fetch / start alignment")
+     << " font \",13\"\n"
+     << "set style data histograms\n"
+     << "set style histogram errorbars gap 1.5 lw 1\n"
+     << "set style fill solid 0.85 border -1\n"
+     << "set boxwidth 0.9\n"
+     << "set yrange [0:*]\n"
+     << "set grid noxtics\n"
+     << "set xtics rotate by -20\n"
+     << "set xlabel \"case\"\n"
+     << "set ylabel \"iteration time [s], mean ± std over the iterations\"\n"
+     << "set key outside right top box opaque\n"
+     << "set linetype 7 lc rgb \"#e377c2\" lw 2\nset linetype 8 lc rgb \"#7f7f7f\" lw 2\n"
+     << "set linetype 9 lc rgb \"#bcbd22\" lw 2\nset linetype cycle 9\n"
+     << "# An empty std (a single iteration) is drawn as no error bar.\n"
+     << "nz(c) = (column(c) == column(c)) ? column(c) : 0\n";
+  std::vector<std::string> plots;
+  int lt = 0;
+  for (const auto& s : t.series) {
+    ++lt;
+    std::string using_ =
+        "data using " + column_ref(v + s.suffix) + ":(nz(" + column_ref(v + "_std" + s.suffix) + "))";
+    if (plots.empty()) using_ += ":xtic(1)";
+    plots.push_back(using_ + " lt " + std::to_string(lt) + " title " + gnuplot_string(s.label));
+  }
+  gp << "plot " << join(plots, ", \\\n     ") << "\n";
+  return gp.str();
+}
+
 }  // namespace
 
 std::string gnuplot_string(const std::string& s) {
@@ -356,7 +394,9 @@ std::string plot_script(const analysis::AnalysisResult& a, const Table& t) {
     case Scaling::mlperf_weak:
       return "";  // a table of instances; nothing scales
     case Scaling::stalls:
-      return t.x == "Iteration" ? stall_script(t) : "";  // the summary is one row per case
+      if (t.x == "Iteration") return stall_script(t);
+      return t.detail && t.x == "case" ? whatif_script(t)
+                                       : "";  // the tables of cases and of combinations: none
     case Scaling::window:
       return t.x == "progress" ? band_script(t) : bar_script(a, t);
     case Scaling::none:
