@@ -174,10 +174,14 @@ TEST_CASE("stalls: the what-if alignment of the hand-made run", "[stalls]") {
   CHECK(*w.number(avg, "Avg preprocessing diff (sec)") == 0);
   CHECK(*w.number(avg, "Saving (%)") == near(100 * (0.36 - 0.94 / 3) / 0.36));
 
-  // rank/avg: iteration A alone, through the simulation itself.
-  std::vector<size_t> a{5};
+  // Single iterations through the simulation itself: rank/avg of A; min/min of B, where both ranks'
+  // stalls go below 0 and become exactly 2e-6 s.
   const CaseTimings ct = std::get<CaseTimings>(case_timings(two_gpus()));
-  CHECK(simulate(ct.timings, a, Align::rank, Align::avg)[kIterationTime][0] == near(0.445));
+  CHECK(simulate(ct.timings, {5}, Align::rank, Align::avg)[kIterationTime][0] == near(0.445));
+  const PerIteration b = simulate(ct.timings, {6}, Align::min, Align::min);
+  CHECK(b[kTrainingStall][0] == 0.000002);
+  CHECK(b[kDelay][0] == 0);
+  CHECK(b[kIterationTime][0] == Approx(0.190002).margin(1e-12));
 
   SECTION("the plot's table: per case the iteration time of each combination") {
     const Table& p = table(res, "stalls-whatif");
