@@ -14,7 +14,7 @@ struct SummaryColumn {
   const char* name;
   int column;  // a DsColumn; -1: Effective Delay time (%), which has no std
 };
-constexpr SummaryColumn kSummary[] = {{"Avg iteration time (sec)", kIterationTime},
+constexpr SummaryColumn kSummary[] = {{kPredicted, kIterationTime},
                                       {"Avg training stall time (sec)", kTrainingStall},
                                       {"Avg delay time (sec)", kDelay},
                                       {"Effective Delay time (%)", -1},
@@ -99,7 +99,7 @@ AnalysisResult analyze_stalls(const AnalysisSpec& spec, const std::vector<CaseRe
   Table summary = case_table(spec, columns);
   // The plot's data: per case the what-if iteration time of each combination.
   Table plot = case_table(spec, {"case"});
-  plot.analysis = spec.name + "-whatif";
+  plot.analysis = spec.name + kWhatIf;
   plot.detail = true;
   plot.series.clear();
   for (auto [f, s] : combinations) {
@@ -137,7 +137,7 @@ AnalysisResult analyze_stalls(const AnalysisSpec& spec, const std::vector<CaseRe
     summary.rows.push_back(std::move(row));
 
     Table w;
-    w.analysis = spec.name + "-whatif";
+    w.analysis = spec.name + kWhatIf;
     w.scaling = spec.scaling;
     w.x = "fetch";
     w.group = {{"case", c.name}};

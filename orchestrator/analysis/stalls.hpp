@@ -35,6 +35,11 @@
 
 namespace campaign::analysis {
 
+// What the what-if tables' analysis name adds to the analysis' ("stalls-whatif"), and the column
+// the plot's table holds per combination (with "_std" and the combination's suffix, "_avg/min").
+inline constexpr const char* kWhatIf = "-whatif";
+inline constexpr const char* kPredicted = "Avg iteration time (sec)";
+
 // One case's per-rank timings, checked and aligned by iteration: views of the case's packed series
 // where they can be, so valid while its CaseResult is; move-only.
 struct CaseTimings {

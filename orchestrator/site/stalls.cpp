@@ -58,7 +58,7 @@ std::vector<analysis::AnalysisResult> run_stalls(Catalog& catalog, const history
 std::string whatif_svg(const analysis::Table& t) {
   const size_t groups = t.rows.size(), bars = t.series.size();
   if (groups == 0 || bars == 0) return "";
-  const std::string v = "Avg iteration time (sec)";
+  const std::string v = analysis::kPredicted;
   double hi = 0;
   for (size_t r = 0; r < groups; ++r)
     for (const auto& s : t.series)
@@ -123,10 +123,10 @@ std::string stalls_html(const std::vector<analysis::AnalysisResult>& stalls) {
          "start "
          "been aligned (the run's report defines every column).</p>\n";
     if (const analysis::Table* s = find(a, a.spec.name)) h << report::table_html(*s);
-    if (const analysis::Table* p = find(a, a.spec.name + "-whatif"))
+    if (const analysis::Table* p = find(a, a.spec.name + analysis::kWhatIf))
       h << "<div class=\"scroll\">" << whatif_svg(*p) << "</div>\n";
     for (const auto& t : a.tables)
-      if (t.analysis == a.spec.name + "-whatif" && !t.group.empty())
+      if (t.analysis == a.spec.name + analysis::kWhatIf && !t.group.empty())
         h << "<h3>What-if: " << esc(t.group_label()) << "</h3>\n" << report::table_html(t);
     if (!a.excluded.empty()) {
       h << "<p>Left out:</p>\n<ul>\n";
