@@ -65,8 +65,12 @@ std::string whatif_svg(const analysis::Table& t) {
       hi = std::max(hi,
                     t.number(r, v + s.suffix).value_or(0) + t.number(r, v + "_std" + s.suffix).value_or(0));
   if (!(hi > 0)) hi = 1;
-  const double bar = 9, gap = 18, left = 52, top = 10, h = 200,
-               label_h = 16.0 * static_cast<double>(bars) + 40;
+  // Case names under their group, slanted so that long ones do not overlap: about 5.5 px a character.
+  size_t longest = 0;
+  for (const auto& row : t.rows) longest = std::max(longest, std::get<std::string>(row[0]).size());
+  const double names_h = 14 + 5.5 * static_cast<double>(longest) * 0.57;  // sin 35 degrees
+  const double bar = 9, gap = 18, left = 52, top = 10, h = 200;
+  const double label_h = names_h + 16.0 * static_cast<double>(bars) + 10;
   const double w = static_cast<double>(groups) * (static_cast<double>(bars) * bar + gap);
   const double width = left + w + 12, height = top + h + label_h;
   std::vector<double> ticks = nice_ticks(0, hi, 4);
@@ -99,11 +103,11 @@ std::string whatif_svg(const analysis::Table& t) {
           << fixed(Y(*mean + sd)) << "\" y2=\"" << fixed(Y(std::max(0.0, *mean - sd)))
           << "\" stroke=\"#333\"/>\n";
     }
-    o << "<text x=\"" << fixed(x0) << "\" y=\"" << fixed(top + h + 12) << "\" font-size=\"9\">"
-      << esc(std::get<std::string>(t.rows[r][0])) << "</text>\n";
+    o << "<text transform=\"translate(" << fixed(x0) << "," << fixed(top + h + 12)
+      << ") rotate(35)\" font-size=\"9\">" << esc(std::get<std::string>(t.rows[r][0])) << "</text>\n";
   }
   for (size_t b = 0; b < bars; ++b) {
-    const double ly = top + h + 34 + 16.0 * static_cast<double>(b);
+    const double ly = top + h + names_h + 16.0 * static_cast<double>(b) + 8;
     o << "<rect x=\"" << left << "\" y=\"" << fixed(ly - 8) << "\" width=\"10\" height=\"10\" fill=\""
       << kColors[b % std::size(kColors)] << "\"/><text x=\"" << left + 16 << "\" y=\"" << fixed(ly) << "\">"
       << esc(t.series[b].label) << "</text>\n";
