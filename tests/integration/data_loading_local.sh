@@ -149,6 +149,6 @@ case=$(basename "$run")
 reference() { $py "$SRC/tests/reference/ds_analyzer.py" "$run" --check "$WORK/r4/report" "$case" >"$WORK/ref4.csv" 2>"$WORK/ref4.err"; }
 check "summary and what-if as the reference computes them from the ranks' files" reference
 say "reference: $(tail -1 "$WORK/ref4.err")"
-grep -m5 MISMATCH "$WORK/ref4.err"
+[ "$(wc -l <"$WORK/ref4.err")" -gt 1 ] && head -5 "$WORK/ref4.err"
 check_eq "42 iterations kept (2 epochs x 32, the first 11 of each left out)" 42 \
   "$($py -c "import csv,sys; print(next(csv.DictReader(open(sys.argv[1])))['iterations'])" "$WORK/r4/report/stalls.csv")"

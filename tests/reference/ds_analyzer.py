@@ -25,8 +25,8 @@ grain, seconds from that origin are exact.
 
 Prints the summary row and one row per combination as CSV; with --check,
 compares them with campaign's REPORT_DIR/<analysis>.csv (the row of CASE)
-and <analysis>-whatif-<CASE>.csv, every column within 1e-9 relative (1e-12
-absolute near 0), and exits 1 on any difference.
+and <analysis>-whatif-<CASE>.csv, every column within 1e-9 relative (compare.py;
+a value 0 here must be 0 there to 1e-9), and exits 1 on any difference.
 """
 
 import argparse
@@ -39,6 +39,8 @@ import sys
 
 import numpy as np
 import pandas as pd
+
+from compare import Comparison
 
 ALIGNS = ["rank", "avg", "min"]
 SUMMARY = ["Avg iteration time (sec)", "Avg training stall time (sec)", "Avg delay time (sec)",
@@ -156,36 +158,41 @@ def reference(run_dir, warmup, skip, threshold):
     return base, rows
 
 
-def close(a, b):
-    a, b = float(a), float(b)
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    return abs(a - b) <= 1e-9 * max(abs(a), abs(b)) + 1e-12
+def same(c, name, got, want):
+    """One value through the references' comparison; NaN (a std of one iteration) only equals NaN."""
+    got, want = float(got), float(want)
+    if math.isnan(got) or math.isnan(want):
+        if not (math.isnan(got) and math.isnan(want)):
+            c.differ("%s: campaign %r, reference %r" % (name, got, want))
+        return
+    if want == 0:  # a spread of equal values, a saving of nothing: exactly 0 on both sides
+        c.same(name, got + 1.0, 1.0)
+        return
+    c.same(name, got, want)
 
 
 def check(base, rows, report_dir, case, analysis):
-    bad = []
+    c = Comparison(case)
     summary_csv = pd.read_csv(os.path.join(report_dir, f"{analysis}.csv"), float_precision="round_trip")
     got = summary_csv[summary_csv["case"] == case]
     if len(got) != 1:
-        return [f"{analysis}.csv has {len(got)} rows of case {case}"]
-    got = got.iloc[0]
+        c.differ(f"{analysis}.csv has {len(got)} rows of case {case}")
+        return c
     for k, v in base.items():
-        if not close(v, got[k]):
-            bad.append(f"{analysis}.csv {k}: reference {v!r}, campaign {got[k]!r}")
+        same(c, f"{analysis}.csv {k}", got.iloc[0][k], v)
     stem = re.sub(r"[^A-Za-z0-9_.=]", "_", case)  # as campaign names a table's files
     whatif = pd.read_csv(os.path.join(report_dir, f"{analysis}-whatif-{stem}.csv"), float_precision="round_trip")
     if len(whatif) != len(rows):
-        bad.append(f"{analysis}-whatif-{stem}.csv has {len(whatif)} rows, the reference {len(rows)}")
+        c.differ(f"{analysis}-whatif-{stem}.csv has {len(whatif)} rows, the reference {len(rows)}")
     for r in rows:
         w = whatif[(whatif["fetch"] == r["fetch"]) & (whatif["start"] == r["start"])]
         if len(w) != 1:
-            bad.append(f"no what-if row {r['fetch']}/{r['start']}")
+            c.differ(f"no what-if row {r['fetch']}/{r['start']}")
             continue
         for k, v in r.items():
-            if k not in ("fetch", "start", "iterations") and not close(v, w.iloc[0][k]):
-                bad.append(f"what-if {r['fetch']}/{r['start']} {k}: reference {v!r}, campaign {w.iloc[0][k]!r}")
-    return bad
+            if k not in ("fetch", "start", "iterations"):
+                same(c, f"what-if {r['fetch']}/{r['start']} {k}", w.iloc[0][k], v)
+    return c
 
 
 def main():
@@ -203,12 +210,8 @@ def main():
     table = pd.DataFrame([dict(base, fetch="measured", start="")] + rows)
     table[cols + ["ranks"]].to_csv(sys.stdout, index=False, float_format="%.17g")
     if a.check:
-        bad = check(base, rows, a.check[0], a.check[1], a.analysis)
-        for b in bad:
-            print("MISMATCH", b, file=sys.stderr)
-        print(f"compared {len(base) + sum(len(r) for r in rows)} values of {a.check[1]}: "
-              f"{len(bad)} differ", file=sys.stderr)
-        sys.exit(1 if bad else 0)
+        sys.stdout = sys.stderr  # the comparison's lines after the table
+        sys.exit(check(base, rows, a.check[0], a.check[1], a.analysis).result())
 
 
 if __name__ == "__main__":

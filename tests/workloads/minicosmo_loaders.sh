@@ -75,10 +75,9 @@ def check(name, n_epochs):
             assert stall >= fetch - 2e-6 and done - fetch >= train - stall - 2e-6, (name, i)
     after = [r for r in st if r[1] >= 1]
     if "tight" in name:
-        # The limit holds: reading takes at least bytes / limit. The original loader reads in
-        # its fetches; the ring buffer reads ahead, at most 4 + 1 batches before the first epoch.
-        # Each fetch time is the batch's own reading (and decoding), in the worker for the ring
-        # buffer: at least bytes / limit, and there mostly hidden behind the previous step.
+        # The limit holds: each fetch time is the batch's own reading (and decoding), in the
+        # worker for the ring buffer: at least bytes / limit, and there mostly hidden behind the
+        # previous step.
         per_batch = BATCH_BYTES / (limit * 1e6)
         if not name.startswith("compressed"):
             slow = [r[2] for r in st if r[2] < 0.99 * per_batch]
