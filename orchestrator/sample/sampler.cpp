@@ -169,7 +169,7 @@ bool alive(int pid) { return ::kill(pid, 0) == 0 || errno == EPERM; }
 fs::path default_output() {
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "localhost");
-  return fs::path("utilisation-" + std::string(host) + ".csv");
+  return fs::path(kOutputPrefix + std::string(host) + ".csv");
 }
 
 int run(const Options& o, std::ostream& log) {

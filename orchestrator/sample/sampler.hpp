@@ -28,6 +28,9 @@ struct Options {
 };
 
 inline constexpr const char* kHeader = "time,device,utilization";
+// utilisation-<hostname>.csv: one file per node of the job, matched by kOutputGlob.
+inline constexpr const char* kOutputPrefix = "utilisation-";
+inline constexpr const char* kOutputGlob = "utilisation-*.csv";
 std::filesystem::path default_output();
 
 // Samples until stopped. Returns the exit status: 0 when stopped by a signal, by the end of --pid

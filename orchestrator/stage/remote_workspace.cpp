@@ -6,6 +6,7 @@
 
 #include "collect/source.hpp"
 #include "engine/markers.hpp"
+#include "sample/sampler.hpp"
 #include "sched/scheduler.hpp"
 #include "util/atomic_file.hpp"
 #include "util/env.hpp"
@@ -220,7 +221,7 @@ std::string resolve_remote_root(const std::map<std::string, std::string>& env, c
 
 std::vector<std::string> fetch_patterns(const std::vector<collect::Collector>& collectors,
                                         const spec::Fetch& fetch, const std::string& job_id) {
-  std::vector<std::string> out = {render::kExitMarker};
+  std::vector<std::string> out = {render::kExitMarker, sample::kOutputGlob};
   if (!job_id.empty())
     for (const char* prefix : {"slurm-", "job-", "lsf-"})
       out.push_back(ssh::fnmatch_escape(prefix + job_id + ".out"));

@@ -85,8 +85,8 @@ std::string resolve_remote_root(const std::map<std::string, std::string>& env, c
 std::map<std::string, std::string> remote_environment(transport::Shell& shell);
 
 // The globs (relative to a run directory) to fetch for one attempt once it completed: its exit
-// marker, the job's output file (slurm-ID.out, job-ID.out, lsf-ID.out), the files `collectors`
-// read, and the campaign's `fetch.include`.
+// marker, the job's output file (slurm-ID.out, job-ID.out, lsf-ID.out), the sampler's files (`sample:`,
+// read by the utilisation analyses), the files `collectors` read, and the campaign's `fetch.include`.
 std::vector<std::string> fetch_patterns(const std::vector<collect::Collector>& collectors,
                                         const spec::Fetch& fetch, const std::string& job_id);
 

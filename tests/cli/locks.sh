@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# README's test command runs three tests at a time; what keeps it honest is the locks (ctest's
+# RESOURCE_LOCK): every test that uses the Slurm test cluster (label slurm) holds `testcluster`, and
+# every test of the local executor or of the PyTorch workload (labels local, workload) holds `cores`.
+# Reads ctest's own list of the registered tests (ctest --show-only=json-v1).
+#
+# Usage: bash locks.sh CAMPAIGN_BINARY BUILD_DIR
+set -u
+source "$(dirname "$0")/lib.sh"
+build=$2
+ctest --test-dir "$build" --show-only=json-v1 >"$tmp/tests.json" 2>"$tmp/err"
+check "ctest lists the tests: $(head -2 "$tmp/err")" test -s "$tmp/tests.json"
+out=$(/usr/bin/python3 - "$tmp/tests.json" <<'PY'
+import json, sys
+need = {"slurm": "testcluster", "local": "cores", "workload": "cores"}
+tests = json.load(open(sys.argv[1]))["tests"]
+counts = dict.fromkeys(need, 0)
+for t in tests:
+    props = {p["name"]: p["value"] for p in t.get("properties", [])}
+    labels, locks = props.get("LABELS", []), props.get("RESOURCE_LOCK", [])
+    for label, lock in need.items():
+        if label in labels:
+            counts[label] += 1
+            if lock not in locks:
+                print(f"{t['name']}: label {label} without RESOURCE_LOCK {lock}")
+print(" ".join(f"{k}={v}" for k, v in counts.items()))
+PY
+)
+echo "$out" | tail -1
+check_eq "every slurm test holds testcluster, every local and workload test holds cores" "" "$(echo "$out" | head -n -1)"
+check "the suite has slurm, local and workload tests" grep -qE "slurm=[1-9][0-9]* local=[1-9][0-9]* workload=[1-9]" <<<"$(echo "$out" | tail -1)"
+finish 3
