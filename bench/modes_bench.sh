@@ -2,11 +2,12 @@
 # Benchmark of the ways to run many small cases (issue 12) on the virtual Slurm cluster
 # (tests/slurm/start-cluster.sh; started here when sinfo does not answer; as root).
 #
-# Usage: bash bench/modes_bench.sh CAMPAIGN_BINARY [SOURCE_DIR] [--cases N]
+# Usage: bash bench/modes_bench.sh CAMPAIGN_BINARY [SOURCE_DIR] [--cases N] [--modes M1,M2...]
 #
-# N one-node `sleep 1` cases (default 1000) on the 4 mc nodes, run by `campaign run` once per mode,
-# each in a fresh work directory: one job per case (jobs), `pack: {nodes: 4}` (pack) and
-# `array: true` (array). For each, printed:
+# N one-node `sleep 1` cases (default 1000) on the 4 mc nodes of 4 cores, run by `campaign run` once
+# per mode (default all), each in a fresh work directory: one job per case (jobs), `pack: {nodes: 4}`
+# (pack: a case holds its node) and `array: true` (array); then the sub-node case (subnode): N
+# one-core `sleep 1` cases packed on the 4 nodes, 16 at once, whose floor is N / 16 s. For each, printed:
 #   submissions   sbatch calls
 #   wall          seconds of `campaign run`, and its ratio to one job per case
 #   cpu/case      CPU time of the `campaign` process itself (children excluded) per case
@@ -14,8 +15,9 @@
 # The figures are read from PATH wrappers that log each scheduler call (bench/lib.sh). A mode whose
 # run fails (exit status, a case not completed) gets no figures: FAILED, exit status 1.
 # Targets, one TARGET line each at the end: pack submissions <= 1 % of the cases, array
-# submissions <= 1, pack wall <= 1/3 of one job per case's, queries/s <= 0.5 in every mode.
-SCRIPT_OPTIONS="--cases" source "$(dirname "$0")/../tools/usage.sh" "$@"
+# submissions <= 1, pack wall <= 1/3 of one job per case's, subnode wall <= 1.3 x its floor,
+# queries/s <= 0.5 in every mode.
+SCRIPT_OPTIONS="--cases --modes" source "$(dirname "$0")/../tools/usage.sh" "$@"
 set -uo pipefail
 
 CAMPAIGN=$(readlink -f "$1")
@@ -26,7 +28,15 @@ if [[ $# -gt 0 && $1 != --* ]]; then
   shift
 fi
 CASES=1000
-[[ ${1:-} == --cases ]] && CASES=$2
+ONLY=
+while [[ $# -ge 2 ]]; do
+  case $1 in
+    --cases) CASES=$2 ;;
+    --modes) ONLY=$2 ;;
+    *) echo "modes_bench.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift 2
+done
 source "$SRC/bench/lib.sh"
 bench_setup
 
@@ -43,7 +53,13 @@ mode_array() {
   mode_jobs
   echo "array: true"
 }
-MODES=(jobs pack array)
+mode_subnode() {
+  printf '%s\n' "job: {partition: mc, ranks: 1, cpus_per_rank: 1, walltime: 2m, command: \"sleep 1\"}"
+  echo "pack: {nodes: 4}"
+}
+MODES=(jobs pack array subnode)
+[[ -n $ONLY ]] && IFS=, read -r -a MODES <<<"$ONLY"
+FLOOR=$(awk -v n="$CASES" 'BEGIN { print n / 16 }')  # subnode: N one-core seconds on 16 cores
 
 # run_mode MODE: writes its campaign, runs it; prints its figures and writes them to WORK/MODE.fig
 # when every case completed.
@@ -62,7 +78,7 @@ run_mode() {
   done=$(completed "$wd")
   [[ $done == "$CASES" ]] || { fail "$mode: $done of $CASES cases completed"; return 1; }
   /usr/bin/python3 - "$mode" "$WORK/calls-$mode" "$CASES" "$utime" "$stime" "$wall" \
-    "$(figure "$WORK/jobs.fig" wall_s)" "$WORK/$mode.fig" <<'PY'
+    "$(figure "$WORK/jobs.fig" wall_s)" "$WORK/$mode.fig" "$FLOOR" <<'PY'
 import sys
 mode, log, cases = sys.argv[1], sys.argv[2], int(sys.argv[3])
 utime, stime, wall = map(float, sys.argv[4:7])
@@ -73,6 +89,8 @@ calls = [l.split()[1] for l in open(log) if l.strip() and " show hostnames" not 
 count = {c: calls.count(c) for c in ("sbatch", "squeue", "sacct", "scontrol")}
 queries = count["squeue"] + count["sacct"] + count["scontrol"]
 ratio = f", {wall / jobs_wall:.2f} x one job per case" if jobs_wall and mode != "jobs" else ""
+if mode == "subnode":
+    ratio += f", {wall / float(sys.argv[9]):.2f} x the floor of {float(sys.argv[9]):.1f} s"
 print(f"{mode:6s} submissions {count['sbatch']:5d} ({100 * count['sbatch'] / cases:.1f} % of the cases)"
       f"  wall {wall:7.1f} s{ratio}  cpu/case {(utime + stime) / cases * 1000:.2f} ms"
       f"  queries/s {queries / wall:.2f} ({count['squeue']} squeue, {count['sacct']} sacct,"
@@ -82,16 +100,20 @@ with open(sys.argv[8], "w") as f:
             f"wall_s {wall}\nqueries_per_s {queries / wall}\n")
     if jobs_wall:
         f.write(f"wall_vs_jobs {wall / jobs_wall}\n")
+    if mode == "subnode":
+        f.write(f"wall_vs_floor {wall / float(sys.argv[9])}\n")
 PY
 }
 
-echo "$CASES one-node sleep-1 cases on the 4 mc nodes of the test cluster"
+echo "$CASES sleep-1 cases on the 4 mc nodes (4 cores each) of the test cluster: ${MODES[*]}"
 for mode in "${MODES[@]}"; do run_mode "$mode"; done
 
 echo "== targets"
-target "pack: submissions, % of the cases" "$(figure "$WORK/pack.fig" submissions_percent)" "<=" 1 "%"
-target "array: submissions" "$(figure "$WORK/array.fig" submissions)" "<=" 1 "sbatch calls"
-target "pack: wall / one job per case's" "$(figure "$WORK/pack.fig" wall_vs_jobs)" "<=" 0.3333 x
+ran() { [[ " ${MODES[*]} " == *" $1 "* ]]; }  # the targets of the modes that ran
+ran pack && target "pack: submissions, % of the cases" "$(figure "$WORK/pack.fig" submissions_percent)" "<=" 1 "%"
+ran array && target "array: submissions" "$(figure "$WORK/array.fig" submissions)" "<=" 1 "sbatch calls"
+ran pack && ran jobs && target "pack: wall / one job per case's" "$(figure "$WORK/pack.fig" wall_vs_jobs)" "<=" 0.3333 x
+ran subnode && target "subnode: wall / the floor of $FLOOR s" "$(figure "$WORK/subnode.fig" wall_vs_floor)" "<=" 1.3 x
 for mode in "${MODES[@]}"; do
   target "$mode: scheduler queries per second" "$(figure "$WORK/$mode.fig" queries_per_s)" "<=" 0.5 "/s"
 done
