@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README's test command runs three tests at a time; what keeps it honest is the locks (ctest's
 # RESOURCE_LOCK): every test that uses the Slurm test cluster (label slurm) holds `testcluster`, and
-# every test of the local executor or of the PyTorch workload (labels local, workload) holds `cores`.
+# every test of the local executor or of the PyTorch workload (labels local, workload) holds `cores`;
+# the loader study and the data-loading campaign, whose timings are the studies' numbers, run alone.
 # Reads ctest's own list of the registered tests (ctest --show-only=json-v1).
 #
 # Usage: bash locks.sh CAMPAIGN_BINARY BUILD_DIR
@@ -15,14 +16,21 @@ import json, sys
 need = {"slurm": "testcluster", "local": "cores", "workload": "cores"}
 tests = json.load(open(sys.argv[1]))["tests"]
 counts = dict.fromkeys(need, 0)
+alone = {"workload_minicosmo_loaders", "data_loading_local"}  # their timings are the study's
 for t in tests:
     props = {p["name"]: p["value"] for p in t.get("properties", [])}
+    if t["name"] in alone:
+        alone.discard(t["name"])
+        if not props.get("RUN_SERIAL"):
+            print(f"{t['name']}: not RUN_SERIAL")
     labels, locks = props.get("LABELS", []), props.get("RESOURCE_LOCK", [])
     for label, lock in need.items():
         if label in labels:
             counts[label] += 1
             if lock not in locks:
                 print(f"{t['name']}: label {label} without RESOURCE_LOCK {lock}")
+for name in sorted(alone):
+    print(f"{name}: not registered")
 print(" ".join(f"{k}={v}" for k, v in counts.items()))
 PY
 )
