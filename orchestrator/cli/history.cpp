@@ -1,13 +1,15 @@
-// `campaign history METRIC [PATH...]`: a metric across the runs of a campaign
+// `campaign history [METRIC] [PATH...]`: a metric across the runs of a campaign
 // (one per work directory), in commit order, relative to a baseline; exit
 // status 3 when the latest run regressed beyond the threshold (and, with
-// repetitions, their spread). history::track does the work; this file reads
+// repetitions, their spread). Without METRIC, what the campaign follows
+// (history/following.hpp). history::track does the work; this file reads
 // the options, finds the runs and writes what it returns.
 #include <cctype>
 #include <iostream>
 #include <set>
 
 #include "cli/cli.hpp"
+#include "history/following.hpp"
 #include "history/output.hpp"
 #include "history/runs.hpp"
 #include "util/strings.hpp"
@@ -45,6 +47,15 @@ const char* kFooter = R"(METRIC (what to follow):
                                          (run_time, staging_time from mlperf.log; tau_exclusive:ROUTINE)
   A name that is a column is read as the column; REDUCER(NAME) forces the collected metric.
 
+Without METRIC (a first argument that exists as a file or directory is a PATH): the metrics under
+`track:` in the campaign stored with the newest run, each with its `threshold:` and `better:`; without
+`track:`, by default each analysis' headline columns:
+  scaling: weak    ANALYSIS.throughputs@max, ANALYSIS.eff@max
+  scaling: strong  ANALYSIS.times@max, ANALYSIS.eff@max
+  scaling: none    ANALYSIS.times (every row a series)
+  mlperf_weak      ANALYSIS.models_per_minute (higher is better)
+  window, stalls   none
+
 Runs: every work directory (a directory with campaign.db) at or up to 4 levels under each PATH;
 a campaign file as PATH means the directory holding its default work directory (runs/ beside it).
 Default PATH: the current directory. Runs are ordered by the commit date of the code they ran
@@ -74,13 +85,33 @@ std::pair<fs::path, std::string> runs_of_campaign_file(const std::string& file, 
   return {workdir.parent_path(), c.name};
 }
 
-int run_history(const HistoryOptions& o) {
-  history::MetricQuery query = history::parse_metric(o.metric);
+// Prints one metric's history and writes its files; whether its latest run regressed.
+bool show(const history::HistoryDocument& doc, const fs::path& out) {
+  history::print_history(std::cout, doc);
+  std::string stem = doc.campaign + "-";
+  for (char c : doc.metric)
+    stem += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '=' || c == '.' ? c : '_';
+  auto written = history::write_history(doc, out, stem);
+  for (const auto& w : written.warnings) std::cerr << "campaign: warning: " << w << "\n";
+  std::cout << (written.plotted ? "plot: " + (out / (stem + ".svg")).string()
+                                : "table: " + (out / (stem + ".csv")).string())
+            << "\n";
+  return !history::failing(doc).empty();
+}
+
+int run_history(HistoryOptions o, bool threshold_given) {
+  // METRIC may be left out: a first argument that exists on disk is a PATH.
+  if (!o.metric.empty() && fs::exists(o.metric)) {
+    o.paths.insert(o.paths.begin(), o.metric);
+    o.metric.clear();
+  }
   if (!(o.threshold > 0))
     throw InputError({"campaign history"}, "--threshold", "must be a positive percentage");
   std::optional<history::Better> better;
   if (o.better == "higher") better = history::Better::higher;
   if (o.better == "lower") better = history::Better::lower;
+  std::optional<history::MetricQuery> query;
+  if (!o.metric.empty()) query = history::parse_metric(o.metric);
 
   std::vector<fs::path> roots;
   std::string name = o.campaign;
@@ -117,19 +148,43 @@ int run_history(const HistoryOptions& o) {
   options.threshold = o.threshold / 100;
   options.better = better;
   options.fail_on_any = o.fail_on == "any";
-  history::HistoryDocument doc = history::track(found.runs, name, query, options);
+  const fs::path out = o.out.empty() ? fs::absolute(roots.front()) / "history" : fs::absolute(o.out);
+  if (query) return show(history::track(found.runs, name, *query, options), out) ? 3 : 0;
 
-  history::print_history(std::cout, doc);
-  fs::path out = o.out.empty() ? fs::absolute(roots.front()) / "history" : fs::absolute(o.out);
-  std::string stem = name + "-";
-  for (char c : query.text)
-    stem += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '=' || c == '.' ? c : '_';
-  auto written = history::write_history(doc, out, stem);
-  for (const auto& w : written.warnings) std::cerr << "campaign: warning: " << w << "\n";
-  std::cout << (written.plotted ? "plot: " + (out / (stem + ".svg")).string()
-                                : "table: " + (out / (stem + ".csv")).string())
-            << "\n";
-  return history::failing(doc).empty() ? 0 : 3;
+  // No METRIC: what the newest run's campaign follows (`track:`, else the headline columns).
+  history::Following following = history::following(found.runs.back());
+  if (!following.problem.empty()) throw InputError({"campaign history"}, "METRIC", following.problem);
+  if (following.metrics.empty())
+    throw InputError({"campaign history"}, "METRIC",
+                     "campaign " + name + " has no `track:` and no analysis with headline columns: name one");
+  std::vector<history::TrackRequest> requests;
+  std::vector<std::string> names;
+  for (const auto& t : following.metrics) {
+    history::TrackRequest r{history::parse_metric(t.metric), options};
+    if (!threshold_given) r.options.threshold = t.threshold / 100;
+    if (!better && t.better == "higher") r.options.better = history::Better::higher;
+    if (!better && t.better == "lower") r.options.better = history::Better::lower;
+    requests.push_back(std::move(r));
+    names.push_back(t.metric);
+  }
+  std::cout << "campaign " << name << ": following "
+            << (following.defaults ? "by default each analysis' headline columns (no `track:`)"
+                                   : "the campaign's `track:`")
+            << ": " << join(names, ", ") << "\n\n";
+  bool regressed = false;
+  size_t shown = 0;
+  for (const auto& doc : history::track(found.runs, name, requests)) {
+    if (!doc.problem.empty()) {
+      std::cerr << "campaign: warning: " << doc.metric << ": " << doc.problem
+                << (doc.needs_direction ? ": pass --better higher|lower, or give `better:` in `track:`" : "")
+                << "\n";
+      continue;
+    }
+    if (shown++) std::cout << "\n";
+    regressed = show(doc, out) || regressed;
+  }
+  if (shown == 0) throw Error("none of the metrics followed could be read (warnings above)");
+  return regressed ? 3 : 0;
 }
 
 }  // namespace
@@ -141,8 +196,8 @@ void add_history(CLI::App& app, int& status) {
       "Follow a metric across the runs of a campaign (one per work directory) in commit order, relative to a "
       "baseline; flag regressions beyond a threshold (exit status 3)");
   cmd->add_option("METRIC", o->metric,
-                  "What to follow, e.g. throughputs@ranks=4, eff@max, epoch_time@ranks=4 (below)")
-      ->required();
+                  "What to follow, e.g. throughputs@ranks=4, eff@max, epoch_time@ranks=4 (below); default: "
+                  "the campaign's `track:`, else each analysis' headline columns");
   cmd->add_option("PATH", o->paths,
                   "Campaign files (their runs/ directory) or directories to search for work directories "
                   "(default: .)");
@@ -151,8 +206,9 @@ void add_history(CLI::App& app, int& status) {
   cmd->add_option("-b,--baseline", o->baseline,
                   "Code version all runs are compared with: a label, a commit (prefix), or a run directory; "
                   "the runs matching it are averaged (default: the oldest run)");
-  cmd->add_option("-t,--threshold", o->threshold, "Regression threshold in percent of the baseline")
-      ->capture_default_str();
+  auto* threshold = cmd->add_option("-t,--threshold", o->threshold,
+                                    "Regression threshold in percent of the baseline (default: 10, or each "
+                                    "`track:` entry's)");
   cmd->add_option("--better", o->better, "higher or lower (default: from the metric's kind, unit or name)")
       ->check(CLI::IsMember({"higher", "lower"}));
   cmd->add_option("--fail-on", o->fail_on,
@@ -162,7 +218,7 @@ void add_history(CLI::App& app, int& status) {
   cmd->add_option("-o,--out", o->out, "Directory for the CSV, JSON and plot (default: FIRST_PATH/history)");
   cmd->add_option("-s,--system", o->system, "System profile, to find a campaign file's work directories");
   cmd->footer(kFooter);
-  cmd->callback([o, &status] { status = run_history(*o); });
+  cmd->callback([o, threshold, &status] { status = run_history(*o, threshold->count() > 0); });
 }
 
 }  // namespace campaign::cli
