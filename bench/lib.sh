@@ -1,4 +1,5 @@
-# Shared by the Slurm benchmarks (slurm_bench.sh, modes_bench.sh), sourced after SRC is set:
+# Shared by the shell benchmarks (slurm_bench.sh, modes_bench.sh, site_bench.sh), sourced after SRC
+# (and CAMPAIGN) are set:
 #   bench_setup          WORK (a fresh temporary directory, removed on exit unless KEEP_WORK=1, its
 #                        Slurm jobs cancelled), the test cluster started when sinfo does not answer,
 #                        and WORK/wrappers: squeue, sacct, scontrol, sbatch and scancel logging
@@ -9,6 +10,16 @@
 #                        LOG, and prints "utime stime cutime cstime status wall": the CPU seconds of
 #                        the campaign process itself and of its children, read from /proc/PID/stat
 #                        after it exited but before it is reaped (nothing missed, children apart).
+#   target WHAT FIGURE OP LIMIT UNIT
+#                        the line of one stated target, in bench/targets.hpp's format: OP is <=, < or
+#                        >=; an empty FIGURE is "not measured" and fails. False when it fails.
+#   fail WHAT            says "FAILED: WHAT" and sets FAILED=1, the benchmark's exit status.
+#   completed WORKDIR    how many cases of the campaign in WORKDIR completed (or were collected).
+#   figure FILE KEY      the value of KEY in FILE ("KEY VALUE" lines, as the benchmarks' Python
+#                        writes its figures); empty when FILE or KEY is missing.
+#
+# A benchmark prints no figure of a run that failed (a campaign that did not complete every case),
+# says FAILED, ends with its target lines all the same ("not measured") and exits 1.
 
 bench_setup() {
   WORK=$(mktemp -d "${TMPDIR:-/tmp}/campaign-bench.XXXXXX")
@@ -50,4 +61,33 @@ tick = os.sysconf("SC_CLK_TCK")
 utime, stime, cutime, cstime = (int(x) / tick for x in fields[11:15])
 print(utime, stime, cutime, cstime, p.wait(), wall)
 PY
+}
+
+target() {
+  local what=$1 fig=$2 op=$3 lim=$4 unit=$5
+  if [[ -z $fig ]]; then
+    echo "TARGET $what: not measured (target $op $lim $unit) FAIL"
+    return 1
+  fi
+  awk -v w="$what" -v f="$fig" -v o="$op" -v l="$lim" -v u="$unit" 'BEGIN {
+    p = o == "<=" ? f + 0 <= l + 0 : o == "<" ? f + 0 < l + 0 : f + 0 >= l + 0
+    printf "TARGET %s: %.4g %s (target %s %g %s) %s\n", w, f, u, o, l, u, p ? "PASS" : "FAIL"
+    exit !p
+  }'
+}
+
+figure() { [[ -f $1 ]] && awk -v k="$2" '$1 == k { print $2; exit }' "$1"; }
+
+completed() {
+  "$CAMPAIGN" status "$1" --json 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+text = sys.stdin.read()
+print(sum(k["state"] in ("completed", "collected") for c in (json.loads(text) if text.strip() else [])
+          for k in c["cases"]))'
+}
+
+FAILED=0
+fail() {
+  echo "FAILED: $*"
+  FAILED=1
 }

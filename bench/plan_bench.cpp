@@ -10,6 +10,7 @@
 #include "matrix/plan.hpp"
 #include "render/script.hpp"
 #include "spec/library.hpp"
+#include "targets.hpp"
 
 using namespace campaign;
 
@@ -64,5 +65,10 @@ job:
   double rs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t2).count();
   std::printf("render: %zu Slurm scripts in %.3f s = %.0f scripts/s (%.0f bytes each)\n", n, rs,
               static_cast<double>(n) / rs, static_cast<double>(bytes) / static_cast<double>(n));
-  return plan.cases.size() == 100000 ? 0 : 1;
+  bool ok = plan.cases.size() == 100000;
+  if (!ok) std::printf("FAILED: %zu cases planned, not 100000\n", plan.cases.size());
+  bench::target("plan of 100,000 cases, time", s, bench::Op::below, 2, "s");
+  bench::target("plan of 100,000 cases, peak RSS", static_cast<double>(ru.ru_maxrss) / 1024.0,
+                bench::Op::below, 300, "MB");
+  return ok ? 0 : 1;
 }

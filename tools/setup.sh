@@ -21,8 +21,9 @@ packages=(
   gnuplot-nox
   # the bundled workload (workloads/minicosmo), run with Debian's /usr/bin/python3
   python3 python3-torch python3-numpy python3-yaml
-  # tests: the Trace Event Format schema check of `campaign trace`
-  python3-jsonschema
+  # tests: the Trace Event Format schema check of `campaign trace`; the studies' definitions
+  # (tests/reference/*.py); the pandas references measured beside bench/import_bench and window_bench
+  python3-jsonschema python3-pandas
   # code versions of runs (git commit and date, for `campaign history`)
   git
   # tests: a real sshd on loopback for the ssh transport tests (the Slurm test

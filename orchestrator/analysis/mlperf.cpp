@@ -54,6 +54,20 @@ WeakScalingScore weak_scaling_score(const std::vector<InstanceRun>& runs) {
   return s;
 }
 
+CaseValue measure_time_to_train(const CaseResult& c) {
+  std::optional<double> time;
+  bool reached = false;
+  for (const MetricRow& m : c.metrics) {
+    if (m.instance || m.step) continue;
+    if (m.name == kRunTime) time = m.value;
+    if (m.name == kRunSuccess) reached = m.value >= 1;
+  }
+  if (!time) return {std::nullopt, "", "no run_time (run_start and run_stop in the MLLOG)"};
+  if (!reached) return {std::nullopt, "", "did not reach the target (run_stop status is not success)"};
+  if (!(*time > 0)) return {std::nullopt, "", "time to train is " + format_cell(*time, false) + " s"};
+  return {time, "s", ""};
+}
+
 AnalysisResult analyze_mlperf_weak(const AnalysisSpec& spec, const std::vector<CaseResult>& cases) {
   AnalysisResult res;
   res.spec = spec;

@@ -16,12 +16,20 @@
 //   models_per_minute  = |reached| / (time_to_train_all / 60)
 // Instances that missed the target or left no run_stop are listed, never scored;
 // the rules' optional pruning of the slowest instances is not applied.
+//
+// Strong scaling (the rules' time-to-train benchmark, one model per case):
+// scaling: mlperf_strong scores each case by its time to train, run_stop -
+// run_start of its MLLOG (run_time), only when run_stop says the target was
+// reached (run_success); the tables are those of strong scaling over that time
+// (analysis/scaling.hpp: speedup, efficiency, repetitions averaged), in the
+// column time_to_train.
 #pragma once
 
 #include <optional>
 #include <vector>
 
 #include "analysis/case_result.hpp"
+#include "analysis/scaling.hpp"
 #include "analysis/table.hpp"
 
 namespace campaign::analysis {
@@ -46,5 +54,8 @@ WeakScalingScore weak_scaling_score(const std::vector<InstanceRun>& runs);
 
 // One table per case (its instances) and a summary table (one row per case).
 AnalysisResult analyze_mlperf_weak(const AnalysisSpec& spec, const std::vector<CaseResult>& cases);
+
+// A case's time to train (s), or why it has none (no run_stop, target not reached).
+CaseValue measure_time_to_train(const CaseResult& c);
 
 }  // namespace campaign::analysis

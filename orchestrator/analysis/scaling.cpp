@@ -89,26 +89,38 @@ struct Stat {
   std::optional<Summary> stall;
 };
 
+// A rate over repetitions: samples / the mean time (the CosmoFlow study's; the mean of the
+// repetitions' rates would be the mean of inverses, another quantity). Its std by first-order
+// propagation of the times' std, samples * std(t) / mean(t)^2; min, max and median are samples
+// over the times' max, min and median.
+Summary rate_of(double samples, const Summary& time) {
+  Summary r = time;
+  r.mean = samples / time.mean;
+  if (time.std) r.std = samples * *time.std / (time.mean * time.mean);
+  r.min = samples / time.max;
+  r.max = samples / time.min;
+  r.median = samples / time.median;
+  return r;
+}
+
 Stat reduce(const std::vector<const Point*>& reps) {
   Stat s;
   s.xnum = reps.front()->xnum;
-  std::vector<double> times, thr, stalls;
+  std::vector<double> times, stalls;
   double samples_sum = 0;
   bool all_samples = true;
   for (const Point* p : reps) {
     times.push_back(p->time);
-    if (p->samples) {
+    if (p->samples)
       samples_sum += *p->samples;
-      thr.push_back(*p->samples / p->time);  // per repetition, so its spread is measured
-    } else {
+    else
       all_samples = false;
-    }
     if (p->stall) stalls.push_back(*p->stall);
   }
   s.time = summarize(times);
   if (all_samples) {
-    s.throughput = summarize(thr);
     s.samples = samples_sum / static_cast<double>(reps.size());
+    s.throughput = rate_of(*s.samples, s.time);
   }
   if (!stalls.empty()) s.stall = summarize(stalls);
   return s;
@@ -189,7 +201,7 @@ class TableBuilder {
   }
 
  private:
-  bool scaled() const { return spec_.scaling == Scaling::weak || spec_.scaling == Scaling::strong; }
+  bool scaled() const { return spec_.scaling == Scaling::weak || strong_tables(spec_.scaling); }
   bool has_samples() const { return !spec_.samples.empty(); }
   bool wants(Aggregate a) const { return std::find(stats_.begin(), stats_.end(), a) != stats_.end(); }
 
@@ -257,7 +269,7 @@ class TableBuilder {
             push(t, "throughputs_" + std::string(to_string(a)) + sfx, thr_unit);
         }
       }
-      if (spec_.scaling == Scaling::strong) push(t, "speedup" + sfx);
+      if (strong_tables(spec_.scaling)) push(t, "speedup" + sfx);
       if (scaled() && has_samples()) push(t, "ideal" + sfx, thr_unit);
       if (scaled()) push(t, "eff" + sfx);
       if (spec_.stall) {
@@ -303,7 +315,7 @@ class TableBuilder {
     if (scaled()) {
       const Stat& r0 = sd.at.begin()->second;  // numeric order: the smallest r
       double scale = st.xnum / r0.xnum;
-      if (spec_.scaling == Scaling::strong) {
+      if (strong_tables(spec_.scaling)) {
         double speedup = r0.time.mean / st.time.mean;
         set(t, "speedup" + sfx, Cell(speedup));
         set(t, "eff" + sfx, Cell(speedup / scale));
@@ -388,6 +400,8 @@ AnalysisResult analyze(const AnalysisSpec& spec, const std::vector<CaseResult>& 
   switch (spec.scaling) {
     case Scaling::mlperf_weak:
       return analyze_mlperf_weak(spec, cases);
+    case Scaling::mlperf_strong:
+      return analyze_with(spec, cases, measure_time_to_train);
     case Scaling::window:
       return analyze_window(spec, cases);
     case Scaling::stalls:
@@ -403,7 +417,7 @@ AnalysisResult analyze_with(const AnalysisSpec& spec, const std::vector<CaseResu
   res.spec = spec;
   std::optional<Expression> samples;
   if (!spec.samples.empty()) samples.emplace(spec.samples);  // compiled once for all cases
-  const bool scaled = spec.scaling == Scaling::weak || spec.scaling == Scaling::strong;
+  const bool scaled = spec.scaling == Scaling::weak || strong_tables(spec.scaling);
 
   std::vector<Point> points;
   std::string time_unit;

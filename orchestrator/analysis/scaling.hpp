@@ -6,8 +6,12 @@
 //   ideal(r)      = throughput(r0) * r / r0, r0 the smallest r of the series
 //   weak:   eff(r) = throughput(r) / ideal(r)
 //   strong: speedup(r) = time(r0) / time(r), eff(r) = speedup(r) * r0 / r
-// Repetitions (cases equal but for the `repeat` parameter) give mean, sample
-// std, min, max, median and count; throughputs are taken per repetition first.
+// Repetitions (cases equal but for the `repeat` parameter) give the times' mean,
+// sample std, min, max, median and count; every rate is taken over the mean
+// time (throughput = samples / mean time, as the CosmoFlow study; not the mean
+// of the repetitions' rates), its std propagated from the times' std
+// (samples * std / mean^2), its min / max / median the samples over the times'
+// max / min / median.
 //
 // Invariant: every case in scope is either counted in exactly one table cell
 // or listed in `excluded` with its reason; a parameter that varies between

@@ -39,6 +39,8 @@ std::string_view to_string(Scaling s) {
       return "window";
     case Scaling::stalls:
       return "stalls";
+    case Scaling::mlperf_strong:
+      return "mlperf_strong";
   }
   return "?";
 }
@@ -66,6 +68,7 @@ bool AnalysisSpec::wants(Aggregate a) const {
 }
 
 std::string value_column(const AnalysisSpec& spec) {
+  if (spec.scaling == Scaling::mlperf_strong) return "time_to_train";
   if (!spec.window) return "times";
   std::string head = spec.window->series.substr(0, spec.window->series.find_first_of(":{[ "));
   return head.empty() ? "value" : head;
@@ -232,7 +235,8 @@ AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const st
                                {"none", Scaling::none},
                                {"mlperf_weak", Scaling::mlperf_weak},
                                {"window", Scaling::window},
-                               {"stalls", Scaling::stalls}});
+                               {"stalls", Scaling::stalls},
+                               {"mlperf_strong", Scaling::mlperf_strong}});
   a.step = text_or(f, "step", "");
   if (!a.step.empty()) scope.step(f.get("step"), f.path("step"), a.step);
   if (a.scaling == Scaling::mlperf_weak) {
@@ -279,7 +283,7 @@ AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const st
     for (const char* k : {"samples", "stall"})
       if (given(f, k)) fail(file, f.get(k), f.path(k), "not used by scaling: window");
     MapReader wf(file, f.require("window", "the sampled series and the epoch windows"), f.path("window"),
-                 {"series", "start", "end", "smooth", "points"});
+                 {"series", "start", "end", "smooth", "progress", "points"});
     WindowSpec w;
     wf.require("series");
     w.series = text(wf, "series");
@@ -296,11 +300,25 @@ AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const st
       return static_cast<int>(v);
     };
     w.smooth = count("smooth", 1, w.smooth);
+    if (given(wf, "progress"))
+      w.progress = one_of(file, wf.get("progress"), wf.path("progress"), {"samples", "time"}) == "time"
+                       ? WindowSpec::Progress::time
+                       : WindowSpec::Progress::samples;
+    if (given(wf, "points") && w.progress != WindowSpec::Progress::time)
+      fail(file, wf.get("points"), wf.path("points"),
+           "only with progress: time (the study's curves keep their samples)");
     w.points = count("points", 2, w.points);
     a.window = w;
     a.time.metric = w.series;
   }
-  if (YAML::Node t = a.window ? YAML::Node() : f.require("time"); !a.window && t.IsScalar()) {
+  if (a.scaling == Scaling::mlperf_strong) {
+    // Time to train, run_stop - run_start of the case's MLLOG, when run_stop says the target was reached.
+    if (given(f, "time"))
+      fail(file, f.get("time"), f.path("time"),
+           "not used by scaling: mlperf_strong (time to train is run_time)");
+    a.time.metric = kRunTime;
+    for (const char* m : {kRunTime, kRunSuccess}) scope.metric(f.get("scaling"), f.path("scaling"), m);
+  } else if (YAML::Node t = a.window ? YAML::Node() : f.require("time"); !a.window && t.IsScalar()) {
     a.time.metric = text(f, "time");
     scope.metric(t, f.path("time"), a.time.metric);
   } else if (!a.window) {

@@ -21,10 +21,13 @@
 namespace campaign::analysis {
 
 // The kind of analysis. mlperf_weak: the MLPerf HPC weak-scaling metric over
-// the instances of a case (analysis/mlperf.hpp); window: a sampled series per
+// the instances of a case; mlperf_strong: strong scaling by time to train
+// (analysis/mlperf.hpp); window: a sampled series per
 // epoch window (analysis/window.hpp); stalls: per-rank data-stall tables
 // (analysis/stalls.hpp).
-enum class Scaling { weak, strong, none, mlperf_weak, window, stalls };
+enum class Scaling { weak, strong, none, mlperf_weak, window, stalls, mlperf_strong };
+// Strong scaling tables (speedup, efficiency): strong and mlperf_strong.
+inline bool strong_tables(Scaling s) { return s == Scaling::strong || s == Scaling::mlperf_strong; }
 std::string_view to_string(Scaling s);
 
 // Statistics over repetitions; `mean` is always computed (the main columns).
@@ -63,8 +66,11 @@ struct WindowSpec {
   std::string series;                 // metric or template of the samples; steps are Unix time in ms
   std::string start = "epoch_start";  // per-epoch window bounds, Unix seconds, step = epoch
   std::string end = "epoch_end";
-  int smooth = 1;    // moving-average length in samples (1: none)
-  int points = 101;  // epoch progress 0..100 % sampled at this many points
+  int smooth = 1;  // moving-average length in samples (1: none)
+  // samples: the study's (full windows only, progress by sample index, curves stretched to the
+  // longest); time: the time-based variant (partial windows, progress by time at `points` points)
+  enum class Progress { samples, time } progress = Progress::samples;
+  int points = 101;
 };
 
 // The per-rank metrics scaling: stalls reads (collectors/stalls.yaml), each
@@ -73,7 +79,8 @@ inline constexpr const char* kStallMetrics[] = {"iteration_epoch", "fetch_time",
                                                 "training_start",  "iteration_time", "stall_time",
                                                 "compute_time"};
 
-// The metrics scaling: mlperf_weak reads, per instance (collectors/mlperf_weak.yaml).
+// The metrics scaling: mlperf_weak reads, per instance (collectors/mlperf_weak.yaml), and
+// mlperf_strong per case (collectors/cosmoflow.yaml from mlperf.log).
 inline constexpr const char* kRunTime = "run_time";         // run_start -> run_stop, s
 inline constexpr const char* kRunStartMs = "run_start_ms";  // time_ms of run_start
 inline constexpr const char* kRunStopMs = "run_stop_ms";    // time_ms of run_stop

@@ -33,9 +33,7 @@ std::string render_array(const matrix::Plan& plan, const matrix::Case& first, co
   const long tasks = static_cast<long>(job.scripts.size());
   set("nodes", std::to_string(first.job_nodes()));
   set("ranks", std::to_string(first.job_ranks()));
-  set("ranks_per_node", std::to_string(first.ranks_per_node));
-  set("cpus_per_rank", std::to_string(first.cpus_per_rank));
-  set("gpus_per_rank", std::to_string(first.gpus_per_rank));
+  render::set_case_resources(d, plan, first);
   set("tasks", std::to_string(tasks));
   set("first_task", std::to_string(job.first_task));
   set("last_task", std::to_string(job.first_task + tasks - 1));

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "cli/cli.hpp"
+#include "history/combined.hpp"
 #include "history/following.hpp"
 #include "history/output.hpp"
 #include "history/runs.hpp"
@@ -30,6 +31,8 @@ struct HistoryOptions {
   std::string fail_on = "latest";
   std::string out;
   std::string system;
+  bool plot = false;               // --plot: the tracked metrics in one figure
+  std::vector<std::string> track;  // --track METRIC: added to them
 };
 
 const char* kFooter = R"(METRIC (what to follow):
@@ -54,6 +57,7 @@ Without METRIC (a first argument that exists as a file or directory is a PATH): 
   scaling: strong  ANALYSIS.times@max, ANALYSIS.eff@max
   scaling: none    ANALYSIS.times (every row a series)
   mlperf_weak      ANALYSIS.models_per_minute (higher is better)
+  mlperf_strong    ANALYSIS.time_to_train@max, ANALYSIS.eff@max
   window, stalls   none
 
 Runs: every work directory (a directory with campaign.db) at or up to 4 levels under each PATH;
@@ -72,9 +76,75 @@ not overlap (rule ci), or a step found over the series lies between the run and 
 step). Without repetitions the threshold alone decides (rule threshold). The table, CSV and JSON say
 which rule flagged each run.
 
+--plot: one figure of the metrics the campaign follows (as without METRIC: its `track:`, else the
+headline columns; then each --track METRIC), each series relative to its baseline against the runs in
+commit-date order (the ExaRL plan's plot of % MPI, % memcpy and runtime), written as
+CAMPAIGN-tracked.csv, .dat, .gp, .svg and .png in --out; the latest relative value of each is printed.
+  campaign history --plot campaigns/nightly.yaml
+  campaign history --plot runs/ --track 'component_percent:mpi@ranks=4' --track 'run_time@ranks=4'
+
 Exit status: 0 no regression, 3 a regression (the latest run of a series worse than the baseline
 by more than the threshold, and the spread with repetitions; --fail-on any: any run), 2 bad METRIC
 or options, 1 no runs.)";
+
+// The metrics the newest run's campaign follows (`track:`, else the headline columns), then each
+// --track METRIC; --threshold and --better when given, else each `track:` entry's.
+std::vector<history::TrackRequest> followed(const history::Following& f, const HistoryOptions& o,
+                                            const history::TrackOptions& options, bool threshold_given) {
+  std::vector<spec::Tracked> metrics = f.metrics;
+  for (const auto& m : o.track) metrics.push_back(spec::Tracked{.metric = m});
+  std::vector<history::TrackRequest> requests;
+  for (const auto& t : metrics) {
+    history::TrackRequest r{history::parse_metric(t.metric), options};
+    if (!threshold_given) r.options.threshold = t.threshold / 100;
+    if (!options.better && t.better == "higher") r.options.better = history::Better::higher;
+    if (!options.better && t.better == "lower") r.options.better = history::Better::lower;
+    requests.push_back(std::move(r));
+  }
+  return requests;
+}
+
+// A followed metric that cannot be judged: why, on stderr.
+void warn_not_followed(const history::HistoryDocument& doc) {
+  std::cerr << "campaign: warning: " << doc.metric << ": not followed: " << doc.problem
+            << (doc.needs_direction ? ": pass --better higher|lower, or give `better:` in `track:`" : "")
+            << "\n";
+}
+
+// --plot: every followed metric, its latest relative value printed, all in one figure.
+int run_combined(const std::vector<history::HistoryDocument>& all, const std::string& name, size_t runs,
+                 const fs::path& out) {
+  std::vector<history::HistoryDocument> docs;
+  bool failed = false;
+  std::cout << "campaign " << name << ": " << runs << " run(s), " << all.size()
+            << " tracked metric(s); the latest run relative to the baseline:\n";
+  for (const auto& d : all) {
+    if (!d.problem.empty()) {
+      std::cout << "  " << d.metric << ": not followed: " << d.problem << "\n";
+      continue;
+    }
+    failed |= !history::failing(d).empty();
+    for (const auto& s : d.history.series) {
+      std::cout << "  " << d.metric
+                << (s.name.empty() || d.history.series.size() == 1 ? "" : " [" + s.name + "]");
+      if (s.latest && s.points[*s.latest].relative) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, ": %.3f", *s.points[*s.latest].relative);
+        std::cout << buf << " " << history::to_string(s.points[*s.latest].verdict);
+      } else {
+        std::cout << ": no value";
+      }
+      std::cout << "\n";
+    }
+    docs.push_back(d);
+  }
+  auto written = history::write_combined(docs, out, name + "-tracked");
+  for (const auto& w : written.warnings) std::cerr << "campaign: warning: " << w << "\n";
+  std::cout << (written.plotted ? "plot: " + (out / (name + "-tracked.svg")).string()
+                                : "table: " + (out / (name + "-tracked.csv")).string())
+            << "\n";
+  return failed ? 3 : 0;
+}
 
 // The directory holding the campaign's default work directory, and its name.
 std::pair<fs::path, std::string> runs_of_campaign_file(const std::string& file, const std::string& system) {
@@ -100,11 +170,12 @@ bool show(const history::HistoryDocument& doc, const fs::path& out) {
 }
 
 int run_history(HistoryOptions o, bool threshold_given) {
-  // METRIC may be left out: a first argument that exists on disk is a PATH.
-  if (!o.metric.empty() && fs::exists(o.metric)) {
+  // METRIC may be left out (always with --plot): a first argument that exists on disk is a PATH.
+  if (!o.metric.empty() && (o.plot || fs::exists(o.metric))) {
     o.paths.insert(o.paths.begin(), o.metric);
     o.metric.clear();
   }
+  if (!o.plot && !o.track.empty()) throw InputError({"campaign history"}, "--track", "only with --plot");
   if (!(o.threshold > 0))
     throw InputError({"campaign history"}, "--threshold", "must be a positive percentage");
   std::optional<history::Better> better;
@@ -154,30 +225,25 @@ int run_history(HistoryOptions o, bool threshold_given) {
   // No METRIC: what the newest run's campaign follows (`track:`, else the headline columns).
   history::Following following = history::following(found.runs.back());
   if (!following.problem.empty()) throw InputError({"campaign history"}, "METRIC", following.problem);
-  if (following.metrics.empty())
-    throw InputError({"campaign history"}, "METRIC",
-                     "campaign " + name + " has no `track:` and no analysis with headline columns: name one");
-  std::vector<history::TrackRequest> requests;
+  std::vector<history::TrackRequest> requests = followed(following, o, options, threshold_given);
+  if (requests.empty())
+    throw InputError({"campaign history"}, o.plot ? "--plot" : "METRIC",
+                     "campaign " + name +
+                         " has no `track:` and no analysis with headline columns: name a METRIC or pass "
+                         "--plot --track METRIC");
+  std::vector<history::HistoryDocument> docs = history::track(found.runs, name, requests);
+  if (o.plot) return run_combined(docs, name, found.runs.size(), out);
   std::vector<std::string> names;
-  for (const auto& t : following.metrics) {
-    history::TrackRequest r{history::parse_metric(t.metric), options};
-    if (!threshold_given) r.options.threshold = t.threshold / 100;
-    if (!better && t.better == "higher") r.options.better = history::Better::higher;
-    if (!better && t.better == "lower") r.options.better = history::Better::lower;
-    requests.push_back(std::move(r));
-    names.push_back(t.metric);
-  }
+  for (const auto& d : docs) names.push_back(d.metric);
   std::cout << "campaign " << name << ": following "
             << (following.defaults ? "by default each analysis' headline columns (no `track:`)"
                                    : "the campaign's `track:`")
             << ": " << join(names, ", ") << "\n\n";
   bool regressed = false;
   size_t shown = 0;
-  for (const auto& doc : history::track(found.runs, name, requests)) {
+  for (const auto& doc : docs) {
     if (!doc.problem.empty()) {
-      std::cerr << "campaign: warning: " << doc.metric << ": " << doc.problem
-                << (doc.needs_direction ? ": pass --better higher|lower, or give `better:` in `track:`" : "")
-                << "\n";
+      warn_not_followed(doc);
       continue;
     }
     if (shown++) std::cout << "\n";
@@ -197,7 +263,7 @@ void add_history(CLI::App& app, int& status) {
       "baseline; flag regressions beyond a threshold (exit status 3)");
   cmd->add_option("METRIC", o->metric,
                   "What to follow, e.g. throughputs@ranks=4, eff@max, epoch_time@ranks=4 (below); default: "
-                  "the campaign's `track:`, else each analysis' headline columns");
+                  "the campaign's `track:`, else each analysis' headline columns; none with --plot");
   cmd->add_option("PATH", o->paths,
                   "Campaign files (their runs/ directory) or directories to search for work directories "
                   "(default: .)");
@@ -217,6 +283,11 @@ void add_history(CLI::App& app, int& status) {
       ->capture_default_str();
   cmd->add_option("-o,--out", o->out, "Directory for the CSV, JSON and plot (default: FIRST_PATH/history)");
   cmd->add_option("-s,--system", o->system, "System profile, to find a campaign file's work directories");
+  cmd->add_flag("--plot", o->plot,
+                "One figure of every metric the campaign follows (as without METRIC), each relative to its "
+                "baseline over the commit dates (the positional arguments are then PATHs)");
+  cmd->add_option("--track", o->track, "With --plot: a metric to add to the tracked ones (repeatable)")
+      ->allow_extra_args(false);  // one per --track: a PATH after it stays a PATH
   cmd->footer(kFooter);
   cmd->callback([o, threshold, &status] { status = run_history(*o, threshold->count() > 0); });
 }

@@ -31,7 +31,7 @@ void print_table(const matrix::Plan& plan, std::ostream& os) {
   if (instances) rows[0].insert(rows[0].begin() + 3, "instances");
   for (auto& c : plan.cases) {
     char nh[32];
-    std::snprintf(nh, sizeof nh, "%.2f", c.node_hours());
+    std::snprintf(nh, sizeof nh, "%.2f", plan.node_hours_of(c));
     rows.push_back({c.name, plan.step_of(c).name, plan.partition_of(c).name, std::to_string(c.job_nodes()),
                     std::to_string(c.job_ranks()), format_hms(c.walltime_s), nh});
     if (instances)
@@ -72,9 +72,7 @@ Packed print_allocations(const matrix::Plan& plan, std::ostream* os) {
     auto allocs = pack::allocate_step(plan, cases);
     double nh = 0;
     for (auto& a : allocs) nh += a.node_hours();
-    for (size_t i : cases)
-      total.cases_node_hours +=
-          static_cast<double>(plan.cases[i].nodes) * static_cast<double>(plan.cases[i].walltime_s) / 3600.0;
+    for (size_t i : cases) total.cases_node_hours += plan.node_hours_of(plan.cases[i]);
     total.node_hours += nh;
     total.allocations.insert(total.allocations.end(), allocs.begin(), allocs.end());
     if (!os) continue;
@@ -104,13 +102,9 @@ void write_allocations(const matrix::Plan& plan, const std::vector<pack::StepAll
   const std::string id = render::campaign_id(plan.campaign.name, workdir);
   for (size_t k = 0; k < allocs.size(); ++k) {
     const auto& alloc = allocs[k];
-    pack::Allocation a;
-    a.job_name = render::allocation_name(id, static_cast<std::int64_t>(k + 1));
-    a.partition = plan.system.partitions[alloc.partition].name;
-    a.nodes = alloc.nodes;
-    a.walltime_s = alloc.walltime_s;
-    a.dir = pack::allocation_dir(workdir, a.job_name);
-    for (size_t i : alloc.ids) a.cases.push_back(pack::packed_case(plan.cases[i], scripts[i]));
+    pack::Allocation a = pack::allocation_of(
+        plan, alloc, render::allocation_name(id, static_cast<std::int64_t>(k + 1)), workdir);
+    for (size_t i : alloc.ids) a.cases.push_back(pack::packed_case(plan, plan.cases[i], scripts[i]));
     pack::write_allocation(a, pack::render_allocation(plan, a, self_exe()));
   }
 }

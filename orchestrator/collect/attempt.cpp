@@ -57,7 +57,8 @@ StepCollectors load_collectors(const spec::Campaign& campaign) {
       throw InputError(comp.collector_where, key,
                        "collector '" + comp.collector + "' names no metric for components to sum (" +
                            "its `components: metric:`; tau and nsys do)");
-    set_component(it->second, make_component(comp.name, comp.match));  // the regex was checked by spec/
+    set_component(it->second,
+                  make_component(comp.name, comp.match, comp.percent_of));  // the regex was checked by spec/
   }
   StepCollectors out;
   for (auto& [step, list] : names) {

@@ -96,8 +96,12 @@ void read_source(const Source& src, const fs::path& run_dir, const fs::path& job
     case Engine::nsys:
       run_nsys(inputs, out);
       break;
+    case Engine::tau:
+      run_tau(inputs.front(), out);
+      break;
   }
-  for (const auto& f : files) r.files.push_back(f.display);
+  for (const auto& f : files)  // once each, however many sources read it
+    if (std::find(r.files.begin(), r.files.end(), f.display) == r.files.end()) r.files.push_back(f.display);
 }
 
 void run_source(const Source& src, const fs::path& run_dir, const fs::path& job_output, CollectResult& r) {
@@ -184,11 +188,13 @@ void dedupe(std::vector<Metric>& metrics, std::vector<std::string>& warnings) {
 CollectResult collect(const std::vector<Collector>& collectors, const fs::path& run_dir,
                       const fs::path& job_output) {
   CollectResult r;
+  std::vector<size_t> bounds{0};  // collector i produced metrics[bounds[i]..bounds[i + 1])
   for (const Collector& c : collectors) {
-    const size_t first = r.metrics.size();
     for (const auto& src : c.sources) run_source(*src, run_dir, job_output, r);
-    add_components(c, r.metrics, first, r.warnings);
+    bounds.push_back(r.metrics.size());
   }
+  for (size_t i = 0; i < collectors.size(); ++i)
+    add_components(collectors[i], r.metrics, bounds[i], bounds[i + 1], r.warnings);
   dedupe(r.metrics, r.warnings);
   return r;
 }

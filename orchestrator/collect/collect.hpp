@@ -68,6 +68,7 @@ struct Component {
   std::string name;
   std::string match;  // the regex as written
   std::regex re;
+  std::string percent_of;  // the metric component_percent divides by; "" = the collector's
 };
 
 struct Collector {
@@ -79,6 +80,8 @@ struct Collector {
   // component sums (its {part} is what the regexes match; empty: no components), and the
   // components: the collector's defaults, then the campaign's (`components:`, same name replaces).
   std::string component_metric;
+  std::string component_rank_metric;  // `per_rank:` the same per rank (step = rank); "" = none
+  std::string component_percent_of;   // `percent_of:` a metric; "" = the sum over all items
   std::vector<Component> components;
 };
 

@@ -25,7 +25,7 @@ namespace {
 
 const std::vector<std::string> kTopKeys{"name", "description", "sources", "components"};
 const std::vector<std::string> kCommonKeys{"engine", "file", "stdout", "required", "multiple"};
-const std::vector<std::string> kEngines{"csv", "mllog", "regex", "json", "yaml", "nsys"};
+const std::vector<std::string> kEngines{"csv", "mllog", "regex", "json", "yaml", "nsys", "tau"};
 const std::vector<std::string> kMultiples{"newest", "all"};
 // The keys of each engine, in the order of Engine (json and yaml share theirs).
 const std::vector<std::vector<std::string>> kEngineKeys{{"step", "step_scale", "delimiter", "metrics"},
@@ -33,6 +33,7 @@ const std::vector<std::vector<std::string>> kEngineKeys{{"step", "step_scale", "
                                                         {"patterns"},
                                                         {"values"},
                                                         {"values"},
+                                                        {},
                                                         {}};
 
 // A key of another engine is named as such, where a typo would get "did you mean".
@@ -109,23 +110,36 @@ std::shared_ptr<const Source> read_source(const std::string& file, const YAML::N
     case Engine::nsys:
       src->spec = NsysSpec{};
       break;
+    case Engine::tau:
+      src->spec = TauSpec{};
+      break;
   }
   return src;
 }
 
-// `components: {metric: 'tau_exclusive:{routine}', defaults: {mpi: '^MPI_'}}`
-void read_components(const std::string& file, const YAML::Node& node, Collector& c) {
-  auto m = item_map(file, node, "components", "a map with 'metric' (and optionally 'defaults')",
-                    {"metric", "defaults"});
-  const YAML::Node metric = m.require("metric");
-  c.component_metric = as_nonempty(file, metric, m.path("metric"));
-  const std::string& t = c.component_metric;
+// A metric name with one {part}: what the components' regexes match.
+std::string item_template(const std::string& file, spec::MapReader& m, const std::string& key) {
+  const YAML::Node metric = m.get(key);
+  std::string t = as_nonempty(file, metric, m.path(key));
   const size_t open = t.find('{'), close = t.find('}');
   if (open == std::string::npos || close == std::string::npos || close < open + 2 ||
       t.find_first_of("{}", close + 1) != std::string::npos || t.find('{', open + 1) < close)
     fail(
-        file, metric, m.path("metric"),
+        file, metric, m.path(key),
         "a metric name with one {part}, what the components' regexes match (e.g. 'tau_exclusive:{routine}')");
+  return t;
+}
+
+// `components: {metric: 'tau_exclusive:{routine}', per_rank: 'tau_exclusive_rank:{routine}',
+//               percent_of: tau_application_time, defaults: {mpi: '^MPI_'}}`
+void read_components(const std::string& file, const YAML::Node& node, Collector& c) {
+  auto m = item_map(file, node, "components", "a map with 'metric' (and optionally 'defaults')",
+                    {"metric", "per_rank", "percent_of", "defaults"});
+  m.require("metric");
+  c.component_metric = item_template(file, m, "metric");
+  if (m.has("per_rank")) c.component_rank_metric = item_template(file, m, "per_rank");
+  if (auto v = m.get("percent_of"); v.IsDefined())
+    c.component_percent_of = as_nonempty(file, v, m.path("percent_of"));
   if (auto v = m.get("defaults"); v.IsDefined()) {
     spec::MapReader d(file, v, m.path("defaults"));
     for (const auto& [name, key_node] : d.entries()) {
@@ -190,11 +204,22 @@ std::vector<std::string> declared_metrics(const Collector& c) {
       for (const auto& v : doc->values) out.push_back(v.name);
     } else if (std::holds_alternative<NsysSpec>(src->spec)) {
       for (const char* n : {"nsys_time:{name}", "nsys_instances:{name}", "nsys_avg:{name}"}) out.push_back(n);
+    } else if (std::holds_alternative<TauSpec>(src->spec)) {
+      for (const char* n :
+           {"tau_exclusive:{routine}", "tau_inclusive:{routine}", "tau_calls:{routine}",
+            "tau_exclusive_comm:{routine}", "tau_calls_comm:{routine}", "tau_application_time",
+            "tau_exclusive_total:{routine}", "tau_inclusive_total:{routine}", "tau_calls_total:{routine}",
+            "tau_exclusive_rank:{routine}", "tau_imbalance:{routine}", "tau_barrier_time:{routine}"})
+        out.push_back(n);
     }
   }
   for (const auto& comp : c.components) {
     out.push_back("component:" + comp.name);
     out.push_back("component_percent:" + comp.name);
+    if (!c.component_rank_metric.empty()) {
+      out.push_back("component_imbalance:" + comp.name);
+      out.push_back("component_barrier_time:" + comp.name);
+    }
   }
   return out;
 }

@@ -1,14 +1,51 @@
 // Implements collect/components.hpp.
 #include "collect/components.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "util/strings.hpp"
 
 namespace campaign::collect {
 
-Component make_component(const std::string& name, const std::string& match) {
-  return Component{name, match, std::regex(match, std::regex::ECMAScript)};
+namespace {
+
+using Step = std::optional<double>;
+using Items = std::map<Step, std::map<std::string, double>>;  // step -> item -> value
+
+// The values of metrics[first..last) named `t` with `{part}` filled in, by step and part.
+Items items_of(const std::string& t, const std::vector<Metric>& metrics, size_t first, size_t last,
+               std::string& unit) {
+  // The template's literal head and tail around its {part} (checked when the collector was read).
+  const size_t open = t.find('{'), close = t.find('}', open);
+  const std::string head = t.substr(0, open), tail = t.substr(close + 1);
+  Items items;
+  for (size_t i = first; i < last; ++i) {
+    const Metric& m = metrics[i];
+    if (m.name.size() <= head.size() + tail.size() || !starts_with(m.name, head) || !ends_with(m.name, tail))
+      continue;
+    items[m.step].insert_or_assign(m.name.substr(head.size(), m.name.size() - head.size() - tail.size()),
+                                   m.value);
+    unit = m.unit;
+  }
+  return items;
+}
+
+std::optional<double> lookup(const std::vector<Metric>& metrics, size_t end, const std::string& name,
+                             Step step) {
+  std::optional<double> plain, same;
+  for (size_t i = 0; i < end; ++i) {
+    if (metrics[i].name != name) continue;
+    if (metrics[i].step == step) same = metrics[i].value;
+    if (!metrics[i].step) plain = metrics[i].value;
+  }
+  return same ? same : plain;
+}
+
+}  // namespace
+
+Component make_component(const std::string& name, const std::string& match, const std::string& percent_of) {
+  return Component{name, match, std::regex(match, std::regex::ECMAScript), percent_of};
 }
 
 void set_component(Collector& c, Component comp) {
@@ -20,28 +57,22 @@ void set_component(Collector& c, Component comp) {
   c.components.push_back(std::move(comp));
 }
 
-void add_components(const Collector& c, std::vector<Metric>& metrics, size_t first,
+void add_components(const Collector& c, std::vector<Metric>& metrics, size_t first, size_t last,
                     std::vector<std::string>& warnings) {
   if (c.components.empty() || c.component_metric.empty()) return;
-  // The template's literal head and tail around its {part} (checked when the collector was read).
-  const std::string& t = c.component_metric;
-  const size_t open = t.find('{'), close = t.find('}', open);
-  const std::string head = t.substr(0, open), tail = t.substr(close + 1);
-  std::map<std::optional<double>, std::map<std::string, double>> items;  // step -> item -> value
-  std::string unit;
-  size_t names = 0;
-  for (size_t i = first; i < metrics.size(); ++i) {
-    const Metric& m = metrics[i];
-    if (m.name.size() <= head.size() + tail.size() || !starts_with(m.name, head) || !ends_with(m.name, tail))
-      continue;
-    auto [it, inserted] = items[m.step].insert_or_assign(
-        m.name.substr(head.size(), m.name.size() - head.size() - tail.size()), m.value);
-    names += inserted;
-    unit = m.unit;
-  }
+  std::string unit, rank_unit;
+  const Items items = items_of(c.component_metric, metrics, first, last, unit);
   if (items.empty()) return;
+  const Items ranks = c.component_rank_metric.empty()
+                          ? Items{}
+                          : items_of(c.component_rank_metric, metrics, first, last, rank_unit);
+  size_t names = 0;
+  for (const auto& [step, values] : items) names += values.size();
+  const size_t known = metrics.size();  // denominators among what was collected, not what is added here
   for (const Component& comp : c.components) {
+    const std::string& of = comp.percent_of.empty() ? c.component_percent_of : comp.percent_of;
     size_t matched = 0;
+    bool missing = false;
     for (const auto& [step, values] : items) {
       double sum = 0, total = 0;
       for (const auto& [item, v] : values) {
@@ -49,12 +80,33 @@ void add_components(const Collector& c, std::vector<Metric>& metrics, size_t fir
         if (std::regex_search(item, comp.re)) sum += v, ++matched;
       }
       metrics.push_back(Metric{"component:" + comp.name, step, sum, unit});
+      if (!of.empty()) {
+        auto time = lookup(metrics, known, of, step);
+        missing |= !time;
+        total = time.value_or(0);
+      }
       if (total > 0)
         metrics.push_back(Metric{"component_percent:" + comp.name, step, 100 * sum / total, "%"});
+    }
+    if (!ranks.empty()) {
+      double sum = 0, max = 0;
+      for (const auto& [rank, values] : ranks) {
+        double s = 0;
+        for (const auto& [item, v] : values)
+          if (std::regex_search(item, comp.re)) s += v;
+        sum += s, max = std::max(max, s);
+      }
+      const double mean = sum / static_cast<double>(ranks.size());
+      if (mean > 0)
+        metrics.push_back(Metric{"component_imbalance:" + comp.name, std::nullopt, max / mean, ""});
+      metrics.push_back(Metric{"component_barrier_time:" + comp.name, std::nullopt, max - mean, rank_unit});
     }
     if (matched == 0)
       warnings.push_back(c.name + ": component '" + comp.name + "' ('" + comp.match + "') matches none of " +
                          std::to_string(names) + " " + c.component_metric + " values; recorded as 0");
+    if (missing)
+      warnings.push_back(c.name + ": component '" + comp.name + "': no metric '" + of +
+                         "' to divide by; component_percent:" + comp.name + " not recorded");
   }
 }
 

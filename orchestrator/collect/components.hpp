@@ -2,13 +2,20 @@
 // (TAU routines, nsys kernels and copy kinds), each summed into one metric that `history` follows
 // like any other:
 //   component:NAME          the summed value (seconds for the shipped collectors)
-//   component_percent:NAME  100 * that sum / the sum over all items (e.g. % time in MPI)
+//   component_percent:NAME  100 * that sum / the execution time: the metric `percent_of` names
+//                           (tau: tau_application_time, `.TAU application`'s inclusive time; a
+//                           campaign's component may name another, e.g. nsys over the run's
+//                           run_time), else the sum over all items (nsys: the GPU time)
+//   component_imbalance:NAME, component_barrier_time:NAME   with per-rank items (`per_rank:`,
+//                           tau_exclusive_rank): max / mean over the ranks of the per-rank sums,
+//                           and max - mean (what a rank waits on average for the slowest)
 // A collector names the metric its components sum (`components: metric: 'tau_exclusive:{routine}'`)
 // and may define default components; a campaign adds its own (`components:` in spec/campaign.hpp),
 // attached to the collector by load_collectors (attempt.hpp).
 //
-// This is the one place components are summed: collect() calls add_components after each
-// collector's sources, so `run`, `collect` and `import` all record them.
+// This is the one place components are summed: collect() calls add_components after every
+// collector's sources (so a denominator may come from another collector), and `run`, `collect` and
+// `import` all record them.
 #pragma once
 
 #include <string>
@@ -19,16 +26,19 @@
 namespace campaign::collect {
 
 // Compiles `match` (ECMAScript, searched anywhere in the item's name). Throws std::regex_error.
-Component make_component(const std::string& name, const std::string& match);
+Component make_component(const std::string& name, const std::string& match,
+                         const std::string& percent_of = "");
 
 // Adds `comp` to `c`, replacing a component of the same name.
 void set_component(Collector& c, Component comp);
 
-// Appends component:NAME and component_percent:NAME (per step) for each of c's components, summing
-// the c.component_metric values among metrics[first..] (what c produced; a later value of the same
-// name and step replaces an earlier one, as in collect()). Nothing when c produced none of them (an
-// optional profile that was not there); 0 with a warning when a component matches no item.
-void add_components(const Collector& c, std::vector<Metric>& metrics, size_t first,
+// Appends c's components (per step) summing the c.component_metric values among
+// metrics[first..last) (what c produced; a later value of the same name and step replaces an
+// earlier one, as in collect()); a `percent_of` metric is looked up among all of `metrics` (the
+// same step, else one without). Nothing when c produced none of the items (an optional profile
+// that was not there); 0 with a warning when a component matches no item; no percentage, with a
+// warning, when the `percent_of` metric was not collected.
+void add_components(const Collector& c, std::vector<Metric>& metrics, size_t first, size_t last,
                     std::vector<std::string>& warnings);
 
 }  // namespace campaign::collect

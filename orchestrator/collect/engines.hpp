@@ -22,5 +22,7 @@ void run_json(const DocSpec& spec, const Input& in, Output& out);
 void run_yaml(const DocSpec& spec, const Input& in, Output& out);
 // The kernel and memory-time tables of `nsys stats --format csv` in any of the inputs.
 void run_nsys(const std::vector<Input>& inputs, Output& out);
+// TAU's pprof listings (tau_engine.cpp says which it records and how).
+void run_tau(const Input& in, Output& out);
 
 }  // namespace campaign::collect

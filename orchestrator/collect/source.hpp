@@ -3,7 +3,7 @@
 //
 // The schema (defaults in brackets; collectors/*.yaml are worked examples):
 //   name [file stem], description, sources: [source...]
-//   source:  engine: csv|mllog|regex|json|yaml|nsys
+//   source:  engine: csv|mllog|regex|json|yaml|nsys|tau
 //            file: GLOB relative to the run dir | stdout: true (the job's output)
 //            required [true]: false turns a missing file into silence and a
 //                     malformed one into a warning
@@ -28,6 +28,7 @@
 //            PATH like data.n_train or history.loss[3]
 //   nsys:    no settings: the kernel and memory-time summaries of `nsys stats --format csv`
 //            (nsys_engine.cpp) become nsys_time:NAME, nsys_instances:NAME, nsys_avg:NAME
+//   tau:     no settings: TAU's pprof text (tau_engine.cpp), tau_exclusive:ROUTINE and the rest
 //
 // Invariant: a Source that exists is internally consistent - every column,
 // capture and path it refers to is named, regexes are compiled, metric names
@@ -42,7 +43,7 @@
 
 namespace campaign::collect {
 
-enum class Engine { csv, mllog, regex, json, yaml, nsys };
+enum class Engine { csv, mllog, regex, json, yaml, nsys, tau };
 
 // How the matches of one regex metric become values.
 enum class Reduce { last, first, mean, sum, min, max, count, steps };
@@ -147,6 +148,8 @@ struct DocSpec {
 
 // `nsys stats` output has a fixed shape: nothing to configure.
 struct NsysSpec {};
+// Nor does `pprof`'s.
+struct TauSpec {};
 
 struct Source {
   Engine engine = Engine::csv;
@@ -154,7 +157,7 @@ struct Source {
   bool from_stdout = false;  // read the job's output instead
   bool required = true;
   Multiple multiple = Multiple::newest;
-  std::variant<CsvSpec, MllogSpec, RegexSpec, DocSpec, NsysSpec> spec;
+  std::variant<CsvSpec, MllogSpec, RegexSpec, DocSpec, NsysSpec, TauSpec> spec;
 };
 
 }  // namespace campaign::collect

@@ -88,7 +88,7 @@ SubmitChoice choose_submissions(const matrix::Plan& plan, const std::vector<size
       break;
     }
     if (budget) {
-      double need = c.node_hours();
+      double need = plan.node_hours_of(c);
       if (committed + need > *budget) {
         out.budget_note = fmt::format(
             "budget: {:.1f} node-hours used or in flight, {} would need {:.1f} more of {:.1f}; not "

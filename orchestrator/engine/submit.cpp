@@ -64,12 +64,8 @@ bool Engine::submit_one(AttemptRow& row, size_t index, const std::vector<std::st
 // allocation's name and its own step's, then the manifest and the allocation script, then the submission.
 bool Engine::submit_allocation(const pack::StepAllocation& alloc, const std::vector<AttemptRow*>& rows,
                                const std::vector<long>& walltimes, const std::vector<std::string>& after) {
-  pack::Allocation a;
-  a.job_name = render::allocation_name(job_id_prefix_, rows.front()->id);
-  a.partition = plan_.system.partitions[alloc.partition].name;
-  a.nodes = alloc.nodes;
-  a.walltime_s = alloc.walltime_s;
-  a.dir = pack::allocation_dir(workspace_.script_root(), a.job_name);
+  pack::Allocation a = pack::allocation_of(
+      plan_, alloc, render::allocation_name(job_id_prefix_, rows.front()->id), workspace_.script_root());
   std::vector<std::pair<AttemptRow*, render::Script>> scripts;
   for (size_t k = 0; k < rows.size(); ++k) {
     const matrix::Case& c = plan_.cases[alloc.ids[k]];
@@ -79,13 +75,13 @@ bool Engine::submit_allocation(const pack::StepAllocation& alloc, const std::vec
     ro.packed = true;
     render::Script script = renderer_.render(c, ro);
     workspace_.prepare(script);
-    a.cases.push_back(pack::packed_case(c, script, walltime));
+    a.cases.push_back(pack::packed_case(plan_, c, script, walltime));
     scripts.emplace_back(rows[k], std::move(script));
   }
   std::vector<Catalog::SubmitStart> starts;
   for (size_t k = 0; k < scripts.size(); ++k)
     starts.push_back({scripts[k].first->id, a.job_name, a.cases[k].walltime_s,
-                      static_cast<int>(a.cases[k].nodes), scripts[k].second.job_name, std::nullopt});
+                      static_cast<int>(a.cases[k].demand.nodes), scripts[k].second.job_name, std::nullopt});
   catalog_.begin_submit(starts);
   pack::write_allocation(a, pack::render_allocation(plan_, a, options_.campaign_exe));
   spdlog::info("allocation {}: {} cases on {} nodes for {}", a.job_name, rows.size(), a.nodes,

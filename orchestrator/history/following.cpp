@@ -25,6 +25,10 @@ std::vector<spec::Tracked> headline_metrics(const std::vector<analysis::Analysis
       case Scaling::mlperf_weak:
         add(a, "models_per_minute", "higher");
         break;
+      case Scaling::mlperf_strong:
+        add(a, "time_to_train@max");
+        add(a, "eff@max");
+        break;
       case Scaling::window:
       case Scaling::stalls:
         break;

@@ -6,6 +6,7 @@
 //   scaling: strong       ANALYSIS.times@max, ANALYSIS.eff@max
 //   scaling: none         ANALYSIS.times (every row a series)
 //   scaling: mlperf_weak  ANALYSIS.models_per_minute (higher is better)
+//   scaling: mlperf_strong ANALYSIS.time_to_train@max, ANALYSIS.eff@max
 //   window, stalls        none (their tables are curves over epochs and iterations)
 //
 // `track:` replaces the defaults. Columns are those of the baseline series

@@ -315,6 +315,32 @@ std::string history_plot_script(const HistoryDocument& d, const std::string& ste
   return gp.str();
 }
 
+void write_plot(const fs::path& out_dir, const std::string& stem, const std::string& data,
+                const std::string& gp, const ReportOptions& options, ReportResult& result) {
+  std::error_code ec;
+  if (gp.empty()) {
+    result.warnings.push_back("nothing to plot: no run has a value relative to the baseline");
+    return;
+  }
+  detail::write_file(out_dir / (stem + ".dat"), data, result.files);
+  detail::write_file(out_dir / (stem + ".gp"), gp, result.files);
+  auto gnuplot = find_executable(options.gnuplot, options.search_path.value_or(environment_path()));
+  if (!gnuplot) {
+    fs::remove(out_dir / (stem + ".svg"), ec);
+    fs::remove(out_dir / (stem + ".png"), ec);
+    result.warnings.push_back("gnuplot not found: no plot (install gnuplot-nox, then run " + stem + ".gp)");
+    return;
+  }
+  std::string err = render_plot(*gnuplot, out_dir, stem, options.plot_timeout);
+  if (!err.empty()) {
+    result.warnings.push_back(err);
+    return;
+  }
+  result.files.push_back(out_dir / (stem + ".svg"));
+  result.files.push_back(out_dir / (stem + ".png"));
+  result.plotted = true;
+}
+
 ReportResult write_history(const HistoryDocument& d, const fs::path& out_dir, const std::string& stem,
                            const ReportOptions& options) {
   std::error_code ec;
@@ -323,28 +349,7 @@ ReportResult write_history(const HistoryDocument& d, const fs::path& out_dir, co
   ReportResult result;
   detail::write_file(out_dir / (stem + ".csv"), history_csv(d), result.files);
   detail::write_file(out_dir / (stem + ".json"), history_json(d), result.files);
-  std::string gp = history_plot_script(d, stem);
-  if (gp.empty()) {
-    result.warnings.push_back("nothing to plot: no run has a value relative to the baseline");
-    return result;
-  }
-  detail::write_file(out_dir / (stem + ".dat"), history_plot_data(d), result.files);
-  detail::write_file(out_dir / (stem + ".gp"), gp, result.files);
-  auto gnuplot = find_executable(options.gnuplot, options.search_path.value_or(environment_path()));
-  if (!gnuplot) {
-    fs::remove(out_dir / (stem + ".svg"), ec);
-    fs::remove(out_dir / (stem + ".png"), ec);
-    result.warnings.push_back("gnuplot not found: no plot (install gnuplot-nox, then run " + stem + ".gp)");
-    return result;
-  }
-  std::string err = render_plot(*gnuplot, out_dir, stem, options.plot_timeout);
-  if (!err.empty()) {
-    result.warnings.push_back(err);
-    return result;
-  }
-  result.files.push_back(out_dir / (stem + ".svg"));
-  result.files.push_back(out_dir / (stem + ".png"));
-  result.plotted = true;
+  write_plot(out_dir, stem, history_plot_data(d), history_plot_script(d, stem), options, result);
   return result;
 }
 

@@ -30,6 +30,11 @@ std::string history_json(const HistoryDocument& d);
 std::string history_plot_data(const HistoryDocument& d);
 std::string history_plot_script(const HistoryDocument& d, const std::string& stem);
 
+// Writes <stem>.dat and <stem>.gp and renders them (SVG, PNG) into `result`; an empty script
+// (nothing to plot) and plot problems (no gnuplot) are warnings.
+void write_plot(const std::filesystem::path& out_dir, const std::string& stem, const std::string& data,
+                const std::string& gp, const report::ReportOptions& options, report::ReportResult& result);
+
 // Writes the files above; plot problems (no gnuplot) are warnings.
 report::ReportResult write_history(const HistoryDocument& d, const std::filesystem::path& out_dir,
                                    const std::string& stem, const report::ReportOptions& options = {});

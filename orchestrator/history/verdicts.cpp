@@ -334,7 +334,8 @@ std::string_view to_string(Verdict v) {
 std::optional<Better> column_direction(const std::string& column) {
   static const std::vector<std::pair<std::string, Better>> kinds = {
       {"throughputs", Better::higher}, {"speedup", Better::higher}, {"ideal", Better::higher},
-      {"eff", Better::higher},         {"times", Better::lower},    {"stall", Better::lower}};
+      {"eff", Better::higher},         {"times", Better::lower},    {"stall", Better::lower},
+      {"time_to_train", Better::lower}};
   for (const auto& [base, better] : kinds) {
     if (column != base && column.rfind(base + "_", 0) != 0) continue;
     std::string rest = column.substr(base.size());

@@ -53,7 +53,12 @@ std::string record_to_json(const JobRecord& r) {
       {"workdir", r.workdir},
       {"output", r.output},
       {"depends_on", r.depends_on},
-      {"slots", r.slots},
+      {"cores", r.demand.cores},
+      {"gpus", r.demand.gpus},
+      {"memory_mb", r.demand.memory_mb},
+      {"exclusive", r.demand.exclusive},
+      {"held_cores", r.held_cores},
+      {"held_gpus", r.held_gpus},
       {"walltime_s", r.walltime_s},
       {"state", std::string(to_string(r.phase))},
       {"launch", r.launch},
@@ -85,7 +90,13 @@ std::optional<JobRecord> record_from_json(const std::string& text) {
     r.workdir = j.at("workdir").get<std::string>();
     r.output = j.value("output", "");
     r.depends_on = j.value("depends_on", std::vector<long>{});
-    r.slots = j.value("slots", 1);
+    // Records of earlier versions say `slots`: the cores it holds.
+    r.demand.cores = j.value("cores", j.value("slots", 1L));
+    r.demand.gpus = j.value("gpus", 0L);
+    r.demand.memory_mb = j.value("memory_mb", 0L);
+    r.demand.exclusive = j.value("exclusive", false);
+    r.held_cores = j.value("held_cores", std::vector<long>{});
+    r.held_gpus = j.value("held_gpus", std::vector<long>{});
     r.walltime_s = j.value("walltime_s", 0L);
     auto phase = phase_from_string(j.at("state").get<std::string>());
     if (!phase) return std::nullopt;

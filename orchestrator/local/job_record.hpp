@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "local/process.hpp"
+#include "resource/model.hpp"
 #include "util/atomic_file.hpp"
 #include "util/state.hpp"
 
@@ -35,7 +36,10 @@ struct JobRecord {
   std::string workdir;           // absolute; the job's cwd, where its output and exit marker go
   std::string output;            // absolute: workdir/job-<id>.out
   std::vector<long> depends_on;  // afterok
-  int slots = 1;
+  // What it holds of the machine while it runs (nodes: 1), and what it was given: indices into the
+  // executor's CPUs and GPUs (local_scheduler.hpp).
+  resource::Demand demand;
+  std::vector<long> held_cores, held_gpus;
   long walltime_s = 0;  // 0: none
   Phase phase = Phase::pending;
   int launch = 0;  // launches so far; names the status file of the current one

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/signalfd.h>
@@ -24,6 +25,7 @@
 #include <tuple>
 
 #include "local/process.hpp"
+#include "resource/detect.hpp"
 #include "util/process.hpp"
 #include "util/signal_block.hpp"
 #include "util/strings.hpp"
@@ -167,8 +169,21 @@ int launch(int ranks, const std::vector<std::string>& argv, const LaunchOptions&
     stop_all(SIGTERM);
   };
 
+  // Each rank on its share of our CPUs (the local executor pinned the job to its cores), as srun
+  // --cpu-bind=cores would: a rank inherits the mask we hold while spawning it.
+  const std::vector<int> cpus = resource::usable_cpus();
+  const size_t share =
+      cpus.size() >= static_cast<size_t>(ranks) ? cpus.size() / static_cast<size_t>(ranks) : 0;
+  auto bind_to = [&](size_t first, size_t count) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (size_t k = first; k < first + count && k < cpus.size(); ++k) CPU_SET(cpus[k], &set);
+    ::sched_setaffinity(0, sizeof set, &set);
+  };
+
   for (int i = 0; i < ranks && first_failure == 0; ++i) {
     Rank& r = rs[static_cast<size_t>(i)];
+    if (share > 0 && ranks > 1) bind_to(static_cast<size_t>(i) * share, share);
     std::vector<std::string> env = base_env;
     auto set = [&](const char* name, const std::string& value) {
       env.push_back(std::string(name) + "=" + value);
@@ -211,6 +226,8 @@ int launch(int ranks, const std::vector<std::string>& argv, const LaunchOptions&
       if (s->fd.open()) ::fcntl(s->fd.get(), F_SETFL, ::fcntl(s->fd.get(), F_GETFL) | O_NONBLOCK);
     }
   }
+
+  if (share > 0 && ranks > 1) bind_to(0, cpus.size());  // the launcher itself: all of them again
 
   auto any_running = [&] {
     for (const auto& r : rs) {

@@ -2,6 +2,7 @@
 #include "local/local_scheduler.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,8 +11,8 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
-#include <thread>
 
+#include "local/admission.hpp"
 #include "util/strings.hpp"
 #include "util/walltime.hpp"
 
@@ -45,14 +46,23 @@ std::optional<long> parse_id(const std::string& s) {
 
 struct Options {
   long walltime_s = 0;
-  int slots = 0;  // 0: from the script
+  std::optional<long> cores, gpus, memory_mb;  // unset: not said
+  bool exclusive = false;
+  bool said() const { return cores || gpus || memory_mb || exclusive; }
 };
 
-Options parse_extra_args(const std::vector<std::string>& args) {
-  Options o;
+// Options as --key=value or --key value words, into `o` (a later one wins).
+void parse_options(const std::vector<std::string>& args, Options& o) {
   auto invalid = [](const std::string& what) {
-    return SubmitError(SubmitFailure::invalid,
-                       "local scheduler: " + what + " (known options: --time=SECONDS|HH:MM:SS, --ntasks=N)");
+    return SubmitError(
+        SubmitFailure::invalid,
+        "local scheduler: " + what +
+            " (known options: --time=SECONDS|HH:MM:SS, --cores=N, --gpus=N, --mem=SIZE, --exclusive)");
+  };
+  auto count = [&](const std::string& key, const std::string& value, long least) {
+    auto n = parse_id(value);
+    if (!n || *n < least || *n > 1000000) throw invalid("'" + value + "' is not a count for " + key);
+    return *n;
   };
   for (size_t i = 0; i < args.size(); ++i) {
     std::string key = args[i], value;
@@ -60,7 +70,8 @@ Options parse_extra_args(const std::vector<std::string>& args) {
     if (starts_with(key, "--") && eq != std::string::npos) {
       value = key.substr(eq + 1);
       key = key.substr(0, eq);
-    } else if (key == "--time" || key == "-t" || key == "--ntasks" || key == "-n") {
+    } else if (key == "--time" || key == "-t" || key == "--ntasks" || key == "-n" || key == "--cores" ||
+               key == "--gpus" || key == "--mem") {
       if (i + 1 >= args.size()) throw invalid("option " + key + " needs a value");
       value = args[++i];
     }
@@ -72,20 +83,35 @@ Options parse_extra_args(const std::vector<std::string>& args) {
         s = parse_walltime(value);
       if (!s || *s < 0) throw invalid("'" + value + "' is not a walltime");
       o.walltime_s = *s;
-    } else if (key == "--ntasks" || key == "-n") {
-      auto n = parse_id(value);
-      if (!n || *n < 1 || *n > 1000000) throw invalid("'" + value + "' is not a number of tasks");
-      o.slots = static_cast<int>(*n);
+    } else if (key == "--ntasks" || key == "-n" || key == "--cores") {
+      o.cores = count(key, value, 1);
+    } else if (key == "--gpus") {
+      o.gpus = count(key, value, 0);
+    } else if (key == "--mem") {
+      o.memory_mb = resource::parse_memory_mb(value);
+      if (!o.memory_mb) throw invalid("'" + value + "' is not a size for --mem");
+    } else if (key == "--exclusive") {
+      o.exclusive = true;
     } else {
       throw invalid("unsupported option '" + args[i] + "'");
     }
   }
-  return o;
+}
+
+// The script's `#LOCAL ...` lines, as words.
+std::vector<std::string> directives_of(const std::string& text) {
+  std::vector<std::string> words;
+  for (const auto& line : split(text, '\n')) {
+    if (!starts_with(line, "#LOCAL ")) continue;
+    for (auto& w : split(line.substr(7), ' '))
+      if (!w.empty()) words.push_back(w);
+  }
+  return words;
 }
 
 // Ranks of the built-in launcher's line (`... launch [-l] -n N ...`), else 1. A plain scan rather
 // than std::regex, whose backtracking recurses once per character of a long line.
-int slots_from_script(const std::string& text) {
+long ranks_from_script(const std::string& text) {
   for (const auto& line : split(text, '\n')) {
     auto words = split(line, ' ');
     auto launch = std::find(words.begin(), words.end(), "launch");
@@ -93,14 +119,42 @@ int slots_from_script(const std::string& text) {
       if (*w == "--") break;  // the command's own options follow
       if (*w != "-n") continue;
       auto n = parse_id(w[1]);
-      if (n && *n >= 1 && *n <= 1000000) return static_cast<int>(*n);
+      if (n && *n >= 1 && *n <= 1000000) return *n;
       break;
     }
   }
   return 1;
 }
 
+// What a job asks, checked against `machine`; throws SubmitError(invalid).
+resource::Demand demand_of(const Options& o, const std::string& script, const resource::Node& machine) {
+  resource::Demand d;
+  d.exclusive = o.exclusive;
+  d.gpus = o.gpus.value_or(0);
+  d.memory_mb = o.memory_mb.value_or(0);
+  if (!o.said()) {
+    // A script that says nothing: one core per rank of its launcher line, never more than there are.
+    d.cores = std::min(ranks_from_script(script), machine.cores);
+    return d;
+  }
+  d.cores = o.cores.value_or(1);
+  if (auto why = resource::why_not(machine, d); !why.empty())
+    throw SubmitError(SubmitFailure::invalid, "local scheduler: the job asks for " + why + " (this machine)");
+  return d;
+}
+
 enum class Deps { satisfied, waiting, never };
+
+// Binds a waiting job's process to the CPUs of its cores; without known CPUs (a counted machine) or
+// when the kernel refuses, it runs unpinned.
+void pin(pid_t pid, const std::vector<long>& cores, const std::vector<int>& cpus) {
+  if (cpus.empty() || cores.empty()) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (long c : cores)
+    if (c >= 0 && static_cast<size_t>(c) < cpus.size()) CPU_SET(cpus[static_cast<size_t>(c)], &set);
+  ::sched_setaffinity(pid, sizeof set, &set);
+}
 
 Deps dependency_state(const JobRecord& r, const std::map<long, JobRecord>& all) {
   Deps result = Deps::satisfied;
@@ -142,8 +196,15 @@ std::string raw_state(const JobRecord& r) {
 }  // namespace
 
 LocalScheduler::LocalScheduler(LocalOptions options) : options_(std::move(options)), spool_(options_.spool) {
-  slots_ = options_.slots > 0 ? options_.slots : static_cast<int>(std::thread::hardware_concurrency());
-  if (slots_ <= 0) slots_ = 1;
+  if (options_.cores > 0) {
+    machine_.cores = options_.cores;
+  } else {
+    cpus_ = resource::usable_cpus();
+    machine_.cores = static_cast<long>(cpus_.size());
+  }
+  gpus_ = options_.gpus ? *options_.gpus : resource::detect_gpus();
+  machine_.gpus = static_cast<long>(gpus_.ids.size());
+  machine_.memory_mb = options_.memory_mb ? *options_.memory_mb : resource::memory_mb();
   std::error_code ec;
   std::filesystem::create_directories(spool_.jobs(), ec);
   if (ec) throw Error("cannot create the local spool " + spool_.jobs().string() + ": " + ec.message());
@@ -283,20 +344,34 @@ void LocalScheduler::reap(JobRecord& r, int64_t now) {
   end(r, outcome, outcome == State::failed ? "vanished without exit status" : reason_for(outcome), now);
 }
 
-bool LocalScheduler::start(JobRecord& r, int64_t now) {
+bool LocalScheduler::start(JobRecord& r, const resource::Placement& where, int64_t now) {
   r.launch += 1;
   r.phase = Phase::starting;
+  r.held_cores.clear();
+  r.held_gpus.clear();
+  for (auto& slice : where) {
+    r.held_cores.insert(r.held_cores.end(), slice.cores.begin(), slice.cores.end());
+    r.held_gpus.insert(r.held_gpus.end(), slice.gpus.begin(), slice.gpus.end());
+  }
   save(r);
 
   SpawnRequest req;
   req.argv = {options_.shell, r.script};
+  const std::string gpu_var = gpus_.variable.empty() ? "" : gpus_.variable + "=";
   for (char** e = environ; *e != nullptr; ++e) {
     std::string_view kv(*e);
     if (starts_with(kv, "CAMPAIGN_JOB_ID=") || starts_with(kv, "CAMPAIGN_JOB_NAME=")) continue;
+    if (!gpu_var.empty() && starts_with(kv, gpu_var)) continue;
     req.env.emplace_back(kv);
   }
   req.env.push_back("CAMPAIGN_JOB_ID=" + std::to_string(r.id));
   req.env.push_back("CAMPAIGN_JOB_NAME=" + r.name);
+  // Its own GPUs only (none for a job that asked for none, on a machine that has some).
+  if (!gpu_var.empty()) {
+    std::vector<std::string> own;
+    for (long g : r.held_gpus) own.push_back(gpus_.ids.at(static_cast<size_t>(g)));
+    req.env.push_back(gpu_var + join(own, ","));
+  }
   req.cwd = r.workdir;
   req.output = r.output;
   req.status_path = spool_.status(r.id, r.launch);
@@ -310,6 +385,7 @@ bool LocalScheduler::start(JobRecord& r, int64_t now) {
     r.phase = Phase::running;
     r.start_ms = now;
     save(r);  // if this throws, `spawned` dies unreleased and the job gives up before running
+    pin(spawned.job().pid, r.held_cores, cpus_);  // it waits at the gate: what it starts inherits the mask
     spawned.go();
     return true;
   } catch (const OutputUnavailable& e) {
@@ -324,34 +400,31 @@ bool LocalScheduler::start(JobRecord& r, int64_t now) {
 
 void LocalScheduler::tick(Records& all) {
   int64_t now = now_ms();
-  int used = 0;
+  std::vector<RunningJob> running;
   for (auto& [id, r] : all) {
     if (r.phase == Phase::starting) {  // a launch that a crash cut short: its job never got go
       r.phase = Phase::pending;
       save(r);
     }
     if (r.phase == Phase::running) reap(r, now);
-    if (r.phase == Phase::running) used += r.slots;
+    if (r.phase != Phase::running) continue;
+    RunningJob j{r.demand, {}, r.walltime_s > 0 ? r.start_ms + r.walltime_s * 1000 : 0};
+    if (!r.held_cores.empty() || !r.held_gpus.empty()) j.held = {{0, r.held_cores, r.held_gpus}};
+    running.push_back(std::move(j));
   }
-  bool blocked = false;  // FIFO: nothing overtakes a job waiting for slots
+  std::vector<WaitingJob> waiting;
   for (auto& [id, r] : all) {
     if (r.phase != Phase::pending) continue;
     Deps deps = dependency_state(r, all);
-    if (deps == Deps::never) {
+    if (deps == Deps::never)
       end(r, State::cancelled, "DependencyNeverSatisfied", now);
-    } else if (deps == Deps::satisfied && !blocked) {
-      if (used + r.slots > slots_) {
-        blocked = true;
-      } else if (start(r, now)) {
-        used += r.slots;
-      }
-    }
+    else if (deps == Deps::satisfied)
+      waiting.push_back({id, r.demand, r.walltime_s});
   }
+  for (auto& a : admit(machine_, running, waiting, now)) start(all.at(a.id), a.where, now);
 }
 
 std::string LocalScheduler::submit(const SubmitRequest& request) {
-  Options o = parse_extra_args(request.extra_args);
-  if (o.walltime_s == 0) o.walltime_s = request.walltime_s;  // an explicit --time wins
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path script = fs::absolute(request.script_path, ec);
@@ -362,6 +435,11 @@ std::string LocalScheduler::submit(const SubmitRequest& request) {
     throw SubmitError(SubmitFailure::invalid, e.what());
   }
   if (!text) throw SubmitError(SubmitFailure::invalid, "no job script " + request.script_path);
+  Options o;
+  std::vector<std::string> words = directives_of(*text);  // then the request's: a later one wins
+  words.insert(words.end(), request.extra_args.begin(), request.extra_args.end());
+  parse_options(words, o);
+  if (o.walltime_s == 0) o.walltime_s = request.walltime_s;  // an explicit --time wins
   fs::path workdir = request.workdir.empty() ? script.parent_path() : fs::absolute(request.workdir, ec);
   if (ec || !fs::is_directory(workdir, ec))
     throw SubmitError(SubmitFailure::invalid, "no working directory " + workdir.string());
@@ -370,7 +448,7 @@ std::string LocalScheduler::submit(const SubmitRequest& request) {
   r.name = request.job_name;
   r.script = script.string();
   r.workdir = workdir.string();
-  r.slots = std::min(o.slots > 0 ? o.slots : slots_from_script(*text), slots_);
+  r.demand = demand_of(o, *text, machine_);
   r.walltime_s = o.walltime_s;
   r.submit_ms = now_ms();
 

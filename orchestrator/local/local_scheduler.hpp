@@ -8,17 +8,30 @@
 // somebody calls (submit, query, find_by_name, queued_jobs_of_user, cancel); walltimes and
 // cancel escalation do not need calls, the job's monitor enforces them.
 //
-// Submit options, in SubmitRequest::extra_args (anything else is SubmitFailure::invalid):
-//   --time=T, -t T     walltime. A bare number is SECONDS (unlike sbatch, where it is minutes);
-//                      "HH:MM:SS", "D-HH:MM:SS", "90m", "2h" as for util/walltime.hpp.
-//                      Past it: SIGTERM to the job's process group, SIGKILL after the grace
-//                      period, state timeout.
-//   --ntasks=N, -n N   slots the job takes. Without it: N of the first `launch -n N` in the script
-//                      (the built-in launcher's line), else 1. Capped at the limit, so that every
-//                      job can run some day.
-// Jobs start in submission order (a job that does not fit blocks the ones after it, so wide jobs
-// are not starved); a job waiting for a dependency does not block others. Dependencies are afterok:
-// a dependency that ends other than completed cancels the job (reason DependencyNeverSatisfied).
+// What a job holds of the machine (resource/model.hpp): the script's `#LOCAL` line (templates/
+// local.sh.mustache writes one), then SubmitRequest::extra_args, a later option winning:
+//   --cores=N, --ntasks=N, -n N   cores
+//   --gpus=N                     GPUs
+//   --mem=SIZE                   memory (16G, 512M; a bare number is MB)
+//   --exclusive                  the whole machine, nothing beside it
+//   --time=T, -t T               walltime. A bare number is SECONDS (unlike sbatch, where it is
+//                                minutes); "HH:MM:SS", "D-HH:MM:SS", "90m", "2h" as for
+//                                util/walltime.hpp. Past it: SIGTERM to the job's process group,
+//                                SIGKILL after the grace period, state timeout.
+// Anything else is SubmitFailure::invalid, and so is a job that asks for more than the machine has.
+// A script without either says its cores in its `launch -n N` line (the built-in launcher's), else
+// 1, capped at the machine's cores.
+//
+// Each job gets its own cores and GPUs: it is pinned to its cores (sched_setaffinity, when the
+// executor knows the machine's CPUs) and sees only its GPUs (CUDA_VISIBLE_DEVICES, or
+// ROCR_VISIBLE_DEVICES on AMD; empty for a job without GPUs on a machine that has some).
+//
+// Jobs start in submission order; the first that does not fit gets a reservation at the earliest
+// time the walltimes of the running jobs guarantee room for it, and a later job may start before it
+// only when it fits now and either ends (by its walltime) before that time or leaves room for it
+// then (EASY backfill): a wide job is never starved, a small one does not idle the machine. A job
+// waiting for a dependency blocks nobody. Dependencies are afterok: a dependency that ends other than
+// completed cancels the job (reason DependencyNeverSatisfied).
 //
 // A job runs as `bash <script>` in its workdir (the request's, else the script's directory), with
 // stdout and stderr appended to <workdir>/job-<id>.out and CAMPAIGN_JOB_ID / CAMPAIGN_JOB_NAME set.
@@ -33,16 +46,23 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "local/job_record.hpp"
+#include "resource/detect.hpp"
+#include "resource/model.hpp"
 #include "sched/scheduler.hpp"
 
 namespace campaign::local {
 
 struct LocalOptions {
   std::filesystem::path spool;  // <workdir>/.local; created if missing
-  int slots = 0;                // concurrency limit; <= 0: std::thread::hardware_concurrency()
+  // What the machine offers. Unset: detected (resource/detect.hpp), the jobs pinned to the CPUs of
+  // this process's affinity mask. `cores` > 0 counts cores without pinning (tests).
+  int cores = 0;
+  std::optional<resource::Gpus> gpus;
+  std::optional<long> memory_mb;
   std::chrono::milliseconds kill_grace = std::chrono::seconds(5);  // SIGTERM -> SIGKILL
   std::string shell = "/bin/bash";
   std::string exit_marker = ".exit";  // render::kExitMarker
@@ -61,7 +81,7 @@ class LocalScheduler final : public sched::Scheduler {
   int queued_jobs_of_user() override;
   void cancel(const std::vector<std::string>& ids) override;
 
-  int slots() const { return slots_; }
+  const resource::Node& machine() const { return machine_; }
 
  private:
   using Records = std::map<long, JobRecord>;
@@ -73,14 +93,16 @@ class LocalScheduler final : public sched::Scheduler {
   void save(const JobRecord& r);  // under the lock
   void tick(Records& all);        // reap, then start; under the lock
   void reap(JobRecord& r, int64_t now_ms);
-  bool start(JobRecord& r, int64_t now_ms);
+  bool start(JobRecord& r, const resource::Placement& where, int64_t now_ms);
   void end(JobRecord& r, State outcome, std::string reason, int64_t end_ms);
   long next_id(const Records& all);
   sched::JobInfo info(const JobRecord& r, const Records& all, int64_t now_ms) const;
 
   LocalOptions options_;
   Spool spool_;
-  int slots_;
+  resource::Node machine_;
+  std::vector<int> cpus_;  // the CPU of each core index; empty: jobs are not pinned
+  resource::Gpus gpus_;
   Fd lock_fd_;
   std::string host_;
   std::map<long, JobRecord> ended_;  // ended records never change: read once

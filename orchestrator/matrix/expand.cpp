@@ -48,6 +48,9 @@ void patch(spec::Job& job, const spec::Job& over) {
   take(job.gpus_per_rank, over.gpus_per_rank);
   take(job.instances, over.instances);
   take(job.launch, over.launch);
+  take(job.memory, over.memory);
+  take(job.exclusive, over.exclusive);
+  take(job.oversubscribe, over.oversubscribe);
   take(job.modules, over.modules);
   take(job.setup, over.setup);
   take(job.scheduler_options, over.scheduler_options);
@@ -250,7 +253,7 @@ void StepExpander::make_case(Values& values) {
   cs.name = name_of(values);
   cs.key = key_of(values);
   cs.values = values;
-  plan_.node_hours += cs.node_hours();
+  plan_.node_hours += plan_.node_hours_of(cs);
   plan_.cases.push_back(std::move(cs));
 }
 

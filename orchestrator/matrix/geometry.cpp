@@ -15,6 +15,28 @@
 
 namespace campaign::matrix {
 
+resource::Demand Case::demand(bool one_host, long node_cores) const {
+  resource::Demand d;
+  d.nodes = one_host ? 1 : job_nodes();
+  const long ranks_here = one_host ? job_ranks() : ranks_per_node;
+  d.cores = ranks_here * cpus_per_rank;
+  if (oversubscribe && node_cores > 0) d.cores = std::min(d.cores, node_cores);
+  d.gpus = ranks_here * gpus_per_rank;
+  d.memory_mb = one_host ? memory_mb * job_nodes() : memory_mb;
+  d.exclusive = exclusive;
+  return d;
+}
+
+resource::Demand Plan::demand_of(const Case& c) const {
+  return c.demand(system.one_host(), partition_of(c).cores_per_node);
+}
+
+double Plan::node_hours_of(const Case& c, long walltime_s) const {
+  const resource::Demand d = demand_of(c);
+  return static_cast<double>(d.nodes) * resource::share(spec::node_of(partition_of(c)), d) *
+         static_cast<double>(walltime_s > 0 ? walltime_s : c.walltime_s) / 3600.0;
+}
+
 namespace {
 
 struct Counts {
@@ -68,6 +90,9 @@ void StepExpander::compile_geometry() {
   else if (sc.find("partition") >= 0 && static_cast<size_t>(sc.find("partition")) < user_names_)
     partition_ = TextTemplate("{{partition}}", sc, step_.where, prefix_ + "job.partition");
   if (job.walltime) walltime_ = TextTemplate(*job.walltime, sc, job.walltime.where, prefix_ + "job.walltime");
+  if (job.memory) memory_ = TextTemplate(*job.memory, sc, job.memory.where, prefix_ + "job.memory");
+  if (job.exclusive)
+    exclusive_ = TextTemplate(*job.exclusive, sc, job.exclusive.where, prefix_ + "job.exclusive");
 }
 
 long StepExpander::integer(double v, const NumberField& f, const std::string& case_desc) const {
@@ -134,26 +159,61 @@ void StepExpander::count_ranks(Case& cs, const Values& values) {
   }
 }
 
-// Cpus and GPUs per rank of `cs`, and the check that its nodes fit `part`.
+// Cpus and GPUs per rank, memory, exclusive of `cs`, and the check that what it asks of each node
+// fits `part` (resource/model.hpp; on a one-host system, the machine holds all of the case's ranks).
 void StepExpander::share_nodes(Case& cs, const Values& values, const spec::Partition& part) {
   const std::string& desc = case_desc(values);
-  // Unset, a rank gets its share of the node's cores and GPUs.
+  const bool one_host = sys_.one_host();
+  // Unset, a rank gets its share of the node's cores and GPUs (on one host: of the machine's).
+  const long sharing = one_host ? cs.job_ranks() : cs.ranks_per_node;
   auto C = number_of(cpr_, values, desc);
-  cs.cpus_per_rank = C ? integer(*C, cpr_, desc) : std::max(1L, part.cores_per_node / cs.ranks_per_node);
+  cs.cpus_per_rank = C ? integer(*C, cpr_, desc) : std::max(1L, part.cores_per_node / sharing);
   auto G = number_of(gpr_, values, desc);
-  cs.gpus_per_rank = G ? integer(*G, gpr_, desc) : part.gpus_per_node / cs.ranks_per_node;
-  // An error points at the key that was set: the per-rank count, else ranks per node.
-  auto fits = [&](long per_rank, long per_node, const NumberField& f, bool set, const char* unit,
-                  const char* node_unit) {
-    if (cs.ranks_per_node * per_rank <= per_node) return;
-    const NumberField& at = set ? f : rpn_;
+  cs.gpus_per_rank = G ? integer(*G, gpr_, desc) : part.gpus_per_node / sharing;
+  const auto& job = sp_.job;
+  if (!memory_.empty()) {
+    std::string text = memory_.render(values, Escape::none);
+    auto mb = resource::parse_memory_mb(text);
+    if (!mb)
+      throw InputError(memory_.where(), prefix_ + "job.memory",
+                       "not a size: '" + text + "' (use 16G, 512M, ...)" + desc);
+    cs.memory_mb = *mb;
+  }
+  if (!exclusive_.empty()) {
+    std::string text = exclusive_.render(values, Escape::none);
+    auto b = parse_bool(text);
+    if (!b)
+      throw InputError(exclusive_.where(), prefix_ + "job.exclusive",
+                       "expected true or false, got '" + text + "'" + desc);
+    cs.exclusive = *b;
+  }
+  cs.oversubscribe = job.oversubscribe && *job.oversubscribe;
+  // An error points at the key that was set: the per-rank count, else ranks per node (ranks on one host).
+  const resource::Demand d = cs.demand(one_host, part.cores_per_node);
+  const resource::Node node = spec::node_of(part);
+  const long per = one_host ? cs.job_ranks() : cs.ranks_per_node;
+  const std::string per_what = one_host ? " ranks" : " ranks per node";
+  const std::string where = one_host ? " of this machine (partition '" + part.name + "', one host)"
+                                     : " per node of partition '" + part.name + "'";
+  auto fits = [&](long want, long per_rank, long have, const NumberField& f, bool set, const char* unit,
+                  const char* node_unit, const std::string& hint) {
+    if (want <= have) return;
+    // On one host the ranks decide: the first of ranks, nodes, ranks per node that the job sets.
+    auto given = [](const NumberField& n) { return n.expr.has_value() || n.param >= 0; };
+    const NumberField& ranks_key = given(ranks_) ? ranks_ : given(nodes_) ? nodes_ : rpn_;
+    const NumberField& at = set ? f : (one_host ? ranks_key : rpn_);
     throw InputError(at.where, at.key,
-                     std::to_string(cs.ranks_per_node) + " ranks per node x " + std::to_string(per_rank) +
-                         " " + unit + " per rank exceed the " + std::to_string(per_node) + " " + node_unit +
-                         " per node of partition '" + part.name + "'" + desc);
+                     std::to_string(per) + per_what + " x " + std::to_string(per_rank) + " " + unit +
+                         " per rank exceed the " + std::to_string(have) + " " + node_unit + where + desc +
+                         hint);
   };
-  fits(cs.cpus_per_rank, part.cores_per_node, cpr_, C.has_value(), "cpus", "cores");
-  fits(cs.gpus_per_rank, part.gpus_per_node, gpr_, G.has_value(), "GPUs", "GPUs");
+  fits(d.cores, cs.cpus_per_rank, node.cores, cpr_, C.has_value(), "cpus", "cores",
+       one_host ? " (oversubscribe: true lets ranks share cores)" : "");
+  fits(d.gpus, cs.gpus_per_rank, node.gpus, gpr_, G.has_value(), "GPUs", "GPUs", "");
+  if (node.memory_mb > 0 && d.memory_mb > node.memory_mb)
+    throw InputError(memory_.where(), prefix_ + "job.memory",
+                     std::to_string(d.memory_mb) + " MB exceed the " + std::to_string(node.memory_mb) +
+                         " MB" + where + desc);
   if (part.max_nodes && cs.nodes > part.max_nodes)
     throw InputError(nodes_.expr ? nodes_.where : ranks_.where, nodes_.expr ? nodes_.key : ranks_.key,
                      std::to_string(cs.nodes) + " nodes exceed the " + std::to_string(part.max_nodes) +
@@ -211,17 +271,18 @@ void StepExpander::check_pack() const {
   if (!sp_.pack) return;
   const spec::Pack& pack = *sp_.pack;
   std::string key = (step_.pack ? "steps." + step_.name + "." : std::string()) + "pack";
+  const long alloc_nodes = plan_.pack_nodes(pack);
   for (size_t i = sp_.first_case; i < sp_.first_case + sp_.case_count; ++i) {
     const Case& cs = plan_.cases[i];
     const auto& part = sys_.partitions[cs.partition];
-    if (part.max_nodes && pack.nodes > part.max_nodes)
+    if (part.max_nodes && alloc_nodes > part.max_nodes)
       throw InputError(pack.where, key + ".nodes",
                        std::to_string(pack.nodes) + " nodes exceed the " + std::to_string(part.max_nodes) +
                            " of partition '" + part.name + "' on " + sys_.name);
-    if (cs.nodes > pack.nodes)
+    if (plan_.demand_of(cs).nodes > alloc_nodes)
       throw InputError(pack.where, key + ".nodes",
-                       "case " + cs.name + " needs " + std::to_string(cs.nodes) +
-                           " nodes, more than an allocation's " + std::to_string(pack.nodes));
+                       "case " + cs.name + " needs " + std::to_string(plan_.demand_of(cs).nodes) +
+                           " nodes, more than an allocation's " + std::to_string(alloc_nodes));
     long limit = part.max_walltime_s ? part.max_walltime_s : sys_.limits.max_walltime_s;
     if (pack.walltime_s && *pack.walltime_s > limit)
       throw InputError(pack.where, key + ".walltime",

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "matrix/text_template.hpp"
+#include "resource/model.hpp"
 #include "spec/campaign.hpp"
 #include "spec/system.hpp"
 
@@ -41,15 +42,17 @@ struct Case {
   long nodes = 1, ranks = 1, ranks_per_node = 1, cpus_per_rank = 1, gpus_per_rank = 0;  // per instance
   long instances = 1;  // concurrent copies in one job (MLPerf HPC weak scaling)
   long walltime_s = 3600;
+  long memory_mb = 0;          // per node; 0: none asked
+  bool exclusive = false;      // whole nodes, nothing beside it
+  bool oversubscribe = false;  // ranks may share cores
   // What the job asks of the scheduler: every instance's nodes and ranks.
   long job_nodes() const { return nodes * instances; }
   long job_ranks() const { return ranks * instances; }
-  double node_hours() const {
-    return static_cast<double>(job_nodes()) * static_cast<double>(walltime_s) / 3600.0;
-  }
+  // What the case asks of each node it spans; `one_host` (spec::System::one_host): of the one
+  // machine, all its ranks together. Oversubscribed, it asks at most the node's cores.
+  resource::Demand demand(bool one_host, long node_cores = 0) const;
   std::vector<size_t> after;  // indices into Plan::cases
 };
-
 struct Plan {
   Plan() = default;
   Plan(Plan&&) = default;
@@ -65,6 +68,13 @@ struct Plan {
 
   const StepPlan& step_of(const Case& c) const { return steps[c.step]; }
   const spec::Partition& partition_of(const Case& c) const { return system.partitions[c.partition]; }
+  // What `c` asks of each node of its partition, and what it costs when run on its own: its nodes x
+  // its share of each (resource::share) x its walltime (or `walltime_s` when given).
+  resource::Demand demand_of(const Case& c) const;
+  double node_hours_of(const Case& c, long walltime_s = 0) const;
+  // The nodes of one allocation of a packed step: its `pack.nodes`; on a one-host system 1, the
+  // machine.
+  long pack_nodes(const spec::Pack& pack) const { return system.one_host() ? 1 : pack.nodes; }
   // A parameter of a case by name ("" when the step has no such name).
   const std::string& param(const Case& c, const std::string& name) const;
 };

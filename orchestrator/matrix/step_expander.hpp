@@ -103,7 +103,7 @@ class StepExpander {
   std::vector<Expression> derived_exprs_;
   std::vector<size_t> derived_slots_;
   NumberField ranks_, nodes_, rpn_, cpr_, gpr_, instances_;
-  TextTemplate partition_, walltime_, name_;
+  TextTemplate partition_, walltime_, name_, memory_, exclusive_;
   std::vector<std::vector<std::pair<size_t, std::vector<std::string>>>> excludes_;
   std::vector<Dim> dims_;
   std::unordered_map<std::string, size_t> partition_cache_;

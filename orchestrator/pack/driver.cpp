@@ -22,6 +22,7 @@
 #include "pack/slots.hpp"
 #include "render/script.hpp"
 #include "render/step_launch.hpp"
+#include "resource/detect.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 #include "util/fd.hpp"
@@ -37,11 +38,11 @@ using nlohmann::json;
 namespace campaign::pack {
 
 std::string to_json(const StartMarker& m) {
-  json j = {{"allocation", m.allocation},
-            {"job_name", m.job_name},
-            {"time", m.time},
-            {"nodes", m.nodes},
-            {"slots", m.slots}};
+  json placement = json::array();
+  for (auto& slice : m.placement)
+    placement.push_back({{"node", slice.node}, {"cores", slice.cores}, {"gpus", slice.gpus}});
+  json j = {{"allocation", m.allocation}, {"job_name", m.job_name}, {"time", m.time},
+            {"nodes", m.nodes},           {"slots", m.slots},       {"placement", placement}};
   return j.dump() + "\n";
 }
 
@@ -56,6 +57,13 @@ std::optional<StartMarker> read_start_marker(const fs::path& run_dir) {
     m.time = j.at("time").get<double>();
     m.nodes = j.at("nodes").get<std::vector<std::string>>();
     m.slots = j.at("slots").get<std::vector<size_t>>();
+    if (j.contains("placement")) {
+      for (auto& slice : j["placement"])
+        m.placement.push_back({slice.at("node").get<size_t>(), slice.at("cores").get<std::vector<long>>(),
+                               slice.at("gpus").get<std::vector<long>>()});
+    } else {
+      for (size_t k : m.slots) m.placement.push_back({k, {}, {}});
+    }
     return m;
   } catch (const json::exception&) {
     return std::nullopt;
@@ -66,26 +74,29 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-enum class Phase { waiting, running, done };
+enum class Phase { waiting, running, held, done };  // held: started by an earlier driver, maybe running
 
 struct Running {
   pid_t pid = -1;  // also its process group
   Clock::time_point since;
-  std::vector<size_t> slots;
+  resource::Placement placement;
+  double until = 0;  // held: Unix time its walltime ends
 };
 
-// Our environment without CAMPAIGN_NODES, to which each case adds its own.
-std::vector<std::string> base_environment() {
-  std::string prefix = std::string(render::kNodesVariable) + "=";
+// Our environment without CAMPAIGN_NODES and the GPU variable the driver sets, to which each case
+// adds its own.
+std::vector<std::string> base_environment(const std::string& gpu_variable) {
+  std::vector<std::string> drop{std::string(render::kNodesVariable) + "="};
+  if (!gpu_variable.empty()) drop.push_back(gpu_variable + "=");
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e)
-    if (std::strncmp(*e, prefix.c_str(), prefix.size()) != 0) env.emplace_back(*e);
+    if (std::none_of(drop.begin(), drop.end(), [&](const std::string& p) { return starts_with(*e, p); }))
+      env.emplace_back(*e);
   return env;
 }
 
 // `bash SCRIPT` in its own process group, output appended to `output`, stdin from /dev/null.
-pid_t spawn_case(const PackedCase& c, std::vector<std::string> env, const std::string& nodes) {
-  if (!nodes.empty()) env.push_back(std::string(render::kNodesVariable) + "=" + nodes);
+pid_t spawn_case(const PackedCase& c, std::vector<std::string> env) {
   std::vector<std::string> argv{"bash", c.script.string()};
   std::vector<char*> cargv = c_array(argv), cenv = c_array(env);
   SpawnAttributes sa;
@@ -104,6 +115,15 @@ pid_t spawn_case(const PackedCase& c, std::vector<std::string> env, const std::s
 double unix_time() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
+}
+
+// The GPU ids the driver hands out (when it binds GPUs itself), by index on a node: the ones this
+// allocation sees (the local executor names them in CUDA_VISIBLE_DEVICES).
+resource::Gpus gpus_to_bind(const Allocation& a) {
+  bool any = false;
+  for (auto& c : a.cases) any |= c.demand.gpus > 0 || c.demand.exclusive;
+  if (!a.driver_binds_gpus || !any) return {};
+  return resource::detect_gpus();
 }
 
 }  // namespace
@@ -127,20 +147,35 @@ int run_allocation(const Allocation& a, const DriverOptions& options) {
   const size_t n = a.cases.size();
   std::vector<Phase> phase(n, Phase::waiting);
   std::vector<Running> running(n);
-  std::vector<long> case_nodes(n);
-  std::vector<bool> node_busy(n_nodes, false);
+  std::vector<resource::Demand> demands(n);
+  resource::Pool pool(n_nodes, a.node);
   for (size_t i = 0; i < n; ++i) {
-    case_nodes[i] = a.cases[i].nodes;
-    // A restarted driver (same allocation) never starts a case twice, ended or not.
+    demands[i] = a.cases[i].demand;
+    // A restarted driver (same allocation) never starts a case twice, ended or not; one that may
+    // still run (no exit marker, within its walltime) keeps what it was given.
     auto m = read_start_marker(a.cases[i].run_dir);
-    if (m && m->allocation == a.job_name) {
-      phase[i] = Phase::done;
-      say("skip " + a.cases[i].case_name + ": already started in this allocation");
+    if (!m || m->allocation != a.job_name) continue;
+    std::error_code ec;
+    const double until = m->time + static_cast<double>(a.cases[i].walltime_s);
+    if (!fs::exists(a.cases[i].run_dir / render::kExitMarker, ec) && until > unix_time()) {
+      try {
+        pool.take(demands[i], m->placement);
+        phase[i] = Phase::held;
+        running[i].placement = m->placement;
+        running[i].until = until;
+        say("hold " + a.cases[i].case_name + ": started in this allocation, no exit marker yet");
+        continue;
+      } catch (const std::logic_error&) {
+        // Its marker names what is not there to hold (another manifest's nodes): nothing to keep.
+      }
     }
+    phase[i] = Phase::done;
+    say("skip " + a.cases[i].case_name + ": already started in this allocation");
   }
   say("allocation " + a.job_name + ": " + std::to_string(n) + " cases on " + std::to_string(n_nodes) +
-      " nodes");
-  const std::vector<std::string> env = base_environment();
+      " nodes of " + std::to_string(a.node.cores) + " cores, " + std::to_string(a.node.gpus) + " GPUs");
+  const resource::Gpus gpus = gpus_to_bind(a);
+  const std::vector<std::string> env = base_environment(gpus.variable);
 
   bool stopping = false, kill_due = false;
   Clock::time_point kill_at{};
@@ -148,45 +183,62 @@ int run_allocation(const Allocation& a, const DriverOptions& options) {
     for (size_t i = 0; i < n; ++i)
       if (phase[i] == Phase::running) ::kill(-running[i].pid, sig);
   };
+  auto release = [&](size_t i) {
+    pool.give_back(demands[i], running[i].placement);
+    phase[i] = Phase::done;
+  };
 
   for (;;) {
     if (!stopping) {
       std::vector<bool> waiting(n);
       for (size_t i = 0; i < n; ++i) waiting[i] = phase[i] == Phase::waiting;
-      for (auto& s : next_starts(case_nodes, waiting, node_busy)) {
+      for (auto& s : next_starts(demands, waiting, pool)) {
         const PackedCase& c = a.cases[s.case_index];
-        StartMarker m{a.job_name, c.job_name, 0, {}, s.nodes};
+        StartMarker m{a.job_name, c.job_name, 0, {}, s.nodes(), s.placement};
         if (!options.nodes.empty())
-          for (size_t k : s.nodes) m.nodes.push_back(options.nodes[k]);
+          for (size_t k : m.slots) m.nodes.push_back(options.nodes[k]);
         std::string names = join(m.nodes, ",");
+        std::vector<std::string> case_env = env;
+        if (!names.empty()) case_env.push_back(std::string(render::kNodesVariable) + "=" + names);
+        if (!gpus.variable.empty()) {
+          std::vector<std::string> own;
+          for (auto& slice : s.placement)
+            for (long g : slice.gpus)
+              if (static_cast<size_t>(g) < gpus.ids.size()) own.push_back(gpus.ids[static_cast<size_t>(g)]);
+          case_env.push_back(gpus.variable + "=" + join(own, ","));
+        }
         Running& r = running[s.case_index];
+        r.placement = s.placement;
         try {
           // A stale exit marker of an earlier attempt must not stand beside the new start marker.
           std::error_code ec;
           fs::remove(c.run_dir / render::kExitMarker, ec);
           m.time = unix_time();
           write_file_atomic(c.run_dir / kStartMarker, to_json(m));
-          r.pid = spawn_case(c, env, names);
+          r.pid = spawn_case(c, case_env);
         } catch (const Error& e) {
           // Not started, so no start marker: the orchestrator plans it again.
           std::error_code ec;
           fs::remove(c.run_dir / kStartMarker, ec);
-          phase[s.case_index] = Phase::done;
+          release(s.case_index);
           say("not started: " + c.case_name + ": " + e.what());
           continue;
         }
         r.since = Clock::now();
-        r.slots = s.nodes;
-        for (size_t k : s.nodes) node_busy[k] = true;
         phase[s.case_index] = Phase::running;
-        say("start " + c.case_name + " (" + c.job_name + ") on " + std::to_string(c.nodes) + " node(s)" +
-            (names.empty() ? "" : " " + names));
+        say("start " + c.case_name + " (" + c.job_name + ") on " + std::to_string(c.demand.nodes) +
+            " node(s)" + (names.empty() ? "" : " " + names) + ", " + std::to_string(c.demand.cores) +
+            " cores and " + std::to_string(c.demand.gpus) + " GPUs per node" +
+            (c.demand.exclusive ? ", exclusive" : ""));
       }
     }
-    bool any_running = std::count(phase.begin(), phase.end(), Phase::running) > 0;
-    if (!any_running) break;  // nothing more can start either: next_starts had free nodes for it
+    const bool any_running = std::count(phase.begin(), phase.end(), Phase::running) > 0;
+    const bool any_held = std::count(phase.begin(), phase.end(), Phase::held) > 0;
+    const bool any_waiting = std::count(phase.begin(), phase.end(), Phase::waiting) > 0;
+    // Nothing more can start when nothing runs or is held: next_starts had room for it.
+    if (!any_running && (!any_held || stopping || !any_waiting)) break;
 
-    int timeout_ms = 1000;  // also a periodic look, for a SIGCHLD another thread took
+    int timeout_ms = 1000;  // also a periodic look, for a SIGCHLD another thread took, and held cases
     if (kill_due) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(kill_at - Clock::now()).count();
       timeout_ms = static_cast<int>(std::clamp<long long>(left, 0, timeout_ms));
@@ -206,13 +258,20 @@ int run_allocation(const Allocation& a, const DriverOptions& options) {
       }
     }
     for (size_t i = 0; i < n; ++i) {
+      if (phase[i] == Phase::held) {
+        std::error_code ec;
+        if (fs::exists(a.cases[i].run_dir / render::kExitMarker, ec) || unix_time() >= running[i].until) {
+          release(i);
+          say("end " + a.cases[i].case_name + ": held until its exit marker or walltime");
+        }
+        continue;
+      }
       if (phase[i] != Phase::running) continue;
       int status = 0;
       pid_t w = ::waitpid(running[i].pid, &status, WNOHANG);
       if (w == 0 || (w < 0 && errno != ECHILD)) continue;
-      ::kill(-running[i].pid, SIGKILL);  // what the script left behind must not hold its nodes
-      phase[i] = Phase::done;
-      for (size_t k : running[i].slots) node_busy[k] = false;
+      ::kill(-running[i].pid, SIGKILL);  // what the script left behind must not hold its resources
+      release(i);
       double took = std::chrono::duration<double>(Clock::now() - running[i].since).count();
       std::ostringstream line;
       line << "end " << a.cases[i].case_name << ": exit " << (w > 0 ? shell_exit_code(status) : 255)

@@ -1,12 +1,18 @@
 // `campaign pack-exec MANIFEST`: the driver inside a packed allocation. It starts each case's script
-// (`bash run_dir/job.sh`, in its own process group) as soon as enough of the allocation's nodes are
-// free, biggest first (pack/slots.hpp), and frees the nodes when the case ends.
+// (`bash run_dir/job.sh`, in its own process group) as soon as what it asks of the allocation's
+// nodes is free, biggest first (pack/slots.hpp), and frees it when the case ends.
+//
+// Several cases share a node while its cores and GPUs last (resource::Pool); where no launcher binds
+// GPUs (the local executor: manifest's driver_binds_gpus) the driver names each case's own in
+// CUDA_VISIBLE_DEVICES (or ROCR_VISIBLE_DEVICES), and a case without GPUs sees none.
 //
 // Invariants: a case is started at most once per allocation: its start marker (`run_dir/.start`,
-// written atomically before the launch and naming the allocation) is what a restarted driver finds
-// and skips; a case never started has no start marker (the orchestrator returns it to planned); the
-// case script writes its own exit marker, the driver decides no retries; after SIGTERM or SIGINT
-// nothing more starts, running cases get SIGTERM, then SIGKILL after the manifest's grace.
+// written atomically before the launch and naming the allocation and what it was given) is what a
+// restarted driver finds and skips, holding what it was given until its exit marker appears or its
+// walltime has passed; a case never started has no start marker (the orchestrator returns it to
+// planned); the case script writes its own exit marker, the driver decides no retries; after
+// SIGTERM or SIGINT nothing more starts, running cases get SIGTERM, then SIGKILL after the
+// manifest's grace.
 #pragma once
 
 #include <filesystem>
@@ -26,6 +32,7 @@ struct StartMarker {
   double time = 0;                 // Unix time of the launch, seconds
   std::vector<std::string> nodes;  // node names given to the case; empty when not known
   std::vector<size_t> slots;       // the allocation's node indices given to the case
+  resource::Placement placement;   // and the cores and GPUs of each (slots alone in older markers)
 };
 std::string to_json(const StartMarker& m);
 // nullopt when there is no marker or it cannot be read as one.

@@ -27,14 +27,20 @@ std::string to_json(const Allocation& a) {
                      {"case", c.case_name},
                      {"job_name", c.job_name},
                      {"run_dir", c.run_dir.string()},
-                     {"nodes", c.nodes},
+                     {"nodes", c.demand.nodes},
+                     {"cores", c.demand.cores},
+                     {"gpus", c.demand.gpus},
+                     {"memory_mb", c.demand.memory_mb},
+                     {"exclusive", c.demand.exclusive},
                      {"ranks", c.ranks},
                      {"walltime_s", c.walltime_s},
                      {"script", c.script.string()}});
-  json j = {{"version", 1},
+  json j = {{"version", 2},
             {"job_name", a.job_name},
             {"partition", a.partition},
             {"nodes", a.nodes},
+            {"node", {{"cores", a.node.cores}, {"gpus", a.node.gpus}, {"memory_mb", a.node.memory_mb}}},
+            {"driver_binds_gpus", a.driver_binds_gpus},
             {"walltime_s", a.walltime_s},
             {"dir", a.dir.string()},
             {"grace_s", a.grace_s},
@@ -69,10 +75,17 @@ struct Reader {
     if (!p.is_absolute()) fail(key, "must be an absolute path, not '" + p.string() + "'");
     return p;
   }
-  long positive(const std::string& key) const {
+  long positive(const std::string& key) const { return at_least(key, 1); }
+  long at_least(const std::string& key, long least) const {
     const json& v = need(key);
-    if (!v.is_number_integer() || v.get<long>() < 1) fail(key, "must be a positive integer");
+    if (!v.is_number_integer() || v.get<long>() < least)
+      fail(key, least == 1 ? "must be a positive integer" : "must be an integer >= " + std::to_string(least));
     return v.get<long>();
+  }
+  bool flag(const std::string& key) const {
+    const json& v = need(key);
+    if (!v.is_boolean()) fail(key, "must be true or false");
+    return v.get<bool>();
   }
 };
 
@@ -87,11 +100,19 @@ Allocation from_json(const std::string& text, const std::string& origin) {
   }
   if (!j.is_object()) throw InputError(Location{origin}, "", "a manifest is a JSON object");
   Reader r{j, origin, ""};
-  if (j.value("version", 0) != 1) r.fail("version", "unknown manifest version (this driver reads 1)");
+  // Version 1 (before cases shared nodes): each case held its nodes whole.
+  const int version = j.value("version", 0);
+  if (version != 1 && version != 2) r.fail("version", "unknown manifest version (this driver reads 1 and 2)");
   Allocation a;
   a.job_name = r.text("job_name");
   a.partition = r.text("partition", true);
   a.nodes = r.positive("nodes");
+  if (version >= 2) {
+    Reader n{r.need("node"), origin, "node"};
+    if (!n.j.is_object()) r.fail("node", "must be an object");
+    a.node = {n.positive("cores"), n.at_least("gpus", 0), n.at_least("memory_mb", 0)};
+    a.driver_binds_gpus = r.flag("driver_binds_gpus");
+  }
   a.walltime_s = r.positive("walltime_s");
   a.dir = r.absolute("dir");
   if (j.contains("grace_s")) {
@@ -110,13 +131,23 @@ Allocation from_json(const std::string& text, const std::string& origin) {
     pc.case_name = c.text("case");
     pc.job_name = c.text("job_name");
     pc.run_dir = c.absolute("run_dir");
-    pc.nodes = c.positive("nodes");
+    pc.demand.nodes = c.positive("nodes");
+    if (version >= 2) {
+      pc.demand.cores = c.positive("cores");
+      pc.demand.gpus = c.at_least("gpus", 0);
+      pc.demand.memory_mb = c.at_least("memory_mb", 0);
+      pc.demand.exclusive = c.flag("exclusive");
+    } else {
+      pc.demand.exclusive = true;
+    }
     pc.ranks = c.positive("ranks");
     pc.walltime_s = c.positive("walltime_s");
     pc.script = c.absolute("script");
-    if (pc.nodes > a.nodes)
-      c.fail("nodes",
-             std::to_string(pc.nodes) + " nodes do not fit in the allocation's " + std::to_string(a.nodes));
+    if (pc.demand.nodes > a.nodes)
+      c.fail("nodes", std::to_string(pc.demand.nodes) + " nodes do not fit in the allocation's " +
+                          std::to_string(a.nodes));
+    if (auto why = resource::why_not(a.node, pc.demand); !why.empty())
+      c.fail("cores", "does not fit the allocation's nodes: " + why);
     if (!run_dirs.insert(pc.run_dir.lexically_normal()).second)
       c.fail("run_dir", "another case of the manifest runs in " + pc.run_dir.string());
     a.cases.push_back(std::move(pc));

@@ -4,13 +4,16 @@
 // before submission, and the driver, which only reads it.
 //
 // Invariants: a manifest read back equals the one written; a manifest that could not run (no cases,
-// a case larger than the allocation, two cases with one run directory) is refused when read, with
+// a case larger than the allocation or its nodes, two cases with one run directory) is refused when
+// read, with
 // the file and the offending key; the file is replaced atomically, so the driver never reads half.
 #pragma once
 
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "resource/model.hpp"
 
 namespace campaign::pack {
 
@@ -23,7 +26,8 @@ struct PackedCase {
   std::string case_name;  // its run directory's name
   std::string job_name;   // the attempt's deterministic job name; the step's name
   std::filesystem::path run_dir;
-  long nodes = 1, ranks = 1;
+  resource::Demand demand;  // what it asks of each of its nodes, and how many nodes
+  long ranks = 1;
   long walltime_s = 0;
   std::filesystem::path script;  // run_dir/job.sh: the case script (pack/script.hpp)
 
@@ -34,6 +38,10 @@ struct Allocation {
   std::string job_name;  // the batch job's deterministic name
   std::string partition;
   long nodes = 1;
+  resource::Node node;  // what each of its nodes offers (the partition's)
+  // The driver names each case's GPUs in CUDA_VISIBLE_DEVICES itself (the local executor, where no
+  // launcher binds them); else the launcher does (srun --gpus-per-task, jsrun -g).
+  bool driver_binds_gpus = false;
   long walltime_s = 0;
   std::filesystem::path dir;  // WORKDIR/.alloc/<job_name>: manifest, script, output
   double grace_s = 10;        // SIGTERM to a case's processes, then SIGKILL after this long

@@ -12,40 +12,44 @@ namespace campaign::pack {
 
 void biggest_first(std::vector<Item>& items) {
   std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-    if (a.nodes != b.nodes) return a.nodes > b.nodes;
+    if (a.demand != b.demand) return resource::bigger(a.demand, b.demand);
     if (a.walltime_s != b.walltime_s) return a.walltime_s > b.walltime_s;
     return a.id < b.id;
   });
 }
 
-Schedule simulate(const std::vector<Item>& items, long nodes) {
+Schedule simulate(const std::vector<Item>& items, long nodes, const resource::Node& node) {
   Schedule s;
   s.start_s.assign(items.size(), -1);
-  std::vector<long> case_nodes;
-  for (auto& it : items) case_nodes.push_back(it.nodes);
-  std::vector<bool> waiting(items.size(), true), busy(static_cast<size_t>(nodes), false);
-  // Running cases by end time, with the nodes they hold; the driver's own decision (next_starts)
-  // at each moment a case ends.
-  using Running = std::pair<long, std::vector<size_t>>;
-  auto later = [](const Running& a, const Running& b) { return a.first > b.first; };
+  std::vector<resource::Demand> demands;
+  for (auto& it : items) demands.push_back(it.demand);
+  std::vector<bool> waiting(items.size(), true);
+  resource::Pool pool(static_cast<size_t>(nodes), node);
+  // Running cases by end time, with what they hold; the driver's own decision (next_starts) at each
+  // moment a case ends.
+  struct Running {
+    long end;
+    size_t index;
+    resource::Placement placement;
+  };
+  auto later = [](const Running& a, const Running& b) { return a.end > b.end; };
   std::priority_queue<Running, std::vector<Running>, decltype(later)> running(later);
   long now = 0, left = static_cast<long>(items.size());
   while (left > 0) {
-    for (auto& start : next_starts(case_nodes, waiting, busy)) {
+    for (auto& start : next_starts(demands, waiting, pool)) {
       const Item& it = items[start.case_index];
       s.start_s[start.case_index] = now;
       waiting[start.case_index] = false;
       --left;
-      for (size_t k : start.nodes) busy[k] = true;
-      running.push({now + it.walltime_s, start.nodes});
+      running.push({now + it.walltime_s, start.case_index, std::move(start.placement)});
       s.makespan_s = std::max(s.makespan_s, now + it.walltime_s);
     }
-    s.peak_nodes = std::max(s.peak_nodes, static_cast<long>(std::count(busy.begin(), busy.end(), true)));
+    s.peak_nodes = std::max(s.peak_nodes, static_cast<long>(pool.busy_nodes()));
     if (left == 0) break;
-    if (running.empty()) throw std::logic_error("a case needs more nodes than the allocation has");
-    now = running.top().first;
-    while (!running.empty() && running.top().first == now) {
-      for (size_t k : running.top().second) busy[k] = false;
+    if (running.empty()) throw std::logic_error("a case needs more than the allocation has");
+    now = running.top().end;
+    while (!running.empty() && running.top().end == now) {
+      pool.give_back(demands[running.top().index], running.top().placement);
       running.pop();
     }
   }
@@ -61,7 +65,8 @@ long round_up_minute(long s) { return (s + 59) / 60 * 60; }
 std::vector<PlannedAllocation> allocate(std::vector<Item> items, const Limits& limits) {
   biggest_first(items);
   for (auto& it : items)
-    if (it.nodes > limits.nodes || it.walltime_s > limits.walltime_s)
+    if (it.demand.nodes > limits.nodes || !resource::why_not(limits.node, it.demand).empty() ||
+        it.walltime_s > limits.walltime_s)
       throw std::logic_error("case " + std::to_string(it.id) + " does not fit in an allocation");
   std::vector<PlannedAllocation> out;
   std::vector<bool> placed(items.size(), false);
@@ -72,14 +77,15 @@ std::vector<PlannedAllocation> allocate(std::vector<Item> items, const Limits& l
       if (placed[i] || (limits.cases && static_cast<long>(bin.size()) >= limits.cases)) continue;
       bin.push_back(items[i]);
       // A case alone always fits (its walltime is within the limit; the margin shrinks to what is left).
-      if (bin.size() > 1 && simulate(bin, limits.nodes).makespan_s + limits.margin_s > limits.walltime_s) {
+      if (bin.size() > 1 &&
+          simulate(bin, limits.nodes, limits.node).makespan_s + limits.margin_s > limits.walltime_s) {
         bin.pop_back();
         continue;
       }
       placed[i] = true;
       --left;
     }
-    Schedule s = simulate(bin, limits.nodes);
+    Schedule s = simulate(bin, limits.nodes, limits.node);
     PlannedAllocation a;
     for (auto& it : bin) a.ids.push_back(it.id);
     a.nodes = s.peak_nodes;
@@ -94,14 +100,15 @@ std::vector<StepAllocation> allocate_step(const matrix::Plan& plan, const std::v
   std::map<size_t, std::vector<Item>> by_partition;
   for (size_t i : cases) {
     const matrix::Case& c = plan.cases[i];
-    by_partition[c.partition].push_back({i, c.nodes, walltime_of ? walltime_of(i) : c.walltime_s});
+    by_partition[c.partition].push_back({i, plan.demand_of(c), walltime_of ? walltime_of(i) : c.walltime_s});
   }
   std::vector<StepAllocation> out;
   for (auto& [partition, items] : by_partition) {
     const spec::Pack& pack = *plan.step_of(plan.cases[items.front().id]).pack;
     const spec::Partition& part = plan.system.partitions[partition];
     Limits limits;
-    limits.nodes = pack.nodes;
+    limits.nodes = plan.pack_nodes(pack);
+    limits.node = spec::node_of(part);
     limits.walltime_s = pack.walltime_s.value_or(part.max_walltime_s ? part.max_walltime_s
                                                                      : plan.system.limits.max_walltime_s);
     limits.cases = pack.cases.value_or(0);

@@ -16,29 +16,31 @@ namespace campaign::pack {
 
 struct Item {
   size_t id = 0;  // the caller's (a plan index)
-  long nodes = 1;
+  resource::Demand demand;
   long walltime_s = 0;
 };
 
 struct Limits {
   long nodes = 1;       // of one allocation
+  resource::Node node;  // what each of its nodes offers
   long walltime_s = 0;  // of one allocation
   long cases = 0;       // most cases in one allocation; 0: no limit
   long margin_s = 60;   // added to the planned makespan: the driver's start, srun's setup
 };
 
-// The order in which the driver starts cases: most nodes first, then longest, then `id`.
+// The order in which the driver starts cases: biggest first (resource::bigger), then longest,
+// then `id`.
 void biggest_first(std::vector<Item>& items);
 
 // The driver's schedule of `items` (in biggest_first order, as the manifest lists them) on `nodes`
-// nodes, each case taking its whole walltime, with the driver's own decision (slots.hpp): start
-// offsets by position, the makespan and the most nodes in use at once.
+// nodes like `node`, each case taking its whole walltime, with the driver's own decision
+// (slots.hpp): start offsets by position, the makespan and the most nodes in use at once.
 struct Schedule {
   std::vector<long> start_s;
   long makespan_s = 0;
   long peak_nodes = 0;
 };
-Schedule simulate(const std::vector<Item>& items, long nodes);
+Schedule simulate(const std::vector<Item>& items, long nodes, const resource::Node& node);
 
 struct PlannedAllocation {
   std::vector<size_t> ids;  // the items' ids, in the driver's start order
@@ -49,13 +51,14 @@ struct PlannedAllocation {
 
 // Allocations for `items` (first fit, biggest first): each holds cases while its schedule still
 // ends within the walltime limit (less the margin) and the case limit. Every item must fit alone
-// (nodes and walltime within the limits; matrix::expand checks that for plans); one alone gets
-// what is left of the margin.
+// (nodes, resources per node and walltime within the limits; matrix::expand checks that for
+// plans); one alone gets what is left of the margin.
 std::vector<PlannedAllocation> allocate(std::vector<Item> items, const Limits& limits);
 
 // The allocations of a packed step's cases `cases` (plan indices of one step, e.g. its ready
 // ones): per partition, with the step's `pack:` limits (walltime: the partition's longest unless
-// said). Each allocation's `partition` is an index into the plan's system partitions.
+// said; nodes: 1 on a one-host system, the machine) and the partition's nodes. Each allocation's
+// `partition` is an index into the plan's system partitions.
 struct StepAllocation : PlannedAllocation {
   size_t partition = 0;
 };

@@ -9,6 +9,7 @@
 
 #include "matrix/plan.hpp"
 #include "pack/manifest.hpp"
+#include "pack/planner.hpp"
 #include "render/script.hpp"
 
 namespace campaign::pack {
@@ -20,9 +21,16 @@ struct AllocationScript {
   std::string text;
 };
 
+// The allocation `planned` as a manifest without its cases: its job name, partition, nodes and
+// what each offers, walltime, directory under `workdir`, and who binds GPUs (the driver on a
+// one-host system).
+Allocation allocation_of(const matrix::Plan& plan, const StepAllocation& planned, const std::string& job_name,
+                         const std::filesystem::path& workdir);
+
 // The manifest entry of a case whose script `s` was rendered packed (attempt's job name, run
-// directory, geometry); `walltime_s` 0: the case's own.
-PackedCase packed_case(const matrix::Case& c, const render::Script& s, long walltime_s = 0);
+// directory, what it asks of its nodes); `walltime_s` 0: the case's own.
+PackedCase packed_case(const matrix::Plan& plan, const matrix::Case& c, const render::Script& s,
+                       long walltime_s = 0);
 
 // Directives: the allocation's nodes, walltime and output in a.dir, --no-requeue and whole nodes
 // (Slurm), the account, the partition's options and the scheduler options of the cases' steps.

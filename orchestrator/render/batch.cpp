@@ -60,4 +60,20 @@ MustacheData batch_data(const matrix::Plan& plan, const std::string& partition,
   return d;
 }
 
+void set_case_resources(MustacheData& d, const matrix::Plan& plan, const matrix::Case& c) {
+  auto set = [&](const std::string& k, long v) { d.set(k, scalar_data(std::to_string(v))); };
+  const resource::Demand demand = plan.demand_of(c);
+  set("ranks_per_node", c.ranks_per_node);
+  set("cpus_per_rank", c.cpus_per_rank);
+  set("gpus_per_rank", c.gpus_per_rank);
+  set("node_cores", demand.cores);
+  set("node_gpus", demand.gpus);
+  set("node_memory_mb", demand.memory_mb);
+  set("memory_mb", c.memory_mb);
+  d.set("gpus", MustacheData(c.gpus_per_rank > 0));
+  d.set("memory", MustacheData(c.memory_mb > 0));
+  d.set("exclusive", MustacheData(c.exclusive));
+  d.set("oversubscribe", MustacheData(c.oversubscribe));
+}
+
 }  // namespace campaign::render

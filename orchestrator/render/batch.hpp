@@ -30,4 +30,10 @@ MustacheData batch_data(const matrix::Plan& plan, const std::string& partition,
                         const std::vector<const matrix::Case*>& cases, const std::string& job_name,
                         long walltime_s);
 
+// A case's geometry and what it asks beyond it (resource/model.hpp), for scripts and directives:
+// ranks_per_node, cpus_per_rank, gpus_per_rank, node_cores, node_gpus, node_memory_mb (per node; on
+// a one-host system the whole job's), memory_mb, and the sections `gpus`, `memory`, `exclusive`,
+// `oversubscribe`. `nodes` and `ranks` are the caller's (per instance or the whole job's).
+void set_case_resources(MustacheData& d, const matrix::Plan& plan, const matrix::Case& c);
+
 }  // namespace campaign::render

@@ -4,6 +4,7 @@
 #include <random>
 #include <sstream>
 
+#include "render/batch.hpp"
 #include "render/step_launch.hpp"
 #include "spec/library.hpp"
 #include "util/atomic_file.hpp"
@@ -128,9 +129,7 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
   set("campaign_exe", o.campaign_exe);
   set("nodes", std::to_string(c.nodes));
   set("ranks", std::to_string(c.ranks));
-  set("ranks_per_node", std::to_string(c.ranks_per_node));
-  set("cpus_per_rank", std::to_string(c.cpus_per_rank));
-  set("gpus_per_rank", std::to_string(c.gpus_per_rank));
+  set_case_resources(d, plan_, c);
   set("walltime", format_hms(walltime));
   set("walltime_minutes", std::to_string(walltime_minutes(walltime)));
   set("walltime_hhmm", format_hhmm(walltime));

@@ -13,9 +13,10 @@ namespace campaign::render {
 // unset or empty when it does not know them (LSF, local).
 inline constexpr const char* kNodesVariable = "CAMPAIGN_NODES";
 
-// srun: `srun --exact` with the case's geometry, walltime and job name (the step's name), on the
-// nodes the driver gave it (-w), then the profile's own flags: steps never share or wait for nodes
-// and show in accounting as JOBID.K under the attempt's name. jsrun: its resource sets already
+// srun: `srun --exact` with the case's geometry, GPUs per task and memory, walltime and job name
+// (the step's name), on the nodes the driver gave it (-w), then the profile's own flags: steps take
+// only the cores and GPUs they ask for (Slurm binds each its own GPUs), so several share a node, and
+// show in accounting as JOBID.K under the attempt's name. jsrun: its resource sets already
 // place each case on free nodes. local, mpirun, none: the launcher's line as it is.
 // nullopt for an srun launcher whose command does not start with srun (it cannot run packed).
 std::optional<std::string> step_launch_template(const spec::Launcher& launcher);

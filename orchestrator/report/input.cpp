@@ -107,6 +107,7 @@ std::set<std::string> metrics_used(const std::vector<analysis::AnalysisSpec>& sp
     if (s.stall) names.insert(s.stall->data), names.insert(s.stall->compute);
     if (s.scaling == analysis::Scaling::mlperf_weak)
       names.insert({analysis::kRunStartMs, analysis::kRunStopMs, analysis::kRunSuccess});
+    if (s.scaling == analysis::Scaling::mlperf_strong) names.insert(analysis::kRunSuccess);
     if (s.window) names.insert({s.window->start, s.window->end});
     if (s.scaling == analysis::Scaling::stalls)
       for (const char* m : analysis::kStallMetrics) names.insert(std::string(m) + ":rank{rank}");

@@ -157,7 +157,7 @@ std::string bar_script(const analysis::AnalysisResult& a, const Table& t) {
   std::ostringstream gp;
   preamble(gp, t, 900, 520);
   std::string title = t.analysis + (t.group.empty() ? "" : " (" + t.group_label() + ")");
-  for (const auto& n : t.notes) title += "\n" + n;  // e.g. the ratio, the headline of such a study
+  for (const auto& n : t.notes) title += "\n" + n;       // e.g. the ratio, the headline of such a study
   const std::string v = analysis::value_column(a.spec);  // "times", or a window analysis' value
   bool any_std = false;
   for (const auto& s : t.series) any_std |= t.has(v + "_std" + s.suffix);
@@ -219,12 +219,15 @@ std::string bar_script(const analysis::AnalysisResult& a, const Table& t) {
   return gp.str();
 }
 
-// Window analyses: the value vs epoch progress, one line per series with its ±std band.
+// Window analyses: the value vs epoch progress, one line per series with its ±std band, each at
+// its own progress column (progress<suffix>) when it has one.
 std::string band_script(const Table& t) {
-  if (t.rows.empty() || t.columns.size() < 3) return "";
+  if (t.rows.empty() || t.columns.size() < 3 || t.series.empty()) return "";
   std::ostringstream gp;
   preamble(gp, t, 900, 520);
-  const std::string& v = t.columns[1].substr(0, t.columns[1].size() - t.series.front().suffix.size());
+  const std::string& sfx0 = t.series.front().suffix;
+  const size_t at = t.has("progress" + sfx0) ? 2 : 1;  // the first series' mean column
+  const std::string v = t.columns[at].substr(0, t.columns[at].size() - sfx0.size());
   gp << "set title " << gnuplot_string(t.analysis + (t.group.empty() ? "" : " (" + t.group_label() + ")"))
      << " font \",13\"\n"
      << "set xlabel \"epoch progress [%]\"\nset xrange [0:100]\n"
@@ -240,10 +243,11 @@ std::string band_script(const Table& t) {
   for (const auto& s : t.series) {
     ++lt;
     std::string mean = column_ref(v + s.suffix), sd = column_ref(v + "_std" + s.suffix);
+    std::string x = column_ref(t.has("progress" + s.suffix) ? "progress" + s.suffix : "progress");
     std::string lts = " lt " + std::to_string(lt);
-    plots.push_back("data using \"progress\":(column(" + mean + ") - nz(" + sd + ")):(column(" + mean +
+    plots.push_back("data using " + x + ":(column(" + mean + ") - nz(" + sd + ")):(column(" + mean +
                     ") + nz(" + sd + ")) with filledcurves" + lts + " notitle");
-    plots.push_back("data using \"progress\":" + mean + " with lines" + lts + " title " +
+    plots.push_back("data using " + x + ":" + mean + " with lines" + lts + " title " +
                     gnuplot_string(s.label));
   }
   gp << "plot " << join(plots, ", \\\n     ") << "\n";

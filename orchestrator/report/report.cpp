@@ -73,11 +73,15 @@ std::string describe(const AnalysisSpec& s) {
   std::ostringstream d;
   std::string time = "mean `" + s.time.metric + "` over steps >= " + analysis::format_cell(s.time.warmup) +
                      " (after warm-up)";
+  // analysis/scaling.cpp rate_of: every rate over repetitions.
+  const char* rate =
+      " Over repetitions: time = their mean; throughput = samples / mean time, its std = samples * "
+      "std(time) / mean(time)^2.";
   switch (s.scaling) {
     case Scaling::weak:
       d << "Weak scaling over `" << s.x << "`: time = " << time << "; samples = `" << s.samples
         << "`; throughput = samples / time; ideal = throughput(r0) * r / r0 with r0 the smallest `" << s.x
-        << "`; eff = throughput / ideal.";
+        << "`; eff = throughput / ideal." << rate;
       break;
     case Scaling::strong:
       d << "Strong scaling over `" << s.x << "`: time = " << time << ";";
@@ -85,6 +89,7 @@ std::string describe(const AnalysisSpec& s) {
         d << " samples = `" << s.samples
           << "`; throughput = samples / time; ideal = throughput(r0) * r / r0;";
       d << " speedup = time(r0) / time(r) with r0 the smallest `" << s.x << "`; eff = speedup * r0 / r.";
+      if (!s.samples.empty()) d << rate;
       break;
     case Scaling::mlperf_weak:
       d << "MLPerf HPC weak scaling over the instances of each case: time to train = run_stop - run_start "
@@ -92,19 +97,36 @@ std::string describe(const AnalysisSpec& s) {
            "minus the first run_start of the instances that reached the target; models per minute = "
            "reached / time to train all in minutes.";
       break;
+    case Scaling::mlperf_strong:
+      d << "MLPerf HPC strong scaling over `" << s.x
+        << "`: time to train = run_stop - run_start of the case's MLLOG (run_time), counted only when "
+           "run_stop "
+           "says the target was reached (run_success); speedup = time to train(r0) / time to train(r) with "
+           "r0 "
+           "the smallest `"
+        << s.x << "`; eff = speedup * r0 / r.";
+      if (!s.samples.empty()) d << " throughput = `" << s.samples << "` / time to train." << rate;
+      break;
     case Scaling::none:
       d << "Per `" << s.x << "`: time = " << time << ".";
-      if (!s.samples.empty()) d << " Throughput = `" << s.samples << "` / time.";
+      if (!s.samples.empty()) d << " Throughput = `" << s.samples << "` / time." << rate;
       break;
     case Scaling::window:
       d << "Per `" << s.x << "`: " << analysis::value_column(s) << " = the mean of the samples of `"
         << s.window->series << "` within each epoch's window [`" << s.window->start << "`, `" << s.window->end
         << "`] (every matching series alike), averaged over epochs >= "
         << analysis::format_cell(s.time.warmup)
-        << "; epochs the samples do not cover are skipped. The progress curves: the samples of each window, "
-           "moving average of "
-        << s.window->smooth << ", at " << s.window->points
-        << " points of epoch progress 0-100 %, averaged over the epochs, then mean ± std over repetitions.";
+        << "; an epoch with no sample after its end is skipped, one with none before its start leaves the "
+           "case "
+           "out. The progress curves: the samples of each window, moving average of "
+        << s.window->smooth
+        << (s.window->progress == analysis::WindowSpec::Progress::time
+                ? " (partial windows at the start), at " + std::to_string(s.window->points) +
+                      " points of epoch progress 0-100 % by time, averaged over the epochs"
+                : " (full windows only, as np.convolve mode \"valid\"), progress by sample index, each "
+                  "epoch's "
+                  "curve stretched to the longest by linear interpolation before averaging")
+        << ", then mean ± population std over repetitions.";
       break;
     case Scaling::stalls:
       d << "Data stalls per rank and iteration (DS-Analyzer columns) of each case; over the iterations of "

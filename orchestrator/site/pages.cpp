@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "report/input.hpp"
+#include "site/combined.hpp"
 #include "site/html.hpp"
 #include "site/svg.hpp"
 
@@ -139,6 +140,7 @@ std::string index_html(const Site& site) {
     }
     if (!c.note.empty()) h << "<p class=\"notice\">" << esc(c.note) << "</p>\n";
     if (!c.metrics.empty()) {
+      h << combined_svg(c);  // site/combined.hpp: every tracked metric in one figure
       h << "<div class=\"grid\">\n";
       for (const auto& m : c.metrics) {
         const Track& t = m.track;

@@ -223,6 +223,10 @@ void parse_job(const std::string& file, const YAML::Node& node, const std::strin
   expr("instances", job.instances);
   if (auto v = m.get("launch"); v.IsDefined() && !v.IsNull())
     job.launch = field(file, v, as_bool(file, v, m.path("launch")));
+  str("memory", job.memory);
+  str("exclusive", job.exclusive);
+  if (auto v = m.get("oversubscribe"); v.IsDefined() && !v.IsNull())
+    job.oversubscribe = field(file, v, as_bool(file, v, m.path("oversubscribe")));
   if (auto v = m.get("env"); v.IsDefined() && !v.IsNull()) {
     MapReader env(file, v, m.path("env"));
     for (auto& [k, knode] : env.entries()) {
@@ -385,7 +389,7 @@ std::vector<Component> parse_components(const std::string& file, const YAML::Nod
     if (!body.IsMap())
       fail(file, body, cpath,
            std::string("expected a map with 'collector' and 'match', got ") + type_name(body));
-    MapReader m(file, body, cpath, {"collector", "match"});
+    MapReader m(file, body, cpath, {"collector", "match", "percent_of"});
     Component comp;
     comp.name = name;
     comp.where = location(file, key_node);
@@ -400,6 +404,10 @@ std::vector<Component> parse_components(const std::string& file, const YAML::Nod
       (void)std::regex(comp.match, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
       fail(file, match, m.path("match"), std::string("bad regex: ") + e.what());
+    }
+    if (const YAML::Node of = m.get("percent_of"); of.IsDefined()) {
+      comp.percent_of = as_string(file, of, m.path("percent_of"));
+      if (comp.percent_of.empty()) fail(file, of, m.path("percent_of"), "empty metric name");
     }
     out.push_back(std::move(comp));
   }

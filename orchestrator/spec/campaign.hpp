@@ -104,6 +104,12 @@ struct Job {
   // in RUN_DIR/instance-<i> with `instance` = i (an expression; unset: 1, one ordinary run).
   Field<std::string> instances;
   Field<bool> launch;  // run the command through the system's launcher (default true)
+  // Resources beyond the geometry (resource/model.hpp): `memory` per node ("16G"; a template);
+  // `exclusive`: whole nodes with nothing beside the case (true/false, or a template that renders
+  // to one); `oversubscribe`: ranks may share cores, so a case asking more cores than a node has
+  // runs on all of them (mpirun --oversubscribe, srun --overcommit).
+  Field<std::string> memory, exclusive;
+  Field<bool> oversubscribe;
   std::vector<std::pair<std::string, std::string>> env;  // merged by name
   std::vector<Location> env_where;
   Field<std::vector<std::string>> modules, setup, scheduler_options;
@@ -166,11 +172,14 @@ struct Fetch {
 
 // A profiler component (`components: {mpi: {collector: tau, match: '^MPI_'}}`): the time of the
 // items (routines, kernels, copy kinds) of `collector`'s component metric whose name the regex
-// `match` finds, recorded as component:NAME (collect/components.hpp sums it).
+// `match` finds, recorded as component:NAME (collect/components.hpp sums it); `percent_of` names
+// the metric component_percent:NAME divides by (e.g. run_time: the run's wall time), instead of the
+// collector's.
 struct Component {
   std::string name;
   std::string collector;
   std::string match;
+  std::string percent_of;
   Location where;            // the name
   Location collector_where;  // the collector's value
 };

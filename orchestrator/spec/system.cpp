@@ -1,9 +1,11 @@
 #include "spec/system.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <regex>
-#include <thread>
 
+#include "resource/detect.hpp"
+#include "resource/model.hpp"
 #include "spec/yaml_reader.hpp"
 #include "util/env.hpp"
 #include "util/strings.hpp"
@@ -48,6 +50,12 @@ void check_regex(const std::string& file, const YAML::Node& v, const std::string
   } catch (const std::regex_error& e) {
     fail(file, v, key, "invalid regular expression '" + re + "': " + e.what());
   }
+}
+
+// This machine's GPUs, detected once per process (nvidia-smi takes a while).
+long detected_gpus() {
+  static const long n = static_cast<long>(resource::detect_gpus().ids.size());
+  return n;
 }
 
 }  // namespace
@@ -162,15 +170,24 @@ System load_system_file(const std::filesystem::path& path) {
       if (auto x = pm.get("description"); x.IsDefined())
         p.description = as_string(file, x, pm.path("description"));
       if (auto x = pm.get("options"); x.IsDefined()) p.options = as_string_list(file, x, pm.path("options"));
-      // `auto`: this machine's cores (the local profile).
-      if (YAML::Node cn = pm.require("cores_per_node"); cn.IsScalar() && cn.Scalar() == "auto")
-        p.cores_per_node = std::max(1u, std::thread::hardware_concurrency());
+      // `auto`: what this machine offers (the local profile; resource/detect.hpp).
+      auto is_auto = [](const YAML::Node& x) { return x.IsScalar() && x.Scalar() == "auto"; };
+      if (YAML::Node cn = pm.require("cores_per_node"); is_auto(cn))
+        p.cores_per_node = static_cast<long>(resource::usable_cpus().size());
       else
         p.cores_per_node = as_int(file, cn, pm.path("cores_per_node"));
       if (p.cores_per_node < 1)
         fail(file, pm.get("cores_per_node"), pm.path("cores_per_node"), "must be at least 1");
-      if (auto x = pm.get("gpus_per_node"); x.IsDefined())
-        p.gpus_per_node = as_int(file, x, pm.path("gpus_per_node"));
+      if (auto x = pm.get("gpus_per_node"); x.IsDefined()) {
+        p.gpus_per_node = is_auto(x) ? detected_gpus() : as_int(file, x, pm.path("gpus_per_node"));
+        if (p.gpus_per_node < 0) fail(file, x, pm.path("gpus_per_node"), "must be at least 0");
+      }
+      if (auto x = pm.get("memory_per_node"); x.IsDefined()) {
+        auto mb = is_auto(x) ? std::optional<long>(resource::memory_mb())
+                             : resource::parse_memory_mb(as_string(file, x, pm.path("memory_per_node")));
+        if (!mb) fail(file, x, pm.path("memory_per_node"), "not a size: use 256G, 512M, ... or auto");
+        p.memory_mb = *mb;
+      }
       if (auto x = pm.get("max_nodes"); x.IsDefined()) p.max_nodes = as_int(file, x, pm.path("max_nodes"));
       if (auto x = pm.get("max_walltime"); x.IsDefined())
         p.max_walltime_s = walltime(file, x, pm.path("max_walltime"));

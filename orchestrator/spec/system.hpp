@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "resource/model.hpp"
 #include "util/error.hpp"
 
 namespace campaign::spec {
@@ -23,6 +24,7 @@ struct Partition {
   std::vector<std::string> options;  // scheduler directives, e.g. "--constraint=gpu"
   long cores_per_node = 1;
   long gpus_per_node = 0;
+  long memory_mb = 0;       // per node; 0: not known, not counted
   long max_nodes = 0;       // 0: no limit known
   long max_walltime_s = 0;  // 0: the system's limit
   std::string queue;        // LSF queue / Slurm partition when it is not an option
@@ -59,6 +61,10 @@ struct ContainerRuntime {
 };
 
 struct System {
+  // Every job of a `local` system runs on this one machine: a case's ranks, whatever its nodes,
+  // share the machine's cores and GPUs (partitions are views of it).
+  bool one_host() const { return scheduler == "local"; }
+
   std::string name;
   std::string file;
   std::string description;
@@ -81,6 +87,9 @@ struct System {
 };
 
 System load_system_file(const std::filesystem::path& path);
+
+// What one node of `p` offers to cases.
+inline resource::Node node_of(const Partition& p) { return {p.cores_per_node, p.gpus_per_node, p.memory_mb}; }
 
 // The partition called `name` or aliased so; nullptr when none.
 const Partition* find_partition(const System& system, const std::string& name);

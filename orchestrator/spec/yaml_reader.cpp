@@ -85,9 +85,7 @@ long as_int(const std::string& file, const YAML::Node& node, const std::string& 
 
 bool as_bool(const std::string& file, const YAML::Node& node, const std::string& key) {
   std::string s = as_string(file, node, key);
-  // YAML 1.1 spellings; collector files have used True/False.
-  if (s == "true" || s == "True" || s == "yes" || s == "on") return true;
-  if (s == "false" || s == "False" || s == "no" || s == "off") return false;
+  if (auto b = parse_bool(s)) return *b;
   fail(file, node, key, "expected true or false, got '" + s + "'");
 }
 

@@ -132,3 +132,13 @@ std::string html_escape(std::string_view s) {
 }
 
 }  // namespace campaign
+
+namespace campaign {
+
+std::optional<bool> parse_bool(std::string_view s) {
+  if (s == "true" || s == "True" || s == "yes" || s == "on") return true;
+  if (s == "false" || s == "False" || s == "no" || s == "off") return false;
+  return std::nullopt;
+}
+
+}  // namespace campaign

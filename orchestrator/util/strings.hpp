@@ -2,6 +2,7 @@
 // and the "did you mean" suggestion for misspelt keys and names.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,8 @@ std::string html_escape(std::string_view s);
 std::vector<std::string> split(std::string_view s, char sep);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 bool starts_with(std::string_view s, std::string_view prefix);
+// true/false in YAML 1.1's spellings (yes/no, on/off; True/False as collector files have used).
+std::optional<bool> parse_bool(std::string_view s);
 bool ends_with(std::string_view s, std::string_view suffix);
 
 // Quote `s` for a POSIX shell so that it is passed literally as one word.

@@ -47,11 +47,18 @@ check "auto picks daint on daint103 ($out)" grep -q "on daint (auto: host daint1
 out=$(CAMPAIGN_HOSTNAME=laptop "$exe" plan "$ws" | head -1)
 check "auto picks local elsewhere ($out)" grep -q "on local (auto" <<<"$out"
 
-# Other shipped campaigns plan and validate on every system.
+# Every shipped campaign plans and validates on every system: exit status 0, plan's node-hours line,
+# validate's "ok:" line naming the campaign's cases and system.
 for c in "$src"/campaigns/*.yaml; do
   for sys in local testcluster daint cori summit perlmutter frontier; do
     CAMPAIGN_ACCOUNT=proj "$exe" plan "$c" --system "$sys" -q >"$tmp/out" 2>&1
-    check "plan $(basename "$c") on $sys: $(tail -1 "$tmp/out")" grep -q "node-hours requested" "$tmp/out"
+    rc=$?
+    check "plan $(basename "$c") on $sys (exit $rc): $(tail -1 "$tmp/out")" \
+      test "$rc" -eq 0 -a "$(grep -c "node-hours requested" "$tmp/out")" -eq 1
+    CAMPAIGN_ACCOUNT=proj "$exe" validate "$c" --system "$sys" >"$tmp/out" 2>&1
+    rc=$?
+    check "validate $(basename "$c") on $sys (exit $rc): $(tail -1 "$tmp/out")" \
+      test "$rc" -eq 0 -a "$(grep -Ec "^ok: campaign .* on $sys \(--system\): [0-9]+ cases in [0-9]+ steps?, [0-9]+ scripts render" "$tmp/out")" -eq 1
   done
 done
 

@@ -38,8 +38,10 @@ r7=$(field "$wd" a200-r7 4)
 check_eq "case r7 completed at attempt 2" 2 "$(field "$wd" a200-r7 3)"
 check "... as task 0 of another array" test "${r7%_*}" != "$first" -a "${r7#*_}" = 0
 prefix=$(prefix_of "$wd")
-wait_sacct_jobs "${prefix}arr" 2
-tasks=$(sacct -X -n -P -j "$first,${r7%_*}" -o JobID,State 2>/dev/null)
+array_tasks() { sacct -X -n -P -j "$first,${r7%_*}" -o JobID,State 2>/dev/null; }
+ended_tasks() { array_tasks | ended_records; }
+wait_accounting 201 ended_tasks
+tasks=$(array_tasks)
 check_eq "accounting: 200 tasks in the first array, 1 in the second" "200 1" \
   "$(grep -c "^${first}_" <<<"$tasks") $(grep -c "^${r7%_*}_" <<<"$tasks")"
 check_eq "... one FAILED (r7's first attempt), the rest COMPLETED" "1 200" \

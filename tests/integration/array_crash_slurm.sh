@@ -5,7 +5,8 @@
 # the tasks by the array's name and each case's task; then run while killed with SIGKILL at 8
 # random moments, then run to the end. Every case must complete at attempt 1, and accounting must hold exactly one
 # task per case over all of the campaign's arrays (none ran twice, none lost), each case's job id
-# being one of them.
+# being one of them. The campaign's last case holds it open until the kills are over (it waits for
+# WORKDIR/release), so every one of the 8 runs is killed while it has work.
 #
 # Usage: bash array_crash_slurm.sh CAMPAIGN_BINARY SOURCE_DIR        (label slurm; about 40 s)
 source "$(dirname "$0")/lib.sh"
@@ -17,18 +18,24 @@ env CAMPAIGN_TEST_CRASH=after_submit:1 "$CAMPAIGN" run "$file" --workdir "$wd" -
 check_eq "stopped after the submission: every case left submitting" 40 "$(count_state "$wd" submitting)"
 kill_runs 8 0.2 1.5 "$CAMPAIGN" run "$file" --workdir "$wd" -q 2>>"$WORK/stderr.txt"
 say "$KILLS kills; $(count_state "$wd" completed) completed after the last one"
-check "killed at least 6 times" test "$KILLS" -ge 6
+check_eq "killed all 8 times (its last case holds the campaign open)" 8 "$KILLS"
+touch "$wd/release"
 "$CAMPAIGN" run "$file" --workdir "$wd" -q 2>>"$WORK/stderr.txt"
 check_eq "the last campaign run exits 0" 0 $?
 check_eq "every case completed at attempt 1" "40 40" \
   "$(count_state "$wd" completed) $(cases "$wd" | awk -F'\t' '$3 == 1' | wc -l)"
 prefix=$(prefix_of "$wd")
-sleep 2  # accounting lags a little behind the last tasks' ends
 # JobID (not JobIDRaw, each task's own id): ARRAY_TASK
-arrays=$(sacct -X -n -P -a -S "$TEST_START" -E now -o JobID,JobName 2>/dev/null |
-  awk -F'|' -v p="${prefix}arr" 'index($2, p) == 1 { sub(/_.*/, "", $1); print $1 }' | sort -u | paste -sd, -)
-say "arrays: $arrays"
-tasks=$(sacct -X -n -P -j "$arrays" -o JobID,State 2>/dev/null)
+array_tasks() {
+  local arrays
+  arrays=$(sacct -X -n -P -a -S "$TEST_START" -E now -o JobID,JobName 2>/dev/null |
+    awk -F'|' -v p="${prefix}arr" 'index($2, p) == 1 { sub(/_.*/, "", $1); print $1 }' | sort -u | paste -sd, -)
+  [[ -n $arrays ]] && sacct -X -n -P -j "$arrays" -o JobID,State 2>/dev/null
+}
+ended_tasks() { array_tasks | ended_records; }
+wait_accounting 40 ended_tasks
+tasks=$(array_tasks)
+say "arrays: $(cut -d_ -f1 <<<"$tasks" | sort -u | paste -sd, -)"
 check_eq "one task per case in accounting over all arrays" 40 "$(wc -l <<<"$tasks")"
 check_eq "... all COMPLETED" 40 "$(grep -c '|COMPLETED$' <<<"$tasks")"
 check_eq "each case's job id is one of those tasks, none twice" "" \

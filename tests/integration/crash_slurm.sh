@@ -97,8 +97,7 @@ check "a submission that never reached Slurm went back to planned (after the gra
   grep -q 'the submission never reached the scheduler' "$wd/campaign.log"
 
 prefix=$(prefix_of "$wd")
-wait_sacct_jobs "$prefix" 41
-sleep 2  # a duplicate submitted last would show now
+wait_sacct_jobs "$prefix" 41  # a duplicate submitted earlier would show by then too (lib.sh)
 sacct_jobs "$prefix" >"$WORK/sacct.txt"
 check_eq "sacct: 41 jobs of the campaign" 41 "$(wc -l <"$WORK/sacct.txt")"
 check_eq "sacct: no duplicate job name" "" "$(awk '{ print $2 }' "$WORK/sacct.txt" | sort | uniq -d | paste -sd' ')"

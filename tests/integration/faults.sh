@@ -4,9 +4,12 @@
 #      nodefail  cn2 is set DOWN under the running job (then resumed): the attempt ends node_fail and
 #                is retried automatically (attempt 2, which completes); Slurm does not requeue it
 #                (--no-requeue), so each attempt is one job;
-#      srunfail  cn3 is set DOWN under `srun sleep 60`: srun prints "Node failure on cn3" and exits 0,
-#                so the job script's exit marker says 0; sacct says NODE_FAIL, and that is what the
-#                attempt ends as (then retried, and completes);
+#      srunfail  cn3 is set DOWN under `srun sleep 60`, whose script ends 0 all the same (as after
+#                srun's "Node failure on cn3" and exit 0), so its exit marker says 0; sacct says
+#                NODE_FAIL, and that is what the attempt ends as (then retried, and completes). The
+#                engine is stopped between two polls while this happens and resumed once the marker
+#                says 0 and the job has ended: it reads the 0 first, then the accounting;
+#                nodefail is the other order: the accounting's NODE_FAIL and no 0 marker at all;
 #      timeout   sleeps past its 1-minute walltime: timeout, retried with 1.5x the walltime (the
 #                attempt-2 script asks for 2 minutes) and completes;
 #      fail      exits 3: failed with exit code 3, not retried; `campaign resume --failed` gives it
@@ -27,7 +30,9 @@ resume_cn3() { scontrol update nodename=cn3 state=resume >/dev/null 2>&1; }
 on_exit resume_cn2
 on_exit resume_cn3
 
-"$CAMPAIGN" run "$faults" --workdir "$fw" -q >"$WORK/faults.out" 2>&1 &
+calls=$WORK/faults-calls.log
+scheduler_wrappers "$WORK/wrappers" "$calls"
+env PATH="$WORK/wrappers:$PATH" "$CAMPAIGN" run "$faults" --workdir "$fw" -q >"$WORK/faults.out" 2>&1 &
 faults_pid=$!
 "$CAMPAIGN" run "$limited" --workdir "$lw" -q >"$WORK/limited.out" 2>&1 &
 limited_pid=$!
@@ -47,13 +52,27 @@ else
   bad "the nodefail job never ran on cn2"
 fi
 
-# --- node failure under srun: the marker says 0 ----------------------------------------------------
+# --- node failure under srun: the marker says 0 before the engine sees the job's end ----------------
 say "waiting for the srunfail job's srun step to run on cn3"
 srunfail_running() { [[ -n $(squeue -h -s -w cn3 -o %i 2>/dev/null | grep -v '\.batch$\|\.extern$') ]]; }
+marker_says_0() { [[ $(cat "$fw/srunfail/.exit" 2>/dev/null) == 0 ]]; }
+srunfail_ended() {
+  [[ $(squeue -h -t all -n "${srunfail_job}" -o %T 2>/dev/null) == NODE_FAIL ]] ||
+    [[ $(sacct -X -n -P -a -S "$TEST_START" --name="$srunfail_job" -o State 2>/dev/null | head -1) == NODE_FAIL ]]
+}
 if wait_until 60 srunfail_running; then
+  srunfail_job=$(field "$fw" srunfail 5)
   sleep 2
-  say "scontrol update nodename=cn3 state=down"
-  scontrol update nodename=cn3 state=down reason=campaign-integration-test
+  if stop_between_polls "$faults_pid" "$calls"; then
+    say "campaign run stopped between two polls; scontrol update nodename=cn3 state=down"
+    scontrol update nodename=cn3 state=down reason=campaign-integration-test
+    check "srunfail: its script ended 0 after the node failure (.exit says 0)" wait_until 30 marker_says_0
+    check "srunfail: the scheduler ended its job NODE_FAIL" wait_until 30 srunfail_ended
+    kill -CONT "$faults_pid"
+  else
+    kill -CONT "$faults_pid"
+    bad "campaign run could not be stopped between two polls"
+  fi
   sleep 3
   resume_cn3 # with ReturnToService=2 the node may already be back
   say "cn3: $(sinfo -h -n cn3 -o %T)"
@@ -72,11 +91,15 @@ resume_cn2
 check_eq "faults: campaign run exits 1 (a case failed)" 1 "$faults_rc"
 a1() { sacct -X -n -P -a -S "$TEST_START" --name="${1}" -o State | head -1; }
 prefix=$(prefix_of "$fw")
+# Attempts 1 and 2 of nodefail, srunfail and timeout, attempt 1 of fail.
+wait_sacct_jobs "$prefix" 7
 
 # node failure
 check_eq "nodefail: attempt 1 is NODE_FAIL in sacct" NODE_FAIL "$(a1 "${prefix}nodefail-a1")"
 check "nodefail: the engine saw node_fail and retried" \
   grep -q 'nodefail: attempt 1 ended node_fail; retrying (attempt 2' "$fw/campaign.log"
+check "nodefail: no 0 marker, so no completion to correct: the accounting's NODE_FAIL as it came" \
+  bash -c "! grep -q 'nodefail: the scheduler.s accounting says' '$fw/campaign.log'"
 check_eq "nodefail: attempt 2 completed" "completed 2" "$(field "$fw" nodefail 2) $(field "$fw" nodefail 3)"
 check_eq "nodefail: one job per attempt in sacct (no requeue)" 2 \
   "$(sacct -X -n -P -a -D -S "$TEST_START" -o JobName | grep -c "^${prefix}nodefail-a")"
@@ -105,8 +128,6 @@ limits() {
   sacct -X -n -P -a -S "$TEST_START" --name="${prefix}timeout-a1,${prefix}timeout-a2" -o JobName,Timelimit |
     sort | cut -d'|' -f2 | paste -sd' '
 }
-both_limits() { [[ $(limits | wc -w) == 2 ]]; }
-wait_until 30 both_limits  # accounting may lag behind the end of attempt 2
 check_eq "timeout: Slurm time limits of attempts 1 and 2" "00:01:00 00:02:00" "$(limits)"
 
 # failure

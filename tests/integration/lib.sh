@@ -120,30 +120,52 @@ sacct_jobs() {
     awk -F'|' -v p="$1" 'index($2, p) == 1 { print $1, $2, $3 }'
 }
 TEST_START=$(date +%Y-%m-%dT%H:%M:%S)
-# wait_sacct_jobs PREFIX N: waits (up to 30 s) until accounting has N jobs named PREFIX* (it lags a
-# little behind the jobs' ends).
-wait_sacct_jobs() {
-  local deadline=$((SECONDS + 30))
-  until (($(sacct_jobs "$1" | wc -l) >= $2)) || ((SECONDS >= deadline)); do sleep 0.5; done
+
+# Accounting (slurmdbd) lags behind the jobs' ends, by minutes on a loaded machine: a test that
+# asserts on it first waits until it holds the records the test expects, at most ACCOUNTING_WAIT_S.
+# slurmctld queues its records to slurmdbd in order, so once the last job's end is recorded, every
+# earlier submission is too (a duplicate job that should not exist would show by then).
+ACCOUNTING_WAIT_S=${ACCOUNTING_WAIT_S:-120}
+# States a job or step ends in (sacct's State column, "CANCELLED by 0" included).
+FINAL_STATE_RE='^(COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|PREEMPTED|BOOT_FAIL|DEADLINE)'
+
+# wait_accounting N COMMAND...: waits until COMMAND prints at least N lines (looking every second,
+# at most ACCOUNTING_WAIT_S); says how long it waited when it had to.
+wait_accounting() {
+  local n=$1 t0=$SECONDS got
+  shift
+  while got=$("$@" | wc -l); ((got < n && SECONDS - t0 < ACCOUNTING_WAIT_S)); do sleep 1; done
+  ((SECONDS > t0)) && say "accounting: $got of $n records after $((SECONDS - t0)) s"
+  return 0
 }
+
+# sacct_ended PREFIX: the lines of sacct_jobs PREFIX whose job has ended.
+sacct_ended() { sacct_jobs "$1" | awk -v re="$FINAL_STATE_RE" '$3 ~ re'; }
+# wait_sacct_jobs PREFIX N: waits until accounting has N ended jobs named PREFIX*.
+wait_sacct_jobs() { wait_accounting "$2" sacct_ended "$1"; }
+# ended_records: the lines of stdin (sacct -P output, State last) whose job or step has ended.
+ended_records() { awk -F'|' -v re="$FINAL_STATE_RE" '$NF ~ re'; }
 
 # prefix_of WORKDIR: the job name prefix of the campaign in WORKDIR ("cmp1a2b3c-").
 prefix_of() { cases "$1" | awk -F'\t' '$5 != "" && !done { sub(/-.*/, "-", $5); print $5; done = 1 }'; }
 
 # kill_runs TIMES MIN SPAN CMD...: starts CMD in the background TIMES times and kills it with SIGKILL
-# after MIN + a random part of SPAN seconds each time (as a crash would); KILLS counts the times it
-# was still running.
+# after MIN + a random part of SPAN seconds each time (as a crash would); KILLS counts the runs that
+# SIGKILL ended (not those that had exited by then). The crash tests' campaigns hold one case until
+# the test creates WORKDIR/release after the kills, so that every run is still running when killed.
 kill_runs() {
-  local times=$1 min=$2 span=$3 pid
+  local times=$1 min=$2 span=$3 pid rc i
   shift 3
   KILLS=0
-  for _ in $(seq "$times"); do
+  for i in $(seq "$times"); do
     "$@" &
     pid=$!
     BG_PIDS+=("$pid")
     sleep "$(awk -v r=$RANDOM -v a="$min" -v b="$span" 'BEGIN { printf "%.2f", a + r / 32768 * b }')"
-    kill -9 "$pid" 2>/dev/null && KILLS=$((KILLS + 1))
+    kill -9 "$pid" 2>/dev/null
     { wait "$pid"; } 2>/dev/null
+    rc=$?
+    ((rc == 128 + 9)) && KILLS=$((KILLS + 1)) || say "run $i had exited $rc before its kill"
     BG_PIDS=()
   done
 }
@@ -171,4 +193,33 @@ scheduler_wrappers() {
       >"$dir/$cmd"
     chmod +x "$dir/$cmd"
   done
+}
+
+# stop_between_polls PID LOG: stops the `campaign run` PID (SIGSTOP; SIGCONT resumes it) at a moment
+# where its next poll of the scheduler comes after a fresh read of the exit markers. LOG is the log of
+# its scheduler_wrappers. Each tick of the engine reads the markers, then polls when a poll is due, and
+# polls (`squeue -r -u USER -o ...`, without `-t all`) at most every poll_min (0.5 s on the test
+# cluster) while jobs run: stopped less than 0.3 s after such a poll began, no later tick can have
+# read the markers yet and be about to poll. It also waits until that squeue has answered, so the
+# answer predates what the caller does next. False when that never worked out in 20 tries.
+stop_between_polls() {
+  local pid=$1 log=$2 n stopped started
+  polls() { grep -c ' squeue -r -u [^ ]* -o ' "$log" 2>/dev/null; }
+  squeue_running() { ps --ppid "$pid" -o stat=,args= 2>/dev/null | grep -v '^Z' | grep -q squeue; }
+  for _ in $(seq 20); do
+    n=$(polls)
+    local deadline=$((SECONDS + 30))
+    while (($(polls) <= n)); do
+      ((SECONDS < deadline)) || return 1
+      sleep 0.02
+    done
+    kill -STOP "$pid"
+    stopped=$(date +%s.%N)
+    started=$(grep ' squeue -r -u [^ ]* -o ' "$log" | tail -1 | cut -d' ' -f1)
+    if awk -v a="$started" -v b="$stopped" 'BEGIN { exit !(b - a < 0.3) }' && wait_until 10 eval '! squeue_running'; then
+      return 0
+    fi
+    kill -CONT "$pid"
+  done
+  return 1
 }

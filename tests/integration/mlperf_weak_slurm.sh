@@ -21,7 +21,10 @@ wait_sacct_jobs "$prefix" 2
 jobs=$(sacct_jobs "$prefix")
 check_eq "two jobs in accounting: the data and the 4 instances" 2 "$(echo "$jobs" | wc -l)"
 job=$(echo "$jobs" | awk '$2 ~ /cosmoflow-weak-4x1/ { print $1 }')
-sacct -j "$job" -n -P -o JobID,NodeList,State >"$WORK/steps.txt" 2>/dev/null
+steps() { sacct -j "$job" -n -P -o JobID,NodeList,State 2>/dev/null | grep -E "^$job\.[0-9]+\|"; }
+ended_steps() { steps | ended_records; }
+wait_accounting 4 ended_steps
+steps >"$WORK/steps.txt"
 check_eq "4 steps, one per instance" 4 "$(grep -Ec "^$job\.[0-9]+\|" "$WORK/steps.txt")"
 check_eq "on 4 different nodes" 4 "$(grep -E "^$job\.[0-9]+\|" "$WORK/steps.txt" | cut -d'|' -f2 | sort -u | wc -l)"
 check_eq "every step completed" 4 "$(grep -E "^$job\.[0-9]+\|.*\|COMPLETED$" "$WORK/steps.txt" | wc -l)"

@@ -50,10 +50,14 @@ say "first attempts: $(tr '\n' ';' <<<"$first")"
 check_eq "the long cases' first attempts ended node_fail" 2 "$(grep -c '^pf-long-r[12] node_fail ' <<<"$first")"
 check_eq "all first attempts shared one allocation" 1 "$(awk '{ print $3 }' <<<"$first" | sort -u | wc -l)"
 alloc=$(awk 'NR == 1 { print $3 }' <<<"$first")
+prefix=$(prefix_of "$wd")
+# Steps: the short cases' (1 each) and the long cases' (attempts 1 and 2).
+all_steps() { sacct -n -P -S "$TEST_START" -a -o JobID,JobName,State 2>/dev/null | awk -F'|' -v p="$prefix" '$1 ~ /\.[0-9]+$/ && index($2, p) == 1'; }
+ended_steps() { all_steps | ended_records; }
+wait_accounting 6 ended_steps
 check_eq "the allocation ended NODE_FAIL in accounting" NODE_FAIL \
   "$(sacct -X -n -P -j "$alloc" -o State 2>/dev/null | head -1)"
-prefix=$(prefix_of "$wd")
-steps=$(sacct -n -P -S "$TEST_START" -a -o JobID,JobName 2>/dev/null | awk -F'|' -v p="$prefix" '$1 ~ /\.[0-9]+$/ && index($2, p) == 1 { print $2 }')
+steps=$(all_steps | cut -d'|' -f2)
 check_eq "the short cases ran once each (one step)" "1 1" \
   "$(grep -c 'pf-short-r1-a1$' <<<"$steps") $(grep -c 'pf-short-r2-a1$' <<<"$steps")"
 check_eq "the long cases ran twice each (attempts 1 and 2)" "2 2" \

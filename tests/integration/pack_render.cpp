@@ -25,16 +25,16 @@ int main(int argc, char** argv) {
     o.campaign_exe = argv[4];
     o.packed = true;
     render::Renderer r(plan);
-    pack::Allocation a;
-    a.job_name = "cmp" + render::campaign_id(c.name, wd) + "-alloc1";
-    a.partition = plan.system.partitions[plan.cases.at(0).partition].name;
-    a.nodes = std::stol(argv[5]);
-    a.walltime_s = std::stol(argv[6]);
-    a.dir = pack::allocation_dir(wd, a.job_name);
+    pack::StepAllocation planned;
+    planned.partition = plan.cases.at(0).partition;
+    planned.nodes = std::stol(argv[5]);
+    planned.walltime_s = std::stol(argv[6]);
+    pack::Allocation a =
+        pack::allocation_of(plan, planned, "cmp" + render::campaign_id(c.name, wd) + "-alloc1", wd);
     std::vector<render::Script> scripts;
     for (auto& k : plan.cases) {
       scripts.push_back(r.render(k, o));
-      a.cases.push_back(pack::packed_case(k, scripts.back()));
+      a.cases.push_back(pack::packed_case(plan, k, scripts.back()));
     }
     render::write_scripts(scripts, wd);
     auto s = pack::render_allocation(plan, a, o.campaign_exe);

@@ -17,12 +17,12 @@ job=$(cd "$WORK" && sbatch --parsable "$script")
 check "sbatch accepts the allocation script" test -n "$job"
 say "allocation $job"
 
-final() { sacct -X -n -P -j "$job" -o State 2>/dev/null | grep -Eq '^(COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY)'; }
+final() { sacct -X -n -P -j "$job" -o State 2>/dev/null | grep -Eq "$FINAL_STATE_RE"; }
 check "the allocation ends within 2 minutes" wait_until 120 final
 # Accounting of the steps lags a little behind the job's end.
 steps() { sacct -n -P -j "$job" -o JobID,JobName,State,NNodes,NodeList,Start,End 2>/dev/null | grep -E "^$job\.[0-9]+\|"; }
-enough() { (($(steps | wc -l) >= 6)); }
-wait_until 30 enough
+ended_steps() { steps | cut -d'|' -f1-3 | ended_records; }
+wait_accounting 6 ended_steps
 steps >"$WORK/steps.txt"
 sed 's/^/    /' "$WORK/steps.txt"
 sed 's/^/    /' "$alloc"/slurm-*.out

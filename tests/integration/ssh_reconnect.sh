@@ -59,8 +59,7 @@ check_eq "40 cases, every one completed at attempt 1" "40 40 40" \
   "$(wc -l <"$WORK/cases.tsv") $(awk -F'\t' '$2 == "completed"' "$WORK/cases.tsv" | wc -l) \
 $(awk -F'\t' '$3 == 1' "$WORK/cases.tsv" | wc -l)"
 prefix=$(prefix_of "$wd")
-wait_sacct_jobs "$prefix" 40
-sleep 2  # a duplicate would show up late too
+wait_sacct_jobs "$prefix" 40  # a duplicate submitted earlier would show by then too (lib.sh)
 sacct_jobs "$prefix" >"$WORK/sacct.txt"
 check_eq "sacct: 40 jobs named $prefix*, no duplicate name" "40 0" \
   "$(wc -l <"$WORK/sacct.txt") $(awk '{ print $2 }' "$WORK/sacct.txt" | sort | uniq -d | wc -l)"

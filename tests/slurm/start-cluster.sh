@@ -14,6 +14,13 @@
 # The script returns only when every node is up (idle when the cluster is fresh) and sacct answers.
 source "$(dirname "$0")/../../tools/usage.sh" "$@"
 set -euo pipefail
+# The daemons started here outlive the script: they must not inherit a descriptor of its caller's.
+# Under `flock /tmp/campaign-testcluster.lock ...` (what the helpers of a shared machine run) they
+# would otherwise hold that lock for as long as they run. Bash reads this script from fd 255.
+for fd in /proc/$$/fd/*; do
+    fd=${fd##*/}
+    if ((fd > 2 && fd < 255)); then eval "exec $fd>&-"; fi
+done
 
 BASE=${TESTCLUSTER_DIR:-/var/lib/campaign-testcluster}
 CLUSTER=testcluster

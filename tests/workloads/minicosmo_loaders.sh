@@ -10,18 +10,8 @@
 source "$(dirname "$0")/../../tools/usage.sh" "$@"
 set -euo pipefail
 
-PYTHON=${PYTHON:-/usr/bin/python3}
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-MC=$(cd "$HERE/../../workloads/minicosmo" && pwd)
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-START=$(date +%s)
+source "$(dirname "$0")/lib.sh"
 LIMIT=5   # MB/s
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-"$PYTHON" -c 'import torch, numpy, yaml' 2>/dev/null ||
-  fail "$PYTHON lacks torch/numpy/yaml (Debian: apt-get install python3-torch python3-numpy python3-yaml)"
 
 echo "== prepare.py --compress zlib"
 timeout 60 "$PYTHON" "$MC/prepare.py" --data-dir "$WORK/data" --n-samples 64 --n-valid 8 \

@@ -6,29 +6,7 @@
 source "$(dirname "$0")/../../tools/usage.sh" "$@"
 set -euo pipefail
 
-PYTHON=${PYTHON:-/usr/bin/python3}
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-MC=$(cd "$HERE/../../workloads/minicosmo" && pwd)
-WORK=$(mktemp -d)
-PIDS=()
-START=$(date +%s)
-
-cleanup() {
-  for p in "${PIDS[@]:-}"; do
-    [[ -n "$p" ]] && kill "$p" 2>/dev/null || true
-  done
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-"$PYTHON" -c 'import torch, numpy, yaml' 2>/dev/null ||
-  fail "$PYTHON lacks torch/numpy/yaml (Debian: apt-get install python3-torch python3-numpy python3-yaml)"
-
-free_port() {
-  "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+source "$(dirname "$0")/lib.sh"
 
 # check_run DIR RANKS STDOUT: outputs of a finished 2-epoch run.
 check_run() {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""minicosmo: a small CosmoFlow-style 3D CNN regression trainer (PyTorch, CPU).
+"""minicosmo: a small CosmoFlow-style 3D CNN regression trainer (PyTorch, CPU or GPU).
 
 Command line compatible with the CosmoFlow reference train.py:
 
@@ -8,8 +8,9 @@ Command line compatible with the CosmoFlow reference train.py:
              [--data-dir DIR] [--dummy-data]
              [--loader original|ring_buffer|compressed] [--io-limit MBPS]
 
-Data-parallel over the ranks a launcher started (torch.distributed, gloo,
-DistributedDataParallel). See README.md for the data and output formats.
+Data-parallel over the ranks a launcher started (torch.distributed,
+DistributedDataParallel; with --rank-gpu on each rank's GPU, NCCL when every rank
+has one: devices.py). See README.md for the data and output formats.
 """
 
 import time
@@ -31,11 +32,11 @@ _T_TORCH = time.time()
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 import torch.nn as nn  # noqa: E402
-from torch.nn.parallel import DistributedDataParallel  # noqa: E402
 TORCH_IMPORT_SECONDS = time.time() - _T_TORCH
 
 sys.dont_write_bytecode = True  # no __pycache__ next to the sources
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import devices  # noqa: E402
 import loaders  # noqa: E402
 from mllog import MLLogger  # noqa: E402
 
@@ -80,7 +81,8 @@ def parse_args(argv=None):
     p.add_argument("--distributed", action="store_true",
                    help="data-parallel over ranks from RANK/WORLD_SIZE or Slurm env")
     p.add_argument("--rank-gpu", action="store_true",
-                   help="accepted for compatibility; ignored (CPU only)")
+                   help="train on a GPU: cuda:(LOCAL_RANK mod visible devices); the CPU, with a "
+                        "note, where none is visible")
     p.add_argument("--n-train", type=int)
     p.add_argument("--n-valid", type=int)
     p.add_argument("--n-epochs", type=int)
@@ -233,11 +235,12 @@ class NpyDataset:
     than samples are cycled. With shard, rank r takes every size-th sample of a
     shuffled order shared by all ranks; without, every rank reads all n_samples.
     batch(epoch, step) reads the files through the rank's I/O limit (bucket, or
-    None) and decodes them; it is safe to call from several threads.
+    None) and decodes them, then pin (devices.Placement.pin) readies them for the copy
+    to the device; it is safe to call from several threads.
     """
 
     def __init__(self, split_dir, n_samples, cfg_data, rank, size, seed, shuffle,
-                 compressed=False, bucket=None):
+                 compressed=False, bucket=None, pin=lambda t: t):
         self.files, self.codec = loaders.sample_files(split_dir, compressed)
         tpath = os.path.join(split_dir, "targets.npy")
         if not self.files or not os.path.exists(tpath):
@@ -257,6 +260,7 @@ class NpyDataset:
         self.rank, self.size = rank, size
         self.seed, self.shuffle = seed, shuffle
         self.bucket = bucket
+        self.pin = pin
         n_shards = size if self.shard else 1
         self.steps = steps_for(n_samples, n_shards, self.batch_size,
                                "n_" + os.path.basename(split_dir))
@@ -281,19 +285,19 @@ class NpyDataset:
         else:
             x /= x.mean(axis=(1, 2, 3, 4), keepdims=True) + 1e-12
         x = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 4, 1, 2, 3)))
-        return x, torch.from_numpy(self.targets[sel])
+        return self.pin(x), self.pin(torch.from_numpy(self.targets[sel]))
 
 
 class DummyDataset:
-    """Random tensors generated once in memory and repeated, like the reference."""
+    """Random tensors generated once in memory (pinned by pin) and repeated, like the reference."""
 
-    def __init__(self, n_samples, cfg_data, rank, size, seed):
+    def __init__(self, n_samples, cfg_data, rank, size, seed, pin=lambda t: t):
         d, h, w, c = cfg_data["sample_shape"]
         B = cfg_data["batch_size"]
         pool = max(1, math.ceil(cfg_data.get("n_dummy_samples", 32) / B)) * B
         g = torch.Generator().manual_seed(seed + rank)
-        self.x = torch.rand((pool, c, d, h, w), generator=g)
-        self.y = torch.rand((pool,) + tuple(cfg_data.get("target_shape", [4])), generator=g)
+        self.x = pin(torch.rand((pool, c, d, h, w), generator=g))
+        self.y = pin(torch.rand((pool,) + tuple(cfg_data.get("target_shape", [4])), generator=g))
         self.pool, self.batch_size = pool, B
         n_shards = size if cfg_data.get("shard", True) else 1
         self.steps = steps_for(n_samples, n_shards, B, "n_samples (dummy)")
@@ -421,14 +425,20 @@ def run(args, cfg, info, mll, threads, seed):
         log("minicosmo: %d rank(s) (%s), %d thread(s)/rank, data %s, torch %s, "
             "torch import %.3fs" % (size, info["source"], threads, d["name"],
                                     torch.__version__, TORCH_IMPORT_SECONDS))
-        if args.rank_gpu:
-            log("Note: --rank-gpu ignored (CPU-only workload)")
 
     distributed = size > 1
+    timeout = datetime.timedelta(seconds=args.timeout)
     if distributed:
+        # Always gloo (barriers, metrics); the gradients may get an NCCL group (devices.place).
         dist.init_process_group(
             "gloo", init_method="tcp://%s:%d" % (info["addr"], info["port"]),
-            rank=rank, world_size=size, timeout=datetime.timedelta(seconds=args.timeout))
+            rank=rank, world_size=size, timeout=timeout)
+    place = devices.place(args.rank_gpu, rank, info["local_rank"], distributed, timeout)
+    note = devices.gpu_note(args.rank_gpu, place.placements)
+    if is_root and note:
+        print(note, file=sys.stderr, flush=True)
+    if is_root and args.rank_gpu:
+        log(place.summary())
 
     # Effective configuration (rank 0 writes it)
     if is_root:
@@ -437,7 +447,8 @@ def run(args, cfg, info, mll, threads, seed):
         eff["n_ranks"] = size
         eff["distributed"] = {"world_size": size, "source": info["source"],
                               "master_addr": info["addr"], "master_port": info["port"],
-                              "backend": "gloo" if distributed else None}
+                              "backend": place.backend}
+        eff["devices"] = place.placements
         eff["config_file"] = os.path.abspath(args.config)
         with open(os.path.join(out_dir, "config.yaml"), "w") as f:
             yaml.safe_dump(eff, f, sort_keys=False)
@@ -453,17 +464,18 @@ def run(args, cfg, info, mll, threads, seed):
         dist.barrier()
     mll.start("staging_start")
     if d["name"] == "dummy":
-        train_data = DummyDataset(d["n_train"], d, rank, size, seed)
-        valid_data = DummyDataset(d["n_valid"], d, rank, size, seed + 1) if d["n_valid"] else None
+        train_data = DummyDataset(d["n_train"], d, rank, size, seed, place.pin)
+        valid_data = (DummyDataset(d["n_valid"], d, rank, size, seed + 1, place.pin)
+                      if d["n_valid"] else None)
     else:
         data_dir = os.path.expandvars(d["data_dir"])
         # One bucket per rank: its readers (step or workers, train and validation) share the limit.
         bucket = loaders.TokenBucket(d["io_limit"]) if d["io_limit"] else None
         compressed = d["loader"] == "compressed"
         train_data = NpyDataset(os.path.join(data_dir, "train"), d["n_train"], d,
-                                rank, size, seed, True, compressed, bucket)
+                                rank, size, seed, True, compressed, bucket, place.pin)
         valid_data = (NpyDataset(os.path.join(data_dir, "validation"), d["n_valid"], d,
-                                 rank, size, seed, False, compressed, bucket)
+                                 rank, size, seed, False, compressed, bucket, place.pin)
                       if d["n_valid"] else None)
     if distributed:
         dist.barrier()
@@ -472,8 +484,8 @@ def run(args, cfg, info, mll, threads, seed):
         raise SystemExit("train.py: n_train=%d gives 0 steps per rank with batch_size=%d, %d rank(s)"
                          % (d["n_train"], B, size))
 
-    net = build_model(cfg["model"], d)
-    model = DistributedDataParallel(net) if distributed else net
+    net = build_model(cfg["model"], d).to(place.device)  # the same initial weights on any device
+    model = place.wrap(net) if distributed else net
     sched = LRSchedule(cfg, global_batch)
     ocfg = cfg["optimizer"]
     opt_name = ocfg.get("name", "SGD")
@@ -545,6 +557,7 @@ def run(args, cfg, info, mll, threads, seed):
                 break
             x, y = x_y
             t_ready = time.time()
+            x, y = place.to(x), place.to(y)  # the copy to the GPU counts as compute
             opt.zero_grad(set_to_none=True)
             pred = model(x)
             loss = mse(pred, y)
@@ -553,6 +566,7 @@ def run(args, cfg, info, mll, threads, seed):
             tl += loss.item() * len(y)
             tm += (pred.detach() - y).abs().mean().item() * len(y)
             tn += len(y)
+            place.synchronize()  # compute includes the GPU's kernels and all-reduce
             t_end = time.time()
             compute = t_end - t_ready
             stalls.append("%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n" % (
@@ -570,6 +584,7 @@ def run(args, cfg, info, mll, threads, seed):
             net.eval()
             with torch.no_grad():
                 for x, y in valid_loader.batches(epoch):
+                    x, y = place.to(x), place.to(y)
                     pred = net(x)
                     vl += ((pred - y) ** 2).mean().item() * len(y)
                     vm += (pred - y).abs().mean().item() * len(y)

@@ -4,13 +4,13 @@
 #SBATCH --ntasks=4
 #SBATCH --ntasks-per-node=1
 #SBATCH --cpus-per-task=40
+#SBATCH --gpus-per-task=8
 #SBATCH --time=01:00:00
 #SBATCH --output=@WORKDIR@/scaling-gpu-dummy-n4/slurm-%j.out
 #SBATCH --no-requeue
 #SBATCH --account=proj123
 #SBATCH --constraint=gpu
 #SBATCH --exclusive
-#SBATCH --gpus-per-task=1
 # Case scaling-gpu-dummy-n4 of campaign cosmoflow-weak-scaling (step train, attempt 1),
 # rendered by campaign for system cori, partition gpu.
 # --no-requeue: after a node failure campaign retries with a new attempt,

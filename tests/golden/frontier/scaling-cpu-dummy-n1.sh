@@ -4,6 +4,7 @@
 #SBATCH --ntasks=1
 #SBATCH --ntasks-per-node=1
 #SBATCH --cpus-per-task=56
+#SBATCH --gpus-per-task=8
 #SBATCH --time=02:00:00
 #SBATCH --output=@WORKDIR@/scaling-cpu-dummy-n1/slurm-%j.out
 #SBATCH --no-requeue

@@ -1,7 +1,9 @@
 #!/bin/bash
+#LOCAL --cores=2 --gpus=0
 # Case cosmoflow-weak-4x1 of campaign cosmoflow-mlperf-weak (step train, attempt 1),
 # rendered by campaign for system local: 4 ranks, 1
-# cores each, walltime 00:20:00. Run by the local executor (no scheduler).
+# cores each, walltime 00:20:00. Run by the local executor (no scheduler), which
+# reads the #LOCAL line above: the cores, GPUs and memory it holds for the job.
 
 # The exit status goes to .exit however the script ends: the first
 # news of the job's end for the orchestrator, which the executor's own record

@@ -4,13 +4,13 @@
 #SBATCH --ntasks=4
 #SBATCH --ntasks-per-node=1
 #SBATCH --cpus-per-task=64
+#SBATCH --gpus-per-task=4
 #SBATCH --time=01:00:00
 #SBATCH --output=@WORKDIR@/scaling-gpu-dummy-n4/slurm-%j.out
 #SBATCH --no-requeue
 #SBATCH --account=proj123
 #SBATCH --constraint=gpu
 #SBATCH --qos=regular
-#SBATCH --gpus-per-node=4
 #SBATCH --gpu-bind=none
 # Case scaling-gpu-dummy-n4 of campaign cosmoflow-weak-scaling (step train, attempt 1),
 # rendered by campaign for system perlmutter, partition gpu.

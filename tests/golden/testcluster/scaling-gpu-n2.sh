@@ -4,6 +4,7 @@
 #SBATCH --ntasks=2
 #SBATCH --ntasks-per-node=2
 #SBATCH --cpus-per-task=1
+#SBATCH --gpus-per-task=1
 #SBATCH --time=00:20:00
 #SBATCH --output=@WORKDIR@/scaling-gpu-n2/slurm-%j.out
 #SBATCH --no-requeue

@@ -106,3 +106,36 @@ TEST_CASE("scaling: mlperf_weak takes no layout keys") {
   CHECK_THROWS_WITH(parse_analyses(YAML::Load("[{name: m, scaling: mlperf_weak, x: ranks}]"), "c.yaml"),
                     Catch::Contains("analyses[0].x: not used by scaling: mlperf_weak"));
 }
+
+TEST_CASE("scaling: mlperf_strong: time to train per node count, only runs that reached the target") {
+  auto specs = parse_analyses(YAML::Load("[{name: ttt, scaling: mlperf_strong, x: nodes}]"), "c.yaml");
+  REQUIRE(specs.size() == 1);
+  CHECK(value_column(specs[0]) == "time_to_train");
+  auto run = [](const std::string& name, const std::string& nodes, const std::string& rep, double time,
+                bool reached) {
+    CaseResult c;
+    c.name = name;
+    c.state = "collected";
+    c.params = {{"nodes", nodes}, {"repeat", rep}};
+    c.metrics.push_back({kRunTime, {}, time, "s"});
+    if (reached) c.metrics.push_back({kRunSuccess, {}, 1, ""});
+    return c;
+  };
+  // 1 node: 100 and 120 s; 4 nodes: 40 s, and 10 s that missed the target.
+  auto res = analyze(specs[0], {run("a", "1", "1", 100, true), run("b", "1", "2", 120, true),
+                                run("c", "4", "1", 40, true), run("d", "4", "2", 10, false)});
+  REQUIRE(res.tables.size() == 1);
+  const Table& t = res.tables[0];
+  CHECK(t.columns ==
+        std::vector<std::string>{"nodes", "time_to_train", "time_to_train_std", "speedup", "eff", "count"});
+  CHECK(*t.number(0, "time_to_train") == 110);
+  CHECK(*t.number(1, "time_to_train") == 40);
+  CHECK(*t.number(1, "speedup") == Approx(110.0 / 40));
+  CHECK(*t.number(1, "eff") == Approx(110.0 / 40 / 4));
+  REQUIRE(res.excluded.size() == 1);
+  CHECK(res.excluded[0].case_name == "d");
+  CHECK(res.excluded[0].reason == "did not reach the target (run_stop status is not success)");
+  CHECK_THROWS_WITH(
+      parse_analyses(YAML::Load("[{name: m, scaling: mlperf_strong, x: nodes, time: run_time}]"), "c.yaml"),
+      Catch::Contains("analyses[0].time: not used by scaling: mlperf_strong"));
+}

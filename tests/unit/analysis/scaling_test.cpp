@@ -207,14 +207,18 @@ TEST_CASE("repetitions give mean, sample std, min, median and count", "[analysis
   CHECK(t.number(0, "times_min") == 10);
   CHECK(t.number(0, "times_median") == 12);
   CHECK(t.number(0, "count") == 3);
-  // Throughput per repetition: 12, 10, 120/14.
-  double thr_mean = (12 + 10 + 120.0 / 14) / 3;
+  // Throughput = samples / the mean time (not the mean of 12, 10, 120/14, which is 10.19); its std
+  // propagated from the times': 120 * 2 / 12^2; min and median from the times' max and median.
+  const double thr_mean = 120.0 / 12;
   CHECK(*t.number(0, "throughputs") == Approx(thr_mean));
+  CHECK(*t.number(0, "throughputs_std") == Approx(120.0 * 2 / 144));
+  CHECK(*t.number(0, "throughputs_min") == Approx(120.0 / 14));
   CHECK(t.number(0, "throughputs_median") == 10);
   CHECK(*t.number(1, "times_std") == Approx(std::sqrt(2.0)));
-  CHECK(*t.number(1, "throughputs") == Approx((240.0 / 11 + 240.0 / 13) / 2));
+  CHECK(*t.number(1, "throughputs") == Approx(240.0 / 12));
+  CHECK(*t.number(1, "throughputs_std") == Approx(240.0 * std::sqrt(2.0) / 144));
   CHECK(*t.number(1, "ideal") == Approx(2 * thr_mean));
-  CHECK(*t.number(1, "eff") == Approx((240.0 / 11 + 240.0 / 13) / 2 / (2 * thr_mean)));
+  CHECK(*t.number(1, "eff") == Approx(240.0 / 12 / (2 * thr_mean)));
 
   SECTION("automatic aggregates add std and count only when something repeats") {
     spec.aggregate.clear();

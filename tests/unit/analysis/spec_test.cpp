@@ -292,13 +292,16 @@ TEST_CASE("checked against the campaign, every name an analysis uses exists", "[
 TEST_CASE("scaling: window reads its series and windows; stalls takes no layout", "[analysis][spec]") {
   auto w = parse(
       "analyses:\n  - {name: u, scaling: window, x: io_limit, warmup: 2, group_by: loader,\n"
-      "     window: {series: 'utilization:{node}:gpu{i}', smooth: 5, points: 21}}\n")[0];
+      "     window: {series: 'utilization:{node}:gpu{i}', smooth: 5, progress: time, points: 21}}\n")[0];
   REQUIRE(w.window);
   CHECK(w.window->series == "utilization:{node}:gpu{i}");
   CHECK(w.window->start == "epoch_start");
   CHECK(w.window->end == "epoch_end");
   CHECK(w.window->smooth == 5);
   CHECK(w.window->points == 21);
+  CHECK(w.window->progress == WindowSpec::Progress::time);
+  CHECK(parse("analyses:\n  - {name: u, scaling: window, x: r, window: {series: s}}\n")[0].window->progress ==
+        WindowSpec::Progress::samples);
   CHECK(w.time.warmup == 2);
   CHECK(w.time.metric == w.window->series);
   CHECK(value_column(w) == "utilization");
@@ -318,8 +321,12 @@ TEST_CASE("scaling: window reads its series and windows; stalls takes no layout"
        "required key is missing"},
       {"{name: u, scaling: window, x: r, window: {series: s, smooth: 0}}", "analyses[0].window.smooth",
        "must be a whole number from 1"},
-      {"{name: u, scaling: window, x: r, window: {series: s, points: 1.5}}", "analyses[0].window.points",
-       "must be a whole number from 2"},
+      {"{name: u, scaling: window, x: r, window: {series: s, progress: time, points: 1.5}}",
+       "analyses[0].window.points", "must be a whole number from 2"},
+      {"{name: u, scaling: window, x: r, window: {series: s, points: 101}}", "analyses[0].window.points",
+       "only with progress: time"},
+      {"{name: u, scaling: window, x: r, window: {series: s, progress: index}}",
+       "analyses[0].window.progress", "'index' is not one of samples, time"},
       {"{name: u, scaling: window, x: r, window: {series: s, smoth: 2}}", "analyses[0].window.smoth",
        "unknown key"},
       {"{name: u, scaling: window, x: r, time: t, window: {series: s}}", "analyses[0].time",

@@ -27,7 +27,7 @@ TEST_CASE("collector: every shipped collector loads", "[collector]") {
 
 TEST_CASE("collector: the shipped collectors say what they read", "[collector]") {
   auto cosmo = load_collector(repo_root() / "collectors/cosmoflow.yaml");
-  REQUIRE(cosmo.sources.size() == 2);
+  REQUIRE(cosmo.sources.size() == 3);  // history.csv, mlperf.log, and run_stop's status in it
   CHECK(cosmo.sources[0]->engine == Engine::csv);
   CHECK(cosmo.sources[0]->file == "history.csv");
   CHECK(cosmo.sources[0]->required);
@@ -42,9 +42,10 @@ TEST_CASE("collector: the shipped collectors say what they read", "[collector]")
   CHECK(mlperf.sources.at(0)->from_stdout);
   auto timers = load_collector(repo_root() / "collectors/timers.yaml");
   auto tau_collector = load_collector(repo_root() / "collectors/tau.yaml");
-  const auto& tau = std::get<campaign::collect::RegexSpec>(tau_collector.sources.at(0)->spec);
-  CHECK(tau.patterns.at(0).metrics.size() == 3);
+  CHECK(tau_collector.sources.at(0)->engine == Engine::tau);
   CHECK(tau_collector.component_metric == "tau_exclusive:{routine}");
+  CHECK(tau_collector.component_rank_metric == "tau_exclusive_rank:{routine}");
+  CHECK(tau_collector.component_percent_of == "tau_application_time");
   REQUIRE(tau_collector.components.size() == 1);
   CHECK(tau_collector.components[0].name == "mpi");
   auto nsys = load_collector(repo_root() / "collectors/nsys.yaml");
@@ -101,14 +102,17 @@ TEST_CASE("collector: the metrics it declares, in order, templates kept", "[coll
   using V = std::vector<std::string>;
   CHECK(declared_metrics(load_collector(repo_root() / "collectors/cosmoflow.yaml")) ==
         V{"epoch_time", "loss", "val_loss", "mae", "val_mae", "lr", "mlperf_epoch_time", "run_time",
-          "staging_time", "eval_error"});
+          "staging_time", "eval_error", "run_success"});
   // The per-epoch windows of the issue 13 contract (epochs.csv), step = epoch.
   CHECK(declared_metrics(load_collector(repo_root() / "collectors/epochs.yaml")) ==
         V{"epoch_time", "epoch_start", "epoch_end"});
   CHECK(declared_metrics(load_collector(repo_root() / "collectors/timers.yaml")) == V{"mean_epoch_time"});
   CHECK(declared_metrics(load_collector(repo_root() / "collectors/tau.yaml")) ==
-        V{"tau_exclusive:{routine}", "tau_inclusive:{routine}", "tau_calls:{routine}", "component:mpi",
-          "component_percent:mpi"});
+        V{"tau_exclusive:{routine}", "tau_inclusive:{routine}", "tau_calls:{routine}",
+          "tau_exclusive_comm:{routine}", "tau_calls_comm:{routine}", "tau_application_time",
+          "tau_exclusive_total:{routine}", "tau_inclusive_total:{routine}", "tau_calls_total:{routine}",
+          "tau_exclusive_rank:{routine}", "tau_imbalance:{routine}", "tau_barrier_time:{routine}",
+          "component:mpi", "component_percent:mpi", "component_imbalance:mpi", "component_barrier_time:mpi"});
   CHECK(declared_metrics(load_collector(repo_root() / "collectors/nsys.yaml")) ==
         V{"nsys_time:{name}", "nsys_instances:{name}", "nsys_avg:{name}"});
   auto c = parse_collector(
@@ -142,11 +146,11 @@ TEST_CASE("collector: bad YAML gives InputError with file:line:col, key and hint
       {"sources:\n  - engine: csv\n    file: a.csv\n    patterns: []\n", "4:5", "sources[0].patterns",
        "unknown key for a csv source"},
       {"sources:\n  - engine: cvs\n    file: a.csv\n", "2:13", "sources[0].engine",
-       "'cvs' is not one of csv, mllog, regex, json, yaml, nsys, did you mean 'csv'?"},
+       "'cvs' is not one of csv, mllog, regex, json, yaml, nsys, tau, did you mean 'csv'?"},
       {"sources:\n  - {engin: csv, file: a.csv}\n", "2:6", "sources[0].engin",
        "unknown key, did you mean 'engine'?"},
       {"sources:\n  - file: a.csv\n", "2:5", "sources[0].engine",
-       "required key is missing (csv, mllog, regex, json, yaml, nsys)"},
+       "required key is missing (csv, mllog, regex, json, yaml, nsys, tau)"},
       {"sources:\n  - {engine: csv, file: a.csv, required: maybe, metrics: [a]}\n", "2:42",
        "sources[0].required", "expected true or false, got 'maybe'"},
       {"sources:\n  - {engine: csv, file: a.csv, metrics: a}\n", "2:41", "sources[0].metrics",

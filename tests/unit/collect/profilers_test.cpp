@@ -1,6 +1,6 @@
 // Profiler collectors and components on recorded real outputs (tests/data/profilers/README.md
-// names each file's source): the tau collector on TAU pprof, the nsys engine on `nsys stats`
-// CSV of both report generations, and the components summed over them.
+// names each file's source): the nsys engine on `nsys stats` CSV of both report generations, and
+// the components summed over them (the tau engine: tau_test.cpp).
 #include <catch2/catch.hpp>
 
 #include "collect/components.hpp"
@@ -33,26 +33,6 @@ bool has(const CollectResult& r, const std::string& name) {
 }
 
 }  // namespace
-
-TEST_CASE("profilers: tau.yaml on pprof -s of Gray-Scott: routines and % time in MPI", "[profilers]") {
-  TempDir run;
-  fs::copy_file(profile("pprof-gray-scott.txt"), run / "pprof.txt");
-  auto r = collect({with(shipped("tau"), "bp4", "^BP4Writer::")}, run.path());
-  INFO(all_warnings(r));
-  CHECK(r.warnings.empty());
-  // The first listing is FUNCTION SUMMARY (total); "2:38.281" is m:ss.mmm, "28,489" msec.
-  CHECK(value(r, "tau_exclusive:.TAU application") == Approx(158.281));
-  CHECK(value(r, "tau_inclusive:.TAU application") == Approx(194.955));
-  CHECK(value(r, "tau_exclusive:MPI_Sendrecv()") == Approx(28.489));
-  CHECK(value(r, "tau_calls:MPI_Sendrecv()") == 48000);
-  CHECK(value(r, "tau_exclusive:MPI_Cart_shift()") == Approx(0.000018));
-  // 26 MPI_ routines of 53; their exclusive times over all 53 (= the application's 194.955 s).
-  CHECK(value(r, "component:mpi") == Approx(34.696152));
-  CHECK(value(r, "component_percent:mpi") == Approx(17.798193652));
-  CHECK(value(r, "component:bp4") == Approx(1.768342));
-  CHECK(value(r, "component_percent:bp4") == Approx(0.90711192871));
-  CHECK(r.metrics.size() == 53 * 3 + 2 * 2);
-}
 
 TEST_CASE("profilers: nsys engine on cuda_gpu_kern_sum and the console's cuda_gpu_mem_time_sum",
           "[profilers]") {
@@ -170,6 +150,28 @@ TEST_CASE("profilers: a component that matches nothing is 0 and says so; no prof
   CHECK_FALSE(has(none, "component:mpi"));
 }
 
+TEST_CASE("profilers: percent_of divides by a metric of the same case, from any collector", "[profilers]") {
+  TempDir run;
+  fs::copy_file(profile("nsys-stats-vllm-7599.csv"), run / "nsys-stats.csv");
+  write_file(run / "timing.json", R"({"run_time": 50})");
+  Collector nsys = shipped("nsys");
+  campaign::collect::set_component(
+      nsys, campaign::collect::make_component("htod", R"(\[CUDA memcpy Host-to-Device\])", "run_time"));
+  // The run's wall time comes from a collector listed after nsys: components wait for all of them.
+  Collector timing =
+      collector("name: timing\nsources: [{engine: json, file: timing.json, values: [run_time]}]\n");
+  auto r = collect({nsys, timing}, run.path());
+  INFO(all_warnings(r));
+  CHECK(r.warnings.empty());
+  CHECK(value(r, "component_percent:htod") == Approx(100 * 2.472025475 / 50));
+  // Without that metric: the seconds, no percentage, and a warning that says why.
+  fs::remove(run / "timing.json");
+  auto none = collect({nsys}, run.path());
+  CHECK(value(none, "component:htod") == Approx(2.472025475));
+  CHECK_FALSE(has(none, "component_percent:htod"));
+  CHECK(has_warning(none, "nsys: component 'htod': no metric 'run_time' to divide by"));
+}
+
 TEST_CASE("profilers: collector components are read strictly", "[profilers]") {
   using Catch::Matchers::Contains;
   const std::string src = "sources: [{engine: nsys, file: 'n*.csv'}]\n";
@@ -184,6 +186,9 @@ TEST_CASE("profilers: collector components are read strictly", "[profilers]") {
   CHECK_THROWS_WITH(collector(src + "components: {metric: 'a:{x}', defaults: {'m pi': MPI}}"),
                     Contains("components.defaults.m pi: a component name is a word"));
   CHECK_THROWS_WITH(collector(src + "components: {metrc: 'a:{x}'}"), Contains("did you mean 'metric'"));
+  CHECK_THROWS_WITH(collector(src + "components: {metric: 'a:{x}', per_rank: a_rank}"),
+                    Contains("components.per_rank: a metric name with one {part}"));
+  CHECK(collector(src + "components: {metric: 'a:{x}', percent_of: t}").component_percent_of == "t");
   CHECK_THROWS_WITH(collector("sources: [{engine: nsys, file: n.csv, metrics: [x]}]"),
                     Contains("unknown key for a nsys source"));
 }

@@ -1,5 +1,5 @@
-// The regex engine: the shipped timers, tau and gpu-util collectors on recorded
-// outputs, capture naming, reductions, and lines that would break std::regex.
+// The regex engine: the shipped timers and gpu-util collectors on recorded outputs (beside tau's
+// engine on its pprof text), capture naming, reductions, and lines that would break std::regex.
 #include <catch2/catch.hpp>
 #include <chrono>
 
@@ -19,20 +19,24 @@ TEST_CASE("regex: timers.yaml reads 'Mean epoch time' from stdout, tau.yaml TAU 
   INFO(all_warnings(r));
   CHECK(r.warnings.empty());
   CHECK(value(r, "mean_epoch_time") == Approx(28.4));
-  // First listing (node 0); "1:15.412" is m:ss.mmm, "31,145" msec with a thousands separator.
+  // No mean listing: node 0's; "1:15.412" is m:ss.mmm, "31,145" msec with a thousands separator.
   CHECK(value(r, "tau_inclusive:.TAU application") == Approx(75.412));
   CHECK(value(r, "tau_exclusive:.TAU application") == Approx(0.000052));
   CHECK(value(r, "tau_exclusive:MPI_Allreduce()") == Approx(31.145));
   CHECK(value(r, "tau_inclusive:void train_epoch(Model &, Batch *)") == Approx(71.794));
   CHECK(value(r, "tau_calls:MPI_Allreduce()") == 3000);
   CHECK(value(r, "tau_exclusive:void checkpoint(const char *)") == Approx(0.301));
-  // The tau collector's default component: MPI_* exclusive times, and their share of all.
+  // The tau collector's default component: MPI_* exclusive times, their share of the application's
+  // inclusive time, and across the two nodes.
   CHECK(value(r, "component:mpi") == Approx(31.145 + 9.050));
-  CHECK(value(r, "component_percent:mpi") ==
-        Approx(100 * (31.145 + 9.050) / (0.000052 + 0.012 + 2.310 + 31.145 + 9.050 + 0.301)));
-  // 6 routines x 3 metrics, the mean epoch time and the component's two; header and separator
-  // lines do not match.
-  CHECK(r.metrics.size() == 21);
+  CHECK(value(r, "component_percent:mpi") == Approx(100 * (31.145 + 9.050) / 75.412));
+  CHECK(value(r, "tau_imbalance:MPI_Allreduce()") == Approx(32.410 / ((31.145 + 32.410) / 2)));
+  CHECK(value(r, "component_imbalance:mpi") ==
+        Approx((32.410 + 9.101) / ((31.145 + 9.050 + 32.410 + 9.101) / 2)));
+  // Node 0: 6 routines x 3 metrics and the application time; the total's 2 routines x 3; per rank
+  // 11 values (checkpoint on node 0 only), 6 imbalances and barrier times; the component's four and
+  // the mean epoch time. Header and separator lines are not rows.
+  CHECK(r.metrics.size() == 18 + 1 + 6 + 11 + 12 + 4 + 1);
   CHECK(r.files == std::vector<std::string>{"slurm-4242.out", "pprof.txt"});
 }
 

@@ -48,6 +48,12 @@ TEST_CASE("headline columns per kind of analysis", "[history][following]") {
         std::vector<std::string>{"ws.throughputs@max", "ws.eff@max", "wt.throughputs@max", "wt.eff@max",
                                  "ss.times@max", "ss.eff@max", "agg.times"});
   for (auto& t : headline_metrics(specs_of(kWeak))) CHECK_NOTHROW(parse_metric(t.metric));
+  const char* mlperf =
+      "analyses:\n"
+      "  - {name: mw, scaling: mlperf_weak}\n"
+      "  - {name: tt, scaling: mlperf_strong, x: nodes}\n";
+  CHECK(metrics(headline_metrics(specs_of(mlperf))) ==
+        std::vector<std::string>{"mw.models_per_minute higher", "tt.time_to_train@max", "tt.eff@max"});
 }
 
 TEST_CASE("following: `track:` replaces the defaults; a campaign that does not parse says so",

@@ -4,6 +4,8 @@
 
 #include <signal.h>
 
+#include <set>
+
 #include "helpers.hpp"
 #include "transport/local_shell.hpp"
 
@@ -20,10 +22,13 @@ using namespace local_test;
 
 namespace {
 
-LocalOptions options(const fs::path& root, int slots = 4) {
+// `cores` counted cores, unpinned, and no GPU unless `gpus` names some (ids a job sees).
+LocalOptions options(const fs::path& root, int cores = 4, std::vector<std::string> gpus = {}) {
   LocalOptions o;
   o.spool = root / ".local";
-  o.slots = slots;
+  o.cores = cores;
+  o.gpus = campaign::resource::Gpus{gpus.empty() ? "" : "CUDA_VISIBLE_DEVICES", std::move(gpus)};
+  o.memory_mb = 0;
   o.kill_grace = 500ms;
   return o;
 }
@@ -148,7 +153,7 @@ TEST_CASE("the concurrency limit holds jobs back in submission order", "[local]"
                             "a"));
   auto b = s.submit(request(make_job(tmp.path, "b", "date +%s%N > start"), "b"));
   auto c = s.submit(request(make_job(tmp.path, "c", "true"), "c", {}, {"--ntasks=1"}));
-  CHECK(record_of(tmp.path, a).slots == 2);
+  CHECK(record_of(tmp.path, a).demand.cores == 2);
   CHECK(info(s, a).state == State::running);
   auto jb = info(s, b);
   CHECK(jb.state == State::queued);
@@ -162,10 +167,95 @@ TEST_CASE("the concurrency limit holds jobs back in submission order", "[local]"
   CHECK(wait_end(s, c).state == State::completed);
   CHECK(std::stoll(read(tmp.path / "b" / "start")) >= std::stoll(read(tmp.path / "a" / "end")));
 
-  // A job wider than the machine is capped at the limit instead of waiting forever.
-  auto wide = s.submit(request(make_job(tmp.path, "wide", "true"), "wide", {}, {"-n", "64"}));
-  CHECK(record_of(tmp.path, wide).slots == 2);
+  // A launcher line wider than the machine is capped at its cores instead of waiting forever...
+  auto wide = s.submit(request(make_job(tmp.path, "wide", ": campaign launch -n 64 -- x"), "wide"));
+  CHECK(record_of(tmp.path, wide).demand.cores == 2);
   CHECK(wait_end(s, wide).state == State::completed);
+  // ...a job that says it needs more than there is, is refused.
+  try {
+    s.submit(request(make_job(tmp.path, "wider", "true"), "wider", {}, {"-n", "64"}));
+    FAIL("a job of 64 cores was accepted on 2");
+  } catch (const SubmitError& e) {
+    CHECK(e.kind() == SubmitFailure::invalid);
+    CHECK(std::string(e.what()).find("64 cores per node, more than the node's 2") != std::string::npos);
+  }
+}
+
+TEST_CASE("the #LOCAL line: cores, one job at a time when each needs all of them", "[local]") {
+  TempDir tmp("cores");
+  LocalScheduler s(options(tmp.path, 2));
+  // Four jobs of one rank and 2 CPUs on 2 cores run one at a time, never two at once.
+  auto name = [](int i) {
+    std::string n = "j";  // not "j" + to_string(i): GCC 12 warns wrongly (-Wrestrict) on that
+    n += std::to_string(i);
+    return n;
+  };
+  std::vector<std::string> ids;
+  for (int i = 0; i < 4; ++i)
+    ids.push_back(s.submit(
+        request(make_job(tmp.path, name(i),
+                         "#LOCAL --cores=2 --gpus=0\ndate +%s%N > start; sleep 0.3; date +%s%N > end"),
+                name(i))));
+  CHECK(record_of(tmp.path, ids[0]).demand.cores == 2);
+  for (auto& id : ids) CHECK(wait_end(s, id).state == State::completed);
+  for (int i = 1; i < 4; ++i)
+    CHECK(std::stoll(read(tmp.path / name(i) / "start")) >= std::stoll(read(tmp.path / name(i - 1) / "end")));
+}
+
+TEST_CASE("each job sees its own GPUs, and none when it asks for none", "[local]") {
+  TempDir tmp("gpus");
+  LocalScheduler s(options(tmp.path, 8, {"3", "5"}));
+  CHECK(s.machine().gpus == 2);
+  auto gpu_job = [&](const std::string& name) {
+    return s.submit(
+        request(make_job(tmp.path, name,
+                         "#LOCAL --cores=1 --gpus=1\necho \"${CUDA_VISIBLE_DEVICES-unset}\" > seen; "
+                         "date +%s%N > start; sleep 0.4; date +%s%N > end"),
+                name));
+  };
+  auto a = gpu_job("a"), b = gpu_job("b"), c = gpu_job("c");
+  auto cpu = s.submit(request(
+      make_job(tmp.path, "cpu", "#LOCAL --cores=1\necho \"${CUDA_VISIBLE_DEVICES-unset}\" > seen"), "cpu"));
+  // Two GPU jobs at once, each with one GPU of its own; the third waits for a GPU, not for cores.
+  CHECK(info(s, a).state == State::running);
+  CHECK(info(s, b).state == State::running);
+  CHECK(info(s, c).state == State::queued);
+  for (auto& id : {a, b, c, cpu}) CHECK(wait_end(s, id).state == State::completed);
+  std::set<std::string> seen{read(tmp.path / "a" / "seen"), read(tmp.path / "b" / "seen")};
+  CHECK(seen == std::set<std::string>{"3\n", "5\n"});
+  CHECK((read(tmp.path / "c" / "seen") == "3\n" || read(tmp.path / "c" / "seen") == "5\n"));
+  CHECK(std::stoll(read(tmp.path / "c" / "start")) >=
+        std::min(std::stoll(read(tmp.path / "a" / "end")), std::stoll(read(tmp.path / "b" / "end"))));
+  CHECK(read(tmp.path / "cpu" / "seen") == "\n");  // set and empty: no GPU
+  // A job asking for more GPUs than there are is refused.
+  CHECK_THROWS_AS(s.submit(request(make_job(tmp.path, "three", "true"), "three", {}, {"--gpus=3"})),
+                  SubmitError);
+}
+
+TEST_CASE("an exclusive job holds the whole machine", "[local]") {
+  TempDir tmp("exclusive");
+  LocalScheduler s(options(tmp.path, 4));
+  auto whole = s.submit(
+      request(make_job(tmp.path, "whole", "#LOCAL --exclusive\nsleep 0.4; date +%s%N > end"), "whole"));
+  auto small =
+      s.submit(request(make_job(tmp.path, "small", "#LOCAL --cores=1\ndate +%s%N > start"), "small"));
+  CHECK(record_of(tmp.path, whole).held_cores.size() == 4);
+  CHECK(info(s, small).state == State::queued);
+  CHECK(wait_end(s, small).state == State::completed);
+  CHECK(std::stoll(read(tmp.path / "small" / "start")) >= std::stoll(read(tmp.path / "whole" / "end")));
+}
+
+TEST_CASE("a job is pinned to its cores on the machine's CPUs", "[local]") {
+  TempDir tmp("pin");
+  LocalOptions o = options(tmp.path);
+  o.cores = 0;  // this machine's CPUs, pinned
+  LocalScheduler s(o);
+  auto one = s.submit(request(
+      make_job(tmp.path, "one", "#LOCAL --cores=1\ngrep Cpus_allowed_list /proc/self/status > mask"), "one"));
+  CHECK(wait_end(s, one).state == State::completed);
+  std::string mask = read(tmp.path / "one" / "mask");
+  // One CPU: a single number, no range or list.
+  CHECK(mask.find_first_of(",-") == std::string::npos);
 }
 
 TEST_CASE("afterok dependencies wait, and cancel when they fail", "[local]") {

@@ -113,7 +113,9 @@ TEST_CASE("job records round-trip through JSON", "[local][record]") {
   r.workdir = "/w/case";
   r.output = "/w/case/job-42.out";
   r.depends_on = {40, 41};
-  r.slots = 4;
+  r.demand = {1, 4, 1, 2048, false};
+  r.held_cores = {0, 1, 2, 3};
+  r.held_gpus = {1};
   r.walltime_s = 3600;
   r.phase = Phase::ended;
   r.launch = 2;
@@ -131,6 +133,13 @@ TEST_CASE("job records round-trip through JSON", "[local][record]") {
   REQUIRE(back);
   CHECK(record_to_json(*back) == record_to_json(r));
   CHECK(back->depends_on == std::vector<long>{40, 41});
+  CHECK(back->demand == r.demand);
+  CHECK(back->held_gpus == std::vector<long>{1});
+  // A record of an earlier version says `slots`: the cores it holds.
+  auto old = record_from_json(
+      R"({"id": 7, "name": "n", "script": "/s", "workdir": "/w", "slots": 3, "state": "pending"})");
+  REQUIRE(old);
+  CHECK(old->demand.cores == 3);
   CHECK(back->job.start == 99887767);
   CHECK(back->outcome == campaign::State::cancelled);
   CHECK_FALSE(back->exit_code);

@@ -204,3 +204,59 @@ TEST_CASE("instances must be whole, at least 1, and fit the partition together")
              Catch::Contains("job.instances") && Catch::Contains("3 instances x 2 nodes exceed the 4 nodes"));
   CHECK(err("nodes: 1, instances: 4") == "no error");
 }
+
+TEST_CASE("what a case asks of its nodes: cores, GPUs, memory, exclusive (per case through a template)") {
+  auto p = plan_of(R"(name: t
+matrix:
+  mode: [{name: shared, whole: false}, {name: alone, whole: true}]
+case_name: "{{mode}}"
+job: {command: echo, partition: gpu, ranks: 2, ranks_per_node: 2, cpus_per_rank: 3, gpus_per_rank: 0,
+      memory: 8G, exclusive: "{{whole}}"}
+)",
+                   "perlmutter");
+  REQUIRE(p.cases.size() == 2);
+  CHECK(p.demand_of(p.cases[0]) == resource::Demand{1, 6, 0, 8192, false});
+  CHECK(p.demand_of(p.cases[1]) == resource::Demand{1, 6, 0, 8192, true});
+  // Node-hours: its share of the node (6 of 64 cores), whole when exclusive.
+  CHECK(p.node_hours_of(p.cases[0]) == Approx(6.0 / 64.0));
+  CHECK(p.node_hours_of(p.cases[1]) == Approx(1.0));
+  // One GPU of four decides the share.
+  auto g =
+      plan_of("name: t\njob: {command: echo, partition: gpu, ranks: 1, cpus_per_rank: 1, gpus_per_rank: 1}\n",
+              "perlmutter");
+  CHECK(g.node_hours_of(g.cases[0]) == Approx(0.25));
+}
+
+TEST_CASE("on one host (local) a case's ranks share the machine, whatever its nodes") {
+  auto p = plan_of("name: t\njob: {command: echo, nodes: 2, ranks_per_node: 1, cpus_per_rank: 1}\n", "local");
+  CHECK(p.demand_of(p.cases[0]) == resource::Demand{1, 2, 0, 0, false});
+  // Unset, cpus per rank is the machine's cores over all the case's ranks.
+  auto d = plan_of("name: t\njob: {command: echo, ranks: 2}\n", "local");
+  CHECK(d.cases[0].cpus_per_rank == std::max(1L, d.system.partitions[0].cores_per_node / 2));
+  // Oversubscribed: never more than the machine's cores.
+  auto o =
+      plan_of("name: t\njob: {command: echo, ranks: 64, cpus_per_rank: 1, oversubscribe: true}\n", "local");
+  CHECK(o.demand_of(o.cases[0]).cores == o.system.partitions[0].cores_per_node);
+}
+
+TEST_CASE("resource errors name the key") {
+  auto error_of = [](const std::string& yaml, const std::string& sys) -> std::string {
+    try {
+      plan_of(yaml, sys);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK_THAT(error_of("name: t\njob: {command: echo, exclusive: maybe}\n", "daint"),
+             Catch::Contains("c.yaml:2:33: job.exclusive: expected true or false, got 'maybe'"));
+  CHECK_THAT(error_of("name: t\njob: {command: echo, memory: lots}\n", "daint"),
+             Catch::Contains("job.memory: not a size: 'lots'"));
+  CHECK_THAT(error_of("name: t\njob: {command: echo, ranks: 4096, cpus_per_rank: 1}\n", "local"),
+             Catch::Contains("job.cpus_per_rank: 4096 ranks x 1 cpus per rank exceed the"));
+  CHECK_THAT(
+      error_of("name: t\njob: {command: echo, partition: gpu, gpus_per_rank: 5}\n", "perlmutter"),
+      Catch::Contains("job.gpus_per_rank: 1 ranks per node x 5 GPUs per rank exceed the 4 GPUs per node"));
+  CHECK_THAT(error_of("name: t\njob: {command: echo, partition: mc, memory: 5G}\n", "testcluster"),
+             Catch::Contains("job.memory: 5120 MB exceed the 4000 MB per node of partition 'mc'"));
+}

@@ -22,14 +22,16 @@ Allocation sample(const std::filesystem::path& workdir) {
   a.walltime_s = 1800;
   a.dir = allocation_dir(workdir, a.job_name);
   a.grace_s = 2.5;
+  a.node = {4, 2, 1000};
+  a.driver_binds_gpus = true;
   for (int i = 0; i < 3; ++i) {
     PackedCase c;
     c.key = "00000000000000a" + std::to_string(i);
     c.case_name = "case-" + std::to_string(i);
     c.job_name = "cmpabc123-case-" + std::to_string(i) + "-a1";
     c.run_dir = workdir / c.case_name;
-    c.nodes = 1 + i % 2;
-    c.ranks = 4 * c.nodes;
+    c.demand = {1 + i % 2, 2 + i, i % 2, 100L * i, i == 2};
+    c.ranks = 4 * c.demand.nodes;
     c.walltime_s = 600;
     c.script = c.run_dir / "job.sh";
     a.cases.push_back(c);
@@ -69,7 +71,16 @@ TEST_CASE("bad manifests are refused with the file and the key", "[pack]") {
     change(k);
     return error_of(k.dump());
   };
-  CHECK(with([](auto& k) { k["version"] = 2; }).find("version") != std::string::npos);
+  CHECK(with([](auto& k) { k["version"] = 3; }).find("version") != std::string::npos);
+  CHECK(with([](auto& k) {
+          k["cases"][0]["cores"] = 5;
+        }).find("cases[0].cores: does not fit the allocation's nodes: 5 cores per node") !=
+        std::string::npos);
+  CHECK(with([](auto& k) { k["cases"][0]["gpus"] = 3; }).find("3 GPUs per node") != std::string::npos);
+  CHECK(with([](auto& k) { k.erase("node"); }).find("node: required key is missing") != std::string::npos);
+  CHECK(with([](auto& k) {
+          k["cases"][0]["exclusive"] = 1;
+        }).find("cases[0].exclusive: must be true or false") != std::string::npos);
   CHECK(with([](auto& k) { k.erase("job_name"); }).find("job_name: required key is missing") !=
         std::string::npos);
   CHECK(with([](auto& k) { k["nodes"] = 0; }).find("nodes: must be a positive integer") != std::string::npos);
@@ -90,6 +101,18 @@ TEST_CASE("bad manifests are refused with the file and the key", "[pack]") {
         std::string::npos);
 }
 
+TEST_CASE("a version 1 manifest (before cases shared nodes) gives each case its nodes whole", "[pack]") {
+  auto j = nlohmann::json::parse(to_json(sample("/w")));
+  j["version"] = 1;
+  j.erase("node");
+  j.erase("driver_binds_gpus");
+  for (auto& c : j["cases"])
+    for (const char* k : {"cores", "gpus", "memory_mb", "exclusive"}) c.erase(k);
+  Allocation a = from_json(j.dump(), "old.json");
+  CHECK(a.cases[1].demand == campaign::resource::Demand{2, 1, 0, 0, true});
+  CHECK_FALSE(a.driver_binds_gpus);
+}
+
 TEST_CASE("a missing manifest names its path", "[pack]") {
   CHECK_THROWS_WITH(read_manifest("/nonexistent/manifest.json"),
                     Catch::Contains("/nonexistent/manifest.json") && Catch::Contains("cannot read"));
@@ -97,7 +120,8 @@ TEST_CASE("a missing manifest names its path", "[pack]") {
 
 TEST_CASE("a start marker reads back; a missing or broken one is none", "[pack]") {
   campaign_test::TempDir t("pack");
-  StartMarker m{"cmpx-alloc1", "cmpx-a-a1", 1764064800.25, {"cn1", "cn2"}, {0, 1}};
+  StartMarker m{"cmpx-alloc1",  "cmpx-a-a1", 1764064800.25,
+                {"cn1", "cn2"}, {0, 1},      {{0, {0, 1}, {1}}, {1, {0, 1}, {}}}};
   write_file_atomic(t.path / kStartMarker, to_json(m));
   auto r = read_start_marker(t.path);
   REQUIRE(r);
@@ -106,6 +130,7 @@ TEST_CASE("a start marker reads back; a missing or broken one is none", "[pack]"
   CHECK(r->time == m.time);
   CHECK(r->nodes == m.nodes);
   CHECK(r->slots == m.slots);
+  CHECK(r->placement == m.placement);
   write_file_atomic(t.path / kStartMarker, "{\"allocation\": 1}");
   CHECK_FALSE(read_start_marker(t.path));
   CHECK_FALSE(read_start_marker(t.path / "none"));

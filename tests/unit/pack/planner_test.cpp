@@ -4,15 +4,32 @@
 #include <catch2/catch.hpp>
 
 using namespace campaign::pack;
+using campaign::resource::Demand;
+using campaign::resource::Node;
+
+namespace {
+// Nodes of 4 cores; a case of `n` whole nodes asks for all 4 cores of each.
+const Node kNode{4, 0, 0};
+Item whole(size_t id, long nodes, long walltime_s) { return {id, Demand{nodes, 4, 0, 0, false}, walltime_s}; }
+Limits limits(long nodes, long walltime_s, long cases, long margin_s) {
+  Limits l;
+  l.nodes = nodes;
+  l.node = kNode;
+  l.walltime_s = walltime_s;
+  l.cases = cases;
+  l.margin_s = margin_s;
+  return l;
+}
+}  // namespace
 
 TEST_CASE("the driver's schedule: biggest first, free nodes filled, small cases pass a big one that waits") {
   // 3 nodes: a (2 nodes, 100 s), b (2, 50), c (1, 30), d (1, 30) in biggest-first order a b c d.
-  std::vector<Item> items{{3, 1, 30}, {1, 2, 50}, {0, 2, 100}, {2, 1, 30}};
+  std::vector<Item> items{whole(3, 1, 30), whole(1, 2, 50), whole(0, 2, 100), whole(2, 1, 30)};
   biggest_first(items);
   REQUIRE(items[0].id == 0);
   REQUIRE(items[1].id == 1);
   REQUIRE(items[2].id == 2);
-  Schedule s = simulate(items, 3);
+  Schedule s = simulate(items, 3, kNode);
   // t=0: a (2 nodes), c (1 node); b waits. t=30: c ends, d starts. t=60: d ends; b still needs 2.
   // t=100: a ends, b starts, ends at 150.
   CHECK(s.start_s == std::vector<long>{0, 100, 0, 30});
@@ -22,9 +39,9 @@ TEST_CASE("the driver's schedule: biggest first, free nodes filled, small cases 
 
 TEST_CASE("allocations hold cases while their schedule ends within the walltime, less the margin") {
   std::vector<Item> items;
-  for (size_t i = 0; i < 60; ++i) items.push_back({i, i % 3 == 0 ? 2L : 1L, 600});
-  Limits limits{4, 3 * 3600, 0, 60};
-  auto allocs = allocate(items, limits);
+  for (size_t i = 0; i < 60; ++i) items.push_back(whole(i, i % 3 == 0 ? 2L : 1L, 600));
+  Limits lim = limits(4, 3 * 3600, 0, 60);
+  auto allocs = allocate(items, lim);
   // 20 two-node and 40 one-node cases of 10 min: 80 node-slots of 10 min on 4 nodes = 200 min, in
   // at most 17 rounds of 10 min per 3 h allocation.
   REQUIRE(allocs.size() == 2);
@@ -32,7 +49,7 @@ TEST_CASE("allocations hold cases while their schedule ends within the walltime,
   for (auto& a : allocs) {
     total += a.ids.size();
     CHECK(a.nodes == 4);
-    CHECK(a.walltime_s <= limits.walltime_s);
+    CHECK(a.walltime_s <= lim.walltime_s);
     CHECK(a.walltime_s % 60 == 0);
   }
   CHECK(total == 60);
@@ -45,20 +62,48 @@ TEST_CASE("allocations hold cases while their schedule ends within the walltime,
 }
 
 TEST_CASE("an allocation asks only for the nodes and time its cases use, and respects the case limit") {
-  std::vector<Item> items{{0, 1, 600}, {1, 1, 300}};
-  auto one = allocate(items, Limits{8, 4 * 3600, 0, 60});
+  std::vector<Item> items{whole(0, 1, 600), whole(1, 1, 300)};
+  auto one = allocate(items, limits(8, 4 * 3600, 0, 60));
   REQUIRE(one.size() == 1);
   CHECK(one[0].nodes == 2);
   CHECK(one[0].walltime_s == 660);  // 600 s + 60 s margin
   CHECK(one[0].node_hours() == Approx(2 * 660 / 3600.0));
-  auto limited = allocate(items, Limits{8, 4 * 3600, 1, 60});
+  auto limited = allocate(items, limits(8, 4 * 3600, 1, 60));
   CHECK(limited.size() == 2);
 }
 
 TEST_CASE("a case that cannot fit alone is a programming error, not a silent drop") {
-  CHECK_THROWS(allocate({{0, 5, 60}}, Limits{4, 3600, 0, 60}));
-  CHECK_THROWS(allocate({{0, 1, 3601}}, Limits{4, 3600, 0, 60}));
-  auto whole = allocate({{0, 1, 3600}, {1, 1, 60}}, Limits{1, 3600, 0, 60});
-  REQUIRE(whole.size() == 2);  // a case of the whole limit fits alone, without the margin
-  CHECK(whole[0].walltime_s == 3600);
+  CHECK_THROWS(allocate({whole(0, 5, 60)}, limits(4, 3600, 0, 60)));
+  CHECK_THROWS(allocate({{0, Demand{1, 8, 0, 0, false}, 60}}, limits(4, 3600, 0, 60)));  // 8 cores of 4
+  CHECK_THROWS(allocate({whole(0, 1, 3601)}, limits(4, 3600, 0, 60)));
+  auto alone = allocate({whole(0, 1, 3600), whole(1, 1, 60)}, limits(1, 3600, 0, 60));
+  REQUIRE(alone.size() == 2);  // a case of the whole limit fits alone, without the margin
+  CHECK(alone[0].walltime_s == 3600);
+}
+
+TEST_CASE("one-core cases fill nodes by cores: 32 of 6 s on four 4-core nodes take 12 s") {
+  std::vector<Item> items;
+  for (size_t i = 0; i < 32; ++i) items.push_back({i, Demand{1, 1, 0, 0, false}, 6});
+  biggest_first(items);
+  Schedule s = simulate(items, 4, kNode);
+  CHECK(s.makespan_s == 12);
+  CHECK(s.peak_nodes == 4);
+  CHECK(std::count(s.start_s.begin(), s.start_s.end(), 0) == 16);
+  // Exclusive, each takes its node whole: 8 rounds.
+  for (auto& it : items) it.demand.exclusive = true;
+  CHECK(simulate(items, 4, kNode).makespan_s == 48);
+  // The allocation asks for what the schedule uses: 4 nodes, 12 s + margin.
+  auto allocs = allocate(items, limits(4, 3600, 0, 60));
+  REQUIRE(allocs.size() == 1);
+  CHECK(allocs[0].walltime_s == 120);  // 48 s + 60 s, to the minute
+}
+
+TEST_CASE("GPU cases are placed by GPUs: 4 one-GPU cases on 2 nodes of 2 GPUs run at once") {
+  std::vector<Item> items;
+  for (size_t i = 0; i < 4; ++i) items.push_back({i, Demand{1, 1, 1, 0, false}, 30});
+  Schedule s = simulate(items, 2, Node{4, 2, 0});
+  CHECK(s.makespan_s == 30);
+  CHECK(s.peak_nodes == 2);
+  // One GPU per node: two rounds.
+  CHECK(simulate(items, 2, Node{4, 1, 0}).makespan_s == 60);
 }

@@ -19,6 +19,8 @@ job:
   ranks_per_node: 2
   walltime: 10m
   command: "sleep 1"
+systems:
+  local: {job: {oversubscribe: true}}  # 4 ranks on a machine of 2 cores
 )Y";
 
 matrix::Plan plan_of(const std::string& sys) {
@@ -34,13 +36,13 @@ render::Script packed(const matrix::Plan& p, size_t i) {
 }
 
 pack::Allocation allocation_of(const matrix::Plan& p) {
-  pack::Allocation a;
-  a.job_name = "cmpabc123-alloc1-a1";
-  a.partition = "cpu";
-  a.nodes = 3;
-  a.walltime_s = 1800;
-  a.dir = pack::allocation_dir("/w", a.job_name);
-  for (size_t i = 0; i < p.cases.size(); ++i) a.cases.push_back(pack::packed_case(p.cases[i], packed(p, i)));
+  pack::StepAllocation planned;
+  planned.partition = 0;
+  planned.nodes = 3;
+  planned.walltime_s = 1800;
+  pack::Allocation a = pack::allocation_of(p, planned, "cmpabc123-alloc1-a1", "/w");
+  for (size_t i = 0; i < p.cases.size(); ++i)
+    a.cases.push_back(pack::packed_case(p, p.cases[i], packed(p, i)));
   return a;
 }
 
@@ -75,7 +77,9 @@ TEST_CASE("the allocation script asks for the allocation and runs the driver", "
   auto p = plan_of("testcluster");
   auto a = allocation_of(p);
   REQUIRE(a.cases.size() == 2);
-  CHECK(a.cases[1].nodes == 2);
+  CHECK(a.cases[1].demand == campaign::resource::Demand{2, 4, 0, 0, false});  // 2 ranks x 2 cpus per node
+  CHECK(a.node == campaign::resource::Node{4, 0, 4000});
+  CHECK_FALSE(a.driver_binds_gpus);
   CHECK(a.cases[1].ranks == 4);
   CHECK(a.cases[1].walltime_s == 600);
   CHECK(a.cases[1].script == "/w/p-N2/job.sh");

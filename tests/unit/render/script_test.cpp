@@ -97,6 +97,7 @@ TEST_CASE("instances run side by side, each in its own directory; .exit is the f
   auto p = plan_of(R"Y(name: t
 job:
   instances: 4
+  oversubscribe: true  # one host: 4 instances on any machine
   launch: false
   command: "echo {{instance}} of {{instances}} > which.txt; pwd > where.txt; exit $(( {{instance}} % 3 ))"
 )Y",
@@ -130,8 +131,10 @@ TEST_CASE("on Slurm each instance is its own step on its own nodes of a K x node
   CHECK(s.text.find("#SBATCH --nodes=512\n") != std::string::npos);
   CHECK(s.text.find("#SBATCH --ntasks=512\n") != std::string::npos);
   // Each instance is a step as a packed case is (render/step_launch.hpp): srun --exact with its geometry.
-  const std::string step = "srun --exact -N 4 -n 4 --ntasks-per-node=1 --cpus-per-task=12 -t 01:00:00 -J " +
-                           s.job_name + " ${CAMPAIGN_NODES:+-w \"$CAMPAIGN_NODES\"} -l -u ";
+  // Daint's gpu nodes have one GPU each: one per rank, asked for per task.
+  const std::string step =
+      "srun --exact -N 4 -n 4 --ntasks-per-node=1 --cpus-per-task=12 --gpus-per-task=1 -t 01:00:00 -J " +
+      s.job_name + " ${CAMPAIGN_NODES:+-w \"$CAMPAIGN_NODES\"} -l -u ";
   CHECK(s.text.find("mkdir -p instance-0 && (cd instance-0 && " + step +
                     "train 0) >instance-0/output.log 2>&1 &\n") != std::string::npos);
   CHECK(s.text.find("(cd instance-127 && " + step + "train 127)") != std::string::npos);
@@ -148,7 +151,8 @@ TEST_CASE("on Slurm each instance is its own step on its own nodes of a K x node
 TEST_CASE("job option sample: the sampler beside the job, one per node on Slurm, stopped before .exit") {
   const std::string yaml =
       "name: t\nmatrix: {ranks: [4]}\njob: {command: x, partition: cpu, ranks: ranks, sample: 0.25}\n"
-      "steps: {with: {enabled: true}, without: {job: {sample: false}}}\n";
+      "steps: {with: {enabled: true}, without: {job: {sample: false}}}\n"
+      "systems: {local: {job: {oversubscribe: true}}}\n";
   auto slurm = plan_of(yaml, "daint");
   render::Renderer r(slurm);
   auto s = r.render(slurm.cases[0], render::RenderOptions{"/scratch/w", "/opt/campaign", 1, 0, {}});
@@ -172,4 +176,35 @@ TEST_CASE("job option sample: the sampler beside the job, one per node on Slurm,
   auto lo =
       render::Renderer(local).render(local.cases[0], render::RenderOptions{"/w", "/opt/campaign", 1, 0, {}});
   CHECK(lo.text.find("\n/opt/campaign sample --interval 0.25 --gpu auto --pid $$ &\n") != std::string::npos);
+}
+
+TEST_CASE("scripts ask for what the case needs: GPUs per task, memory, whole nodes") {
+  auto p = plan_of(R"Y(name: t
+matrix:
+  mode: [{name: gpu, g: 1, whole: false}, {name: cpu, g: 0, whole: true}]
+case_name: "{{mode}}"
+job: {command: x, partition: gpu, ranks: 4, ranks_per_node: 4, cpus_per_rank: 16, gpus_per_rank: g,
+      memory: 64G, exclusive: "{{whole}}"}
+)Y",
+                   "perlmutter");
+  render::Renderer r(p);
+  auto gpu = r.render(p.cases[0], render::RenderOptions{"/w", "campaign", 1, 0, {}}).text;
+  CHECK(gpu.find("#SBATCH --gpus-per-task=1\n") != std::string::npos);
+  CHECK(gpu.find("#SBATCH --mem=65536M\n") != std::string::npos);
+  CHECK(gpu.find("#SBATCH --exclusive\n") == std::string::npos);
+  // Site rules stay (constraint, QOS); the partition no longer asks for every GPU of the node.
+  CHECK(gpu.find("#SBATCH --constraint=gpu\n") != std::string::npos);
+  CHECK(gpu.find("--gpus-per-node") == std::string::npos);
+  auto cpu = r.render(p.cases[1], render::RenderOptions{"/w", "campaign", 1, 0, {}}).text;
+  CHECK(cpu.find("--gpus-per-task") == std::string::npos);
+  CHECK(cpu.find("#SBATCH --exclusive\n") != std::string::npos);
+}
+
+TEST_CASE("a local script's #LOCAL line holds what the job takes of the machine") {
+  auto p = plan_of(
+      "name: t\njob: {command: x, partition: cpu, ranks: 2, cpus_per_rank: 1, memory: 1G, exclusive: true}\n",
+      "local");
+  auto s = render::Renderer(p).render(p.cases[0], render::RenderOptions{"/w", "campaign", 1, 0, {}});
+  // Two ranks, one per node by default: 1G per node is 2G of the one host.
+  CHECK(s.text.find("#LOCAL --cores=2 --gpus=0 --mem=2048 --exclusive\n") != std::string::npos);
 }

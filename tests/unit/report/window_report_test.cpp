@@ -35,7 +35,7 @@ collectors: [epochs, utilisation, stalls]
 analyses:
   - {name: util, scaling: window, x: io_limit, compare: {axis: loader, baseline: original}, warmup: 0,
      ratio: {axis: loader, numerator: original, denominator: ring_buffer},
-     window: {series: 'utilization:{node}:gpu{i}', points: 11}}
+     window: {series: 'utilization:{node}:gpu{i}'}}
   - {name: stalls, scaling: stalls, warmup: 0}
 )";
 
@@ -100,16 +100,19 @@ TEST_CASE("window and stalls from collected files: real nvidia-smi samples, four
 
   const analysis::AnalysisResult& util = st.analyses.at(0);
   CHECK(util.excluded.empty());
-  // Epoch 0 holds 28, 32, 30; epoch 1 holds 26; epoch 2 ends after the last sample.
+  // Epoch 0 holds 28, 32, 30; epoch 1 holds 26; epoch 2 ends after the last sample. The curve:
+  // epoch 1's one value stretched to epoch 0's three, averaged: 27, 29, 28.
   REQUIRE(util.tables.size() == 2);
   CHECK(util.tables[0].number(0, "utilization") == Approx((30 + 26) / 2.0));
   CHECK(util.tables[0].number(0, "ratio") == Approx(1));
   size_t skipped = 0;
   for (const auto& n : util.notes)
-    skipped += n.find("epoch 2: window past the last sample") != std::string::npos;
+    skipped += n.find("epoch 2: no sample of utilization:nesi:gpu0 after its end") != std::string::npos;
   CHECK(skipped == 4);
   CHECK(util.tables[1].stem() == "util-progress");
-  CHECK(util.tables[1].rows.size() == 11);
+  REQUIRE(util.tables[1].rows.size() == 3);
+  CHECK(util.tables[1].number(1, "utilization_0_original") == Approx(29));
+  CHECK(util.tables[1].number(2, "progress_0_ring_buffer") == 100);
 
   const analysis::AnalysisResult& stalls = st.analyses.at(1);
   REQUIRE(stalls.tables.size() == 5);  // the summary and one table per case
@@ -128,7 +131,7 @@ TEST_CASE("window and stalls from collected files: real nvidia-smi samples, four
   report::write_report(in, report::parse_formats("all"), out, no_plots);
   std::string md = slurp(out / "report.md");
   CHECK(md.find("| case | ranks | iterations | Average stall (sec) |") != std::string::npos);
-  CHECK(md.find("11 rows of 5 columns, in the CSV and JSON files.") != std::string::npos);
+  CHECK(md.find("3 rows of 7 columns, in the CSV and JSON files.") != std::string::npos);
   std::string csv = slurp(out / "stalls-run_original_r1.csv");
   CHECK(csv.rfind("Iteration,Epoch,Fetch time (sec)_gpu0,Fetch done time (sec)_gpu0,", 0) == 0);
   CHECK(csv.find("Training Stall time (sec)_gpu3,Compute time (sec)_gpu3\n") != std::string::npos);

@@ -172,7 +172,7 @@ job: {command: "true"}
 collectors: [tau, nsys]
 components:
   io: {collector: tau, match: '^BP4Writer::'}
-  memcpy_htod: {collector: nsys, match: '\[CUDA memcpy (HtoD|Host-to-Device)\]'}
+  memcpy_htod: {collector: nsys, match: '\[CUDA memcpy (HtoD|Host-to-Device)\]', percent_of: run_time}
 systems:
   local: {components: {conv: {collector: nsys, match: conv}}}
 )",
@@ -184,6 +184,8 @@ systems:
   CHECK(c.components[1].match == R"(\[CUDA memcpy (HtoD|Host-to-Device)\])");
   CHECK(c.components[1].where.line == 6);
   CHECK(c.components[1].collector_where.column == 28);
+  CHECK(c.components[0].percent_of.empty());  // the collector's
+  CHECK(c.components[1].percent_of == "run_time");
   auto local = for_system(c, "local");  // replaced as a whole, as inputs are
   REQUIRE(local.components.size() == 1);
   CHECK(local.components[0].name == "conv");
@@ -197,6 +199,10 @@ systems:
   CHECK_THAT(error_of("name: t\ncomponents: {mpi: {collector: tau, match: ''}}\n"),
              Catch::Contains("empty regex"));
   CHECK_THAT(error_of("name: t\ncomponents: [mpi]\n"), Catch::Contains("components"));
+  CHECK_THAT(error_of("name: t\ncomponents: {mpi: {collector: tau, match: x, percent_of: ''}}\n"),
+             Catch::Contains("components.mpi.percent_of: empty metric name"));
+  CHECK_THAT(error_of("name: t\ncomponents: {mpi: {collector: tau, match: x, percentof: t}}\n"),
+             Catch::Contains("did you mean 'percent_of'"));
   CHECK_THAT(error_of("name: t\ncomponents: {mpi: '^MPI_'}\n"),
              Catch::Contains("expected a map with 'collector' and 'match'"));
 }

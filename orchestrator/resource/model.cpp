@@ -1,0 +1,147 @@
+#include "resource/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace campaign::resource {
+
+std::string why_not(const Node& n, const Demand& d) {
+  auto more = [](long want, long have, const char* what) {
+    return std::to_string(want) + " " + what + " per node, more than the node's " + std::to_string(have);
+  };
+  if (d.nodes < 1) return "no nodes";
+  if (d.cores > n.cores) return more(d.cores, n.cores, "cores");
+  if (d.gpus > n.gpus) return more(d.gpus, n.gpus, "GPUs");
+  if (n.memory_mb > 0 && d.memory_mb > n.memory_mb) return more(d.memory_mb, n.memory_mb, "MB of memory");
+  return "";
+}
+
+double share(const Node& n, const Demand& d) {
+  if (d.exclusive) return 1.0;
+  double s = static_cast<double>(d.cores) / static_cast<double>(std::max(1L, n.cores));
+  if (n.gpus > 0) s = std::max(s, static_cast<double>(d.gpus) / static_cast<double>(n.gpus));
+  if (n.memory_mb > 0) s = std::max(s, static_cast<double>(d.memory_mb) / static_cast<double>(n.memory_mb));
+  return std::min(1.0, s);
+}
+
+bool bigger(const Demand& a, const Demand& b) {
+  if (a.nodes != b.nodes) return a.nodes > b.nodes;
+  if (a.exclusive != b.exclusive) return a.exclusive;
+  if (a.gpus != b.gpus) return a.gpus > b.gpus;
+  if (a.cores != b.cores) return a.cores > b.cores;
+  return a.memory_mb > b.memory_mb;
+}
+
+Pool::Pool(size_t nodes, Node each) : node_(each), nodes_(nodes) {
+  for (auto& s : nodes_) {
+    s.core.assign(static_cast<size_t>(std::max(0L, each.cores)), false);
+    s.gpu.assign(static_cast<size_t>(std::max(0L, each.gpus)), false);
+  }
+}
+
+bool Pool::fits(const State& s, const Demand& d) const {
+  if (s.exclusive) return false;
+  if (d.exclusive) return s.holders == 0;
+  auto free = [](const std::vector<bool>& v) {
+    return static_cast<long>(std::count(v.begin(), v.end(), false));
+  };
+  if (free(s.core) < d.cores || free(s.gpu) < d.gpus) return false;
+  return node_.memory_mb <= 0 || s.memory_mb + d.memory_mb <= node_.memory_mb;
+}
+
+std::optional<Placement> Pool::place(const Demand& d) const {
+  if (d.nodes < 1 || !why_not(node_, d).empty()) return std::nullopt;
+  Placement p;
+  for (size_t k = 0; k < nodes_.size() && static_cast<long>(p.size()) < d.nodes; ++k) {
+    const State& s = nodes_[k];
+    if (!fits(s, d)) continue;
+    Slice slice{k, {}, {}};
+    // Exclusive: every core and GPU of the node is the case's own.
+    long cores = d.exclusive ? node_.cores : d.cores, gpus = d.exclusive ? node_.gpus : d.gpus;
+    for (size_t i = 0; i < s.core.size() && static_cast<long>(slice.cores.size()) < cores; ++i)
+      if (!s.core[i]) slice.cores.push_back(static_cast<long>(i));
+    for (size_t i = 0; i < s.gpu.size() && static_cast<long>(slice.gpus.size()) < gpus; ++i)
+      if (!s.gpu[i]) slice.gpus.push_back(static_cast<long>(i));
+    p.push_back(std::move(slice));
+  }
+  if (static_cast<long>(p.size()) < d.nodes) return std::nullopt;
+  return p;
+}
+
+void Pool::take(const Demand& d, const Placement& p) {
+  for (const Slice& slice : p) {
+    if (slice.node >= nodes_.size()) throw std::logic_error("placement on a node the pool does not have");
+    State& s = nodes_[slice.node];
+    if (s.exclusive || (d.exclusive && s.holders > 0))
+      throw std::logic_error("node " + std::to_string(slice.node) + " is not free");
+    auto hold = [&](std::vector<bool>& v, long i) {
+      if (i < 0 || static_cast<size_t>(i) >= v.size() || v[static_cast<size_t>(i)])
+        throw std::logic_error("index " + std::to_string(i) + " of node " + std::to_string(slice.node) +
+                               " is held already or out of range");
+      v[static_cast<size_t>(i)] = true;
+    };
+    for (long i : slice.cores) hold(s.core, i);
+    for (long i : slice.gpus) hold(s.gpu, i);
+    s.memory_mb += d.memory_mb;
+    if (d.exclusive) s.exclusive = true;
+    s.holders += 1;
+  }
+}
+
+void Pool::give_back(const Demand& d, const Placement& p) {
+  for (const Slice& slice : p) {
+    if (slice.node >= nodes_.size()) continue;
+    State& s = nodes_[slice.node];
+    for (long i : slice.cores)
+      if (i >= 0 && static_cast<size_t>(i) < s.core.size()) s.core[static_cast<size_t>(i)] = false;
+    for (long i : slice.gpus)
+      if (i >= 0 && static_cast<size_t>(i) < s.gpu.size()) s.gpu[static_cast<size_t>(i)] = false;
+    s.memory_mb = std::max(0L, s.memory_mb - d.memory_mb);
+    s.holders = std::max(0L, s.holders - 1);
+    if (d.exclusive || s.holders == 0) s.exclusive = false;
+  }
+}
+
+size_t Pool::busy_nodes() const {
+  return static_cast<size_t>(
+      std::count_if(nodes_.begin(), nodes_.end(), [](const State& s) { return s.holders > 0; }));
+}
+
+long Pool::free_cores(size_t node) const {
+  const State& s = nodes_.at(node);
+  return s.exclusive ? 0 : static_cast<long>(std::count(s.core.begin(), s.core.end(), false));
+}
+
+long Pool::free_gpus(size_t node) const {
+  const State& s = nodes_.at(node);
+  return s.exclusive ? 0 : static_cast<long>(std::count(s.gpu.begin(), s.gpu.end(), false));
+}
+
+std::optional<long> parse_memory_mb(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  std::string unit = text.substr(used);
+  if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b')) unit.pop_back();
+  double mb = 0;
+  if (unit.empty() || unit == "M" || unit == "m")
+    mb = v;
+  else if (unit == "K" || unit == "k")
+    mb = v / 1024;
+  else if (unit == "G" || unit == "g")
+    mb = v * 1024;
+  else if (unit == "T" || unit == "t")
+    mb = v * 1024 * 1024;
+  else
+    return std::nullopt;
+  if (!std::isfinite(mb) || mb < 0) return std::nullopt;
+  return static_cast<long>(std::ceil(mb));
+}
+
+}  // namespace campaign::resource

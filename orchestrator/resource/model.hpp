@@ -1,0 +1,91 @@
+// The resource model: what a node offers (cores, GPUs, memory), what a case asks of each node it
+// runs on, and the one fit function that places cases on nodes. The local executor, the pack
+// planner, the pack driver, `plan`'s node-hours and the checks of `validate` all use it, so a case
+// that fits in one of them fits in all.
+//
+// Invariant: pure (no clock, no files, no processes); a Pool never gives one core or GPU twice,
+// and an exclusive demand never shares a node.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace campaign::resource {
+
+// What one node offers to cases. `memory_mb` 0: memory is not counted (the profile does not say).
+struct Node {
+  long cores = 1;
+  long gpus = 0;
+  long memory_mb = 0;
+  bool operator==(const Node&) const = default;
+};
+
+// What a case asks of every node it spans (each of its nodes runs the same number of ranks), and how
+// many nodes. `exclusive`: whole nodes, nothing beside it (and every resource of them is its own).
+struct Demand {
+  long nodes = 1;
+  long cores = 1;      // per node: ranks per node x cpus per rank
+  long gpus = 0;       // per node: ranks per node x GPUs per rank
+  long memory_mb = 0;  // per node; 0: none asked
+  bool exclusive = false;
+  bool operator==(const Demand&) const = default;
+};
+
+// Why `d` can never run on nodes like `n`, even alone on empty ones ("" when it can). The nodes a
+// case spans are checked against a partition's `max_nodes` elsewhere (matrix/geometry).
+std::string why_not(const Node& n, const Demand& d);
+
+// The share of each of its nodes that `d` holds: the largest of its cores', GPUs' and memory's
+// shares, 1 when exclusive. A case's node-hours are nodes x share x hours.
+double share(const Node& n, const Demand& d);
+
+// The order in which cases are started when several wait (the pack driver, the planner): most
+// nodes first, then most GPUs, cores and memory per node, exclusive before shared.
+bool bigger(const Demand& a, const Demand& b);
+
+// The cores and GPUs a case holds on one node (indices 0..n-1 on that node).
+struct Slice {
+  size_t node = 0;
+  std::vector<long> cores, gpus;
+  bool operator==(const Slice&) const = default;
+};
+using Placement = std::vector<Slice>;  // one per node, nodes ascending
+
+// The free resources of a set of identical nodes.
+class Pool {
+ public:
+  Pool(size_t nodes, Node each);
+
+  // Where `d` fits now: on the lowest-numbered nodes with room, taking each node's lowest free
+  // cores and GPUs; nullopt when it does not fit now. Does not take anything.
+  std::optional<Placement> place(const Demand& d) const;
+  // Marks a placement (of place(), or one read back from a record) as held, or free again. take()
+  // throws std::logic_error when any of it is already held: a caller's bookkeeping error.
+  void take(const Demand& d, const Placement& p);
+  void give_back(const Demand& d, const Placement& p);
+
+  size_t size() const { return nodes_.size(); }
+  const Node& node() const { return node_; }
+  size_t busy_nodes() const;  // nodes of which something is held
+  long free_cores(size_t node) const;
+  long free_gpus(size_t node) const;
+
+ private:
+  struct State {
+    std::vector<bool> core, gpu;  // held
+    long memory_mb = 0;           // held
+    long holders = 0;
+    bool exclusive = false;
+  };
+  bool fits(const State& s, const Demand& d) const;
+
+  Node node_;
+  std::vector<State> nodes_;
+};
+
+// "16G", "512M", "1.5T", "2048" (MB) as megabytes; nullopt when not a size.
+std::optional<long> parse_memory_mb(const std::string& text);
+
+}  // namespace campaign::resource
