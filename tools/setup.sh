@@ -31,6 +31,9 @@ packages=(
   # cluster installs its own packages when a test first starts it); headless
   # Chromium renders report.html. A test whose program is missing is skipped.
   openssh-server openssh-client chromium
+  # tests: `module load` in job scripts and in the installed tree's modulefiles (Lmod); the Debian
+  # package's library dependencies (dpkg-shlibdeps, run by cpack)
+  lmod dpkg-dev
 )
 
 if [ "${SKIP_APT:-0}" != 1 ]; then

@@ -11,7 +11,14 @@ int main(int argc, char** argv) {
       "campaign: run HPC benchmark campaigns (scaling studies) from a declarative YAML file.\n"
       "Plan the matrix, render job scripts for the system's scheduler (Slurm, LSF or this machine), "
       "submit them, follow them to the end, and resume after any interruption."};
-  app.set_version_flag("--version", std::string("campaign ") + CAMPAIGN_VERSION);
+  app.set_version_flag(
+      "--version",
+      [] {
+        std::string text = paths_text("");
+        text.pop_back();  // CLI11 ends the line
+        return text;
+      },
+      "Print the version and the folders searched for profiles and collectors, then exit");
   app.require_subcommand(1);
   int status = 0;  // what the subcommand asks for when it ends without an exception
   add_plan(app);
@@ -29,6 +36,8 @@ int main(int argc, char** argv) {
   add_history(app, status);
   add_trace(app);
   add_site(app, status);
+  add_systems(app, status);
+  add_paths(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

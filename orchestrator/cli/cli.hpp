@@ -73,6 +73,11 @@ void add_report(CLI::App& app);
 void add_history(CLI::App& app, int& status);
 void add_trace(CLI::App& app);  // the timeline in the Trace Event Format
 void add_site(CLI::App& app, int& status);
+void add_systems(CLI::App& app, int& status);  // the profiles found, and which one `auto` picks
+void add_paths(CLI::App& app);                 // the version and the data folders searched
+// The version, the binary and the data folders searched, in order (`paths`, `--version`); a campaign
+// file's folder first when one is given.
+std::string paths_text(const std::string& campaign_file);
 
 }  // namespace campaign::cli
 

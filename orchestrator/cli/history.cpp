@@ -1,7 +1,8 @@
-// `campaign history METRIC [PATH...]`: a metric across the runs of a campaign
+// `campaign history [METRIC] [PATH...]`: a metric across the runs of a campaign
 // (one per work directory), in commit order, relative to a baseline; exit
 // status 3 when the latest run regressed beyond the threshold (and, with
-// repetitions, their spread). history::track does the work; this file reads
+// repetitions, their spread). Without METRIC, what the campaign follows
+// (history/following.hpp). history::track does the work; this file reads
 // the options, finds the runs and writes what it returns.
 #include <cctype>
 #include <iostream>
@@ -9,6 +10,7 @@
 
 #include "cli/cli.hpp"
 #include "history/combined.hpp"
+#include "history/following.hpp"
 #include "history/output.hpp"
 #include "history/runs.hpp"
 #include "util/strings.hpp"
@@ -48,6 +50,16 @@ const char* kFooter = R"(METRIC (what to follow):
                                          (run_time, staging_time from mlperf.log; tau_exclusive:ROUTINE)
   A name that is a column is read as the column; REDUCER(NAME) forces the collected metric.
 
+Without METRIC (a first argument that exists as a file or directory is a PATH): the metrics under
+`track:` in the campaign stored with the newest run, each with its `threshold:` and `better:`; without
+`track:`, by default each analysis' headline columns:
+  scaling: weak    ANALYSIS.throughputs@max, ANALYSIS.eff@max
+  scaling: strong  ANALYSIS.times@max, ANALYSIS.eff@max
+  scaling: none    ANALYSIS.times (every row a series)
+  mlperf_weak      ANALYSIS.models_per_minute (higher is better)
+  mlperf_strong    ANALYSIS.time_to_train@max, ANALYSIS.eff@max
+  window, stalls   none
+
 Runs: every work directory (a directory with campaign.db) at or up to 4 levels under each PATH;
 a campaign file as PATH means the directory holding its default work directory (runs/ beside it).
 Default PATH: the current directory. Runs are ordered by the commit date of the code they ran
@@ -64,8 +76,8 @@ not overlap (rule ci), or a step found over the series lies between the run and 
 step). Without repetitions the threshold alone decides (rule threshold). The table, CSV and JSON say
 which rule flagged each run.
 
---plot: one figure of the metrics the campaign tracks (`track:` in the campaign stored with its
-newest run, then each --track METRIC), each series relative to its baseline against the runs in
+--plot: one figure of the metrics the campaign follows (as without METRIC: its `track:`, else the
+headline columns; then each --track METRIC), each series relative to its baseline against the runs in
 commit-date order (the ExaRL plan's plot of % MPI, % memcpy and runtime), written as
 CAMPAIGN-tracked.csv, .dat, .gp, .svg and .png in --out; the latest relative value of each is printed.
   campaign history --plot campaigns/nightly.yaml
@@ -75,35 +87,45 @@ Exit status: 0 no regression, 3 a regression (the latest run of a series worse t
 by more than the threshold, and the spread with repetitions; --fail-on any: any run), 2 bad METRIC
 or options, 1 no runs.)";
 
-// --plot: every tracked metric (the newest run's `track:`, then --track) followed as one METRIC
-// would be, its latest relative value printed, all in one figure.
-int run_combined(const std::vector<history::Run>& runs, const std::string& name, const HistoryOptions& o,
-                 const history::TrackOptions& options, const fs::path& out) {
-  std::vector<spec::Tracked> tracked = history::tracked_by(runs.back());
-  for (const auto& m : o.track) tracked.push_back(spec::Tracked{.metric = m});
-  if (tracked.empty())
-    throw InputError(
-        {"campaign history"}, "--plot",
-        "campaign " + name + " tracks nothing: list metrics under `track:` or pass --track METRIC");
+// The metrics the newest run's campaign follows (`track:`, else the headline columns), then each
+// --track METRIC; --threshold and --better when given, else each `track:` entry's.
+std::vector<history::TrackRequest> followed(const history::Following& f, const HistoryOptions& o,
+                                            const history::TrackOptions& options, bool threshold_given) {
+  std::vector<spec::Tracked> metrics = f.metrics;
+  for (const auto& m : o.track) metrics.push_back(spec::Tracked{.metric = m});
+  std::vector<history::TrackRequest> requests;
+  for (const auto& t : metrics) {
+    history::TrackRequest r{history::parse_metric(t.metric), options};
+    if (!threshold_given) r.options.threshold = t.threshold / 100;
+    if (!options.better && t.better == "higher") r.options.better = history::Better::higher;
+    if (!options.better && t.better == "lower") r.options.better = history::Better::lower;
+    requests.push_back(std::move(r));
+  }
+  return requests;
+}
+
+// A followed metric that cannot be judged: why, on stderr.
+void warn_not_followed(const history::HistoryDocument& doc) {
+  std::cerr << "campaign: warning: " << doc.metric << ": not followed: " << doc.problem
+            << (doc.needs_direction ? ": pass --better higher|lower, or give `better:` in `track:`" : "")
+            << "\n";
+}
+
+// --plot: every followed metric, its latest relative value printed, all in one figure.
+int run_combined(const std::vector<history::HistoryDocument>& all, const std::string& name, size_t runs,
+                 const fs::path& out) {
   std::vector<history::HistoryDocument> docs;
   bool failed = false;
-  std::cout << "campaign " << name << ": " << runs.size() << " run(s), " << tracked.size()
+  std::cout << "campaign " << name << ": " << runs << " run(s), " << all.size()
             << " tracked metric(s); the latest run relative to the baseline:\n";
-  for (const spec::Tracked& t : tracked) {
-    history::TrackOptions each = options;  // --better and --threshold, else the track entry's
-    if (!options.better && t.better == "higher") each.better = history::Better::higher;
-    if (!options.better && t.better == "lower") each.better = history::Better::lower;
-    if (o.threshold == 10) each.threshold = t.threshold / 100;
-    try {
-      docs.push_back(history::track(runs, name, history::parse_metric(t.metric), each));
-    } catch (const InputError& e) {
-      std::cout << "  " << t.metric << ": not followed: " << e.message() << "\n";
+  for (const auto& d : all) {
+    if (!d.problem.empty()) {
+      std::cout << "  " << d.metric << ": not followed: " << d.problem << "\n";
       continue;
     }
-    const history::HistoryDocument& d = docs.back();
     failed |= !history::failing(d).empty();
     for (const auto& s : d.history.series) {
-      std::cout << "  " << t.metric
+      std::cout << "  " << d.metric
                 << (s.name.empty() || d.history.series.size() == 1 ? "" : " [" + s.name + "]");
       if (s.latest && s.points[*s.latest].relative) {
         char buf[64];
@@ -114,6 +136,7 @@ int run_combined(const std::vector<history::Run>& runs, const std::string& name,
       }
       std::cout << "\n";
     }
+    docs.push_back(d);
   }
   auto written = history::write_combined(docs, out, name + "-tracked");
   for (const auto& w : written.warnings) std::cerr << "campaign: warning: " << w << "\n";
@@ -132,16 +155,34 @@ std::pair<fs::path, std::string> runs_of_campaign_file(const std::string& file, 
   return {workdir.parent_path(), c.name};
 }
 
-int run_history(HistoryOptions o) {
-  if (o.plot && !o.metric.empty()) o.paths.insert(o.paths.begin(), o.metric), o.metric.clear();
-  if (!o.plot && o.metric.empty()) throw InputError({"campaign history"}, "METRIC", "required (or --plot)");
+// Prints one metric's history and writes its files; whether its latest run regressed.
+bool show(const history::HistoryDocument& doc, const fs::path& out) {
+  history::print_history(std::cout, doc);
+  std::string stem = doc.campaign + "-";
+  for (char c : doc.metric)
+    stem += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '=' || c == '.' ? c : '_';
+  auto written = history::write_history(doc, out, stem);
+  for (const auto& w : written.warnings) std::cerr << "campaign: warning: " << w << "\n";
+  std::cout << (written.plotted ? "plot: " + (out / (stem + ".svg")).string()
+                                : "table: " + (out / (stem + ".csv")).string())
+            << "\n";
+  return !history::failing(doc).empty();
+}
+
+int run_history(HistoryOptions o, bool threshold_given) {
+  // METRIC may be left out (always with --plot): a first argument that exists on disk is a PATH.
+  if (!o.metric.empty() && (o.plot || fs::exists(o.metric))) {
+    o.paths.insert(o.paths.begin(), o.metric);
+    o.metric.clear();
+  }
   if (!o.plot && !o.track.empty()) throw InputError({"campaign history"}, "--track", "only with --plot");
-  const history::MetricQuery query = o.plot ? history::MetricQuery{} : history::parse_metric(o.metric);
   if (!(o.threshold > 0))
     throw InputError({"campaign history"}, "--threshold", "must be a positive percentage");
   std::optional<history::Better> better;
   if (o.better == "higher") better = history::Better::higher;
   if (o.better == "lower") better = history::Better::lower;
+  std::optional<history::MetricQuery> query;
+  if (!o.metric.empty()) query = history::parse_metric(o.metric);
 
   std::vector<fs::path> roots;
   std::string name = o.campaign;
@@ -178,20 +219,38 @@ int run_history(HistoryOptions o) {
   options.threshold = o.threshold / 100;
   options.better = better;
   options.fail_on_any = o.fail_on == "any";
-  fs::path out = o.out.empty() ? fs::absolute(roots.front()) / "history" : fs::absolute(o.out);
-  if (o.plot) return run_combined(found.runs, name, o, options, out);
-  history::HistoryDocument doc = history::track(found.runs, name, query, options);
+  const fs::path out = o.out.empty() ? fs::absolute(roots.front()) / "history" : fs::absolute(o.out);
+  if (query) return show(history::track(found.runs, name, *query, options), out) ? 3 : 0;
 
-  history::print_history(std::cout, doc);
-  std::string stem = name + "-";
-  for (char c : query.text)
-    stem += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '=' || c == '.' ? c : '_';
-  auto written = history::write_history(doc, out, stem);
-  for (const auto& w : written.warnings) std::cerr << "campaign: warning: " << w << "\n";
-  std::cout << (written.plotted ? "plot: " + (out / (stem + ".svg")).string()
-                                : "table: " + (out / (stem + ".csv")).string())
-            << "\n";
-  return history::failing(doc).empty() ? 0 : 3;
+  // No METRIC: what the newest run's campaign follows (`track:`, else the headline columns).
+  history::Following following = history::following(found.runs.back());
+  if (!following.problem.empty()) throw InputError({"campaign history"}, "METRIC", following.problem);
+  std::vector<history::TrackRequest> requests = followed(following, o, options, threshold_given);
+  if (requests.empty())
+    throw InputError({"campaign history"}, o.plot ? "--plot" : "METRIC",
+                     "campaign " + name +
+                         " has no `track:` and no analysis with headline columns: name a METRIC or pass "
+                         "--plot --track METRIC");
+  std::vector<history::HistoryDocument> docs = history::track(found.runs, name, requests);
+  if (o.plot) return run_combined(docs, name, found.runs.size(), out);
+  std::vector<std::string> names;
+  for (const auto& d : docs) names.push_back(d.metric);
+  std::cout << "campaign " << name << ": following "
+            << (following.defaults ? "by default each analysis' headline columns (no `track:`)"
+                                   : "the campaign's `track:`")
+            << ": " << join(names, ", ") << "\n\n";
+  bool regressed = false;
+  size_t shown = 0;
+  for (const auto& doc : docs) {
+    if (!doc.problem.empty()) {
+      warn_not_followed(doc);
+      continue;
+    }
+    if (shown++) std::cout << "\n";
+    regressed = show(doc, out) || regressed;
+  }
+  if (shown == 0) throw Error("none of the metrics followed could be read (warnings above)");
+  return regressed ? 3 : 0;
 }
 
 }  // namespace
@@ -202,9 +261,9 @@ void add_history(CLI::App& app, int& status) {
       "history",
       "Follow a metric across the runs of a campaign (one per work directory) in commit order, relative to a "
       "baseline; flag regressions beyond a threshold (exit status 3)");
-  cmd->add_option(
-      "METRIC", o->metric,
-      "What to follow, e.g. throughputs@ranks=4, eff@max, epoch_time@ranks=4 (below); none with --plot");
+  cmd->add_option("METRIC", o->metric,
+                  "What to follow, e.g. throughputs@ranks=4, eff@max, epoch_time@ranks=4 (below); default: "
+                  "the campaign's `track:`, else each analysis' headline columns; none with --plot");
   cmd->add_option("PATH", o->paths,
                   "Campaign files (their runs/ directory) or directories to search for work directories "
                   "(default: .)");
@@ -213,8 +272,9 @@ void add_history(CLI::App& app, int& status) {
   cmd->add_option("-b,--baseline", o->baseline,
                   "Code version all runs are compared with: a label, a commit (prefix), or a run directory; "
                   "the runs matching it are averaged (default: the oldest run)");
-  cmd->add_option("-t,--threshold", o->threshold, "Regression threshold in percent of the baseline")
-      ->capture_default_str();
+  auto* threshold = cmd->add_option("-t,--threshold", o->threshold,
+                                    "Regression threshold in percent of the baseline (default: 10, or each "
+                                    "`track:` entry's)");
   cmd->add_option("--better", o->better, "higher or lower (default: from the metric's kind, unit or name)")
       ->check(CLI::IsMember({"higher", "lower"}));
   cmd->add_option("--fail-on", o->fail_on,
@@ -223,14 +283,13 @@ void add_history(CLI::App& app, int& status) {
       ->capture_default_str();
   cmd->add_option("-o,--out", o->out, "Directory for the CSV, JSON and plot (default: FIRST_PATH/history)");
   cmd->add_option("-s,--system", o->system, "System profile, to find a campaign file's work directories");
-  cmd->add_flag(
-      "--plot", o->plot,
-      "One figure of every metric the campaign tracks (`track:` of its newest run), each relative to its "
-      "baseline over the commit dates (the positional arguments are then PATHs)");
+  cmd->add_flag("--plot", o->plot,
+                "One figure of every metric the campaign follows (as without METRIC), each relative to its "
+                "baseline over the commit dates (the positional arguments are then PATHs)");
   cmd->add_option("--track", o->track, "With --plot: a metric to add to the tracked ones (repeatable)")
       ->allow_extra_args(false);  // one per --track: a PATH after it stays a PATH
   cmd->footer(kFooter);
-  cmd->callback([o, &status] { status = run_history(*o); });
+  cmd->callback([o, threshold, &status] { status = run_history(*o, threshold->count() > 0); });
 }
 
 }  // namespace campaign::cli

@@ -7,6 +7,7 @@
 
 #include "catalog/catalog.hpp"
 #include "matrix/plan.hpp"
+#include "render/script.hpp"
 #include "sched/scheduler.hpp"
 #include "util/strings.hpp"
 
@@ -17,6 +18,10 @@ inline JobUpdate update_from(const sched::JobInfo& info) {
   JobUpdate u;
   if (!info.reason.empty()) u.reason = info.reason;
   if (info.exit_code) u.exit_code = *info.exit_code;
+  if (info.state == State::failed && info.exit_code == render::kModuleLoadFailed)
+    u.reason = "a `module load` in the job script failed (exit status " +
+               std::to_string(render::kModuleLoadFailed) +
+               "; the module system's message is in the job's output)";
   if (info.start) u.started = *info.start;
   if (info.end) u.ended = *info.end;
   if (info.elapsed_s) u.elapsed_s = static_cast<std::int64_t>(*info.elapsed_s);

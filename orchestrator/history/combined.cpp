@@ -7,7 +7,6 @@
 #include "history/output.hpp"
 #include "report/plot.hpp"
 #include "report/writers.hpp"
-#include "spec/campaign.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::history {
@@ -132,12 +131,6 @@ report::ReportResult write_combined(const std::vector<HistoryDocument>& docs, co
   }
   write_plot(out_dir, stem, combined_plot_data(docs), combined_plot_script(docs, stem), options, result);
   return result;
-}
-
-std::vector<spec::Tracked> tracked_by(const Run& newest) {
-  spec::Campaign c = spec::parse_campaign(newest.campaign.spec_text,
-                                          (newest.workdir / (newest.campaign.name + ".yaml")).string());
-  return spec::for_system(c, newest.campaign.system).track;
 }
 
 }  // namespace campaign::history

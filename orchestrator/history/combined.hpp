@@ -14,7 +14,6 @@
 
 #include "history/track.hpp"
 #include "report/report.hpp"
-#include "spec/campaign.hpp"
 
 namespace campaign::history {
 
@@ -35,9 +34,5 @@ std::string combined_plot_script(const std::vector<HistoryDocument>& docs, const
 report::ReportResult write_combined(const std::vector<HistoryDocument>& docs,
                                     const std::filesystem::path& out_dir, const std::string& stem,
                                     const report::ReportOptions& options = {});
-
-// What a campaign tracks: the `track:` list of the campaign stored with its newest run (with its
-// system's override). Throws InputError when that text does not parse.
-std::vector<spec::Tracked> tracked_by(const Run& newest);
 
 }  // namespace campaign::history

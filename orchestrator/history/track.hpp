@@ -1,9 +1,10 @@
-// One metric followed over the runs of a campaign: read from each run,
-// judged against a baseline. The one way `campaign history` (and the site
-// built from the same runs) gets what it shows: per series (a group: a
-// table, a case), per run the code (version, commit, date), the value and
-// the repetitions it was judged on (mean, std, 95 % interval, n), the value
-// relative to the baseline, and the verdict with the rule that made it.
+// Metrics followed over the runs of a campaign: read from each run, judged
+// against a baseline. The one way `campaign history` and `campaign site` get
+// what they show: per series (a group: a table, a case), per run the code
+// (version, commit, date), the value and the repetitions it was judged on
+// (mean, std, 95 % interval, n), the value relative to the baseline, and the
+// verdict with the rule that made it. Several metrics are read with one
+// pass over the runs (each catalog opened and its analyses computed once).
 //
 // Invariant: runs are only read (history/runs.hpp); the decisions are
 // judge()'s (history/verdicts.hpp), made nowhere else.
@@ -28,6 +29,10 @@ struct HistoryDocument {
   std::string baseline;            // the baseline for people, e.g. "v1.0 (2 runs)"
   bool fail_on_any = false;        // which regressions fail the check: any point, or the latest
   std::vector<std::string> notes;  // e.g. runs without a value and why
+  // Why the metric is not judged ("" when it is): found in no run, or no direction known
+  // (`needs_direction`: the caller says how to give one). `history` is then empty.
+  std::string problem;
+  bool needs_direction = false;
 };
 
 struct TrackOptions {
@@ -38,9 +43,19 @@ struct TrackOptions {
   NoiseRules noise;
 };
 
-// METRIC over `runs` (oldest first, as find_runs orders them). A metric found
-// in no run, a direction nobody can tell, or a baseline no run matches is an
-// InputError saying what there is.
+struct TrackRequest {
+  MetricQuery query;
+  TrackOptions options;
+};
+
+// Each request over `runs` (oldest first, as find_runs orders them), one
+// document per request in order. A metric found in no run or without a known
+// direction gets a `problem`; a run that cannot be read a note. A baseline no
+// run matches is an InputError saying what there is.
+std::vector<HistoryDocument> track(const std::vector<Run>& runs, const std::string& campaign,
+                                   const std::vector<TrackRequest>& requests);
+
+// One metric; its problem is an InputError (naming METRIC, or asking for --better).
 HistoryDocument track(const std::vector<Run>& runs, const std::string& campaign, const MetricQuery& query,
                       const TrackOptions& options);
 

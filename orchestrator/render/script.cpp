@@ -233,6 +233,8 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
   for (auto& dir : directives) dir = Mustache(dir, Location{sys.file}, "directives").render(d, false);
   d.set("directives", list_data(directives));
   d.set("modules", list_data(modules));
+  d.set("has_modules", MustacheData(!modules.empty()));
+  set("module_load_failed", std::to_string(kModuleLoadFailed));
   d.set("setup", list_data(setup_lines));
   MustacheData env_list(MustacheData::type::list);
   for (auto& [k, v] : env) {

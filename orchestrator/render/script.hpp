@@ -22,6 +22,9 @@ namespace campaign::render {
 
 inline constexpr const char* kExitMarker = ".exit";
 inline constexpr const char* kScriptName = "job.sh";
+// A job script's exit status when a `module load` failed (sysexits' EX_CONFIG): the engine names it
+// in the attempt's reason. Templates see it as {{module_load_failed}}.
+inline constexpr int kModuleLoadFailed = 78;
 // A case with `instances` runs instance i in RUN_DIR/instance-<i>, its output in kInstanceOutput there.
 inline constexpr const char* kInstanceOutput = "output.log";
 inline constexpr const char* kInstanceDirPrefix = "instance-";

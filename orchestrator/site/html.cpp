@@ -21,6 +21,7 @@ code { background: #f0f2f4; padding: 0 4px; border-radius: 3px; }
 .REGRESSION { color: #fff; background: #c0392b; padding: 0 4px; border-radius: 3px; }
 .improved { color: #fff; background: #27ae60; padding: 0 4px; border-radius: 3px; }
 .ok, .baseline { color: #555; }
+.default { color: #555; border: 1px solid #999; padding: 0 4px; border-radius: 3px; font-weight: normal; }
 .notice { border-left: 4px solid #e0a800; background: #fffbea; padding: .5em 1em; margin: 1em 0; }
 .scroll { overflow-x: auto; }
 nav { font-size: 14px; }

@@ -146,7 +146,8 @@ std::string index_html(const Site& site) {
       for (const auto& m : c.metrics) {
         const Track& t = m.track;
         h << "<div class=\"cell\"><h3><a class=\"metric\" href=\"" << esc(m.page) << "\">"
-          << esc(t.spec.metric) << "</a> " << verdict_span(latest_verdict(t.history)) << "</h3>\n";
+          << esc(t.spec.metric) << "</a> " << (t.by_default ? "<span class=\"default\">default</span> " : "")
+          << verdict_span(latest_verdict(t.history)) << "</h3>\n";
         if (!t.problem.empty())
           h << "<p class=\"notice\">" << esc(t.problem) << "</p>\n";
         else
@@ -265,6 +266,10 @@ std::string metric_html(const CampaignSite& c, size_t mi) {
   const Track& t = c.metrics[mi].track;
   std::ostringstream h;
   if (!t.problem.empty()) h << "<p class=\"notice\">" << esc(t.problem) << "</p>\n";
+  if (t.by_default)
+    h << "<p><span class=\"default\">default</span> Followed by default, a headline column of its analysis: "
+         "the "
+         "campaign has no <code>track:</code>.</p>\n";
   if (!t.kind.empty())
     h << "<p>Read as " << esc(t.kind) << (t.unit.empty() ? "" : " [" + esc(t.unit) + "]") << "; "
       << history::to_string(t.better) << " is better; a change beyond " << short_number(t.spec.threshold)

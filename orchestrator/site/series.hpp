@@ -1,10 +1,11 @@
-// One tracked metric of a campaign across its runs, as `campaign history`
-// reads and judges it: the values per series (group: partition, ranks...),
-// relative to the first run, with verdicts.
+// The metrics a campaign's site follows across its runs, each read and judged
+// by history::track as `campaign history METRIC` does without --baseline: the
+// values per series (group: partition, ranks...), relative to the first run,
+// with verdicts.
 //
-// Invariant: this file is the site's only door to history's verdicts
-// (judge_series), so a change of regression rules reaches the site, and its
-// exit status, in one place.
+// Invariant: history::track is the site's only door to history's readings and
+// verdicts, so a change of regression rules reaches the site, and its exit
+// status, in one place.
 #pragma once
 
 #include <string>
@@ -18,7 +19,8 @@ namespace campaign::site {
 
 struct Track {
   spec::Tracked spec;
-  std::string kind, unit;  // what the metric was read as, from the first run that had it
+  bool by_default = false;  // an analysis' headline column, followed because the campaign has no `track:`
+  std::string kind, unit;   // what the metric was read as, from the first run that had it
   history::Better better = history::Better::lower;
   std::vector<history::RunValues> runs;  // one per run, oldest first
   history::History history;              // empty series when not judged
@@ -26,14 +28,11 @@ struct Track {
   std::vector<std::string> notes;        // runs without a value, and why
 };
 
-// The adapter to history's rules: verdicts of `runs` against the first run.
-history::History judge_series(const std::vector<history::RunValues>& runs, history::Better better,
-                              double threshold_percent);
-
-// Reads every metric of `specs` from every run (history::measure: each run's
-// catalog once) and judges it. A metric that is not found, does not parse or
-// has no known direction gets a `problem`.
-std::vector<Track> track(const std::vector<history::Run>& runs, const std::vector<spec::Tracked>& specs);
+// Reads every metric of `specs` from every run (each run's catalog once) and
+// judges it against the oldest run. A metric that does not parse, is not
+// found or has no known direction gets a `problem`.
+std::vector<Track> track(const std::vector<history::Run>& runs, const std::string& campaign,
+                         const std::vector<spec::Tracked>& specs);
 
 // The worst verdict of the newest judged points: regressed, then improved, within, baseline, none.
 history::Verdict latest_verdict(const history::History& h);

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "history/following.hpp"
 #include "report/input.hpp"
 #include "site/pages.hpp"
 #include "site/stalls.hpp"
@@ -78,37 +79,23 @@ void count_cases(RunPage& r) {
   r.stalls = run_stalls(catalog, r.run);
 }
 
-// The newest run's campaign text says what to track and how to link commits.
-struct Settings {
-  std::vector<spec::Tracked> track;
-  std::string commit_url;
-  std::string problem;
-};
-Settings settings_of(const history::Run& newest) {
-  Settings s;
-  try {
-    spec::Campaign c = spec::parse_campaign(newest.campaign.spec_text,
-                                            (newest.workdir / (newest.campaign.name + ".yaml")).string());
-    c = spec::for_system(c, newest.campaign.system);
-    s.track = c.track;
-    if (c.commit_url) s.commit_url = *c.commit_url;
-  } catch (const Error& e) {
-    s.problem = "the campaign stored with the newest run (" + newest.name + ") does not parse: " + e.what();
-  }
-  return s;
-}
-
 CampaignSite campaign_site(const std::string& name, std::vector<history::Run> runs,
                            const std::vector<std::string>& extra, const fs::path& out,
                            std::vector<fs::path>& files) {
   CampaignSite c;
   c.name = name;
   const std::string dir = slug(name);
-  Settings settings = settings_of(runs.back());
+  // The newest run's campaign says what to follow and how to link commits.
+  history::Following settings = history::following(runs.back());
   c.note = settings.problem;
-  for (const auto& m : extra) settings.track.push_back(spec::Tracked{.metric = m});
-  if (settings.track.empty() && c.note.empty())
+  const size_t defaults = settings.defaults ? settings.metrics.size() : 0;
+  for (const auto& m : extra) settings.metrics.push_back(spec::Tracked{.metric = m});
+  if (settings.metrics.empty() && c.note.empty())
     c.note = "No metric is tracked: list them under `track:` in the campaign (or pass --track METRIC).";
+  else if (defaults > 0)
+    c.note =
+        "Followed by default (marked default): each analysis' headline columns, as the campaign has no "
+        "`track:`; list metrics under `track:` to choose them.";
 
   Names run_names;
   for (auto& run : runs) {
@@ -134,7 +121,10 @@ CampaignSite campaign_site(const std::string& name, std::vector<history::Run> ru
     c.runs.push_back(std::move(r));
   }
   Names metric_names;
-  for (auto& t : track(runs, settings.track)) {
+  std::vector<Track> tracks = track(runs, name, settings.metrics);
+  for (size_t i = 0; i < tracks.size(); ++i) {
+    Track& t = tracks[i];
+    t.by_default = i < defaults;
     MetricPage m;
     m.page = "metrics/" + dir + "/" + metric_names.take(t.spec.metric) + ".html";
     m.track = std::move(t);

@@ -1,8 +1,10 @@
+// Implements spec/library.hpp.
 #include "spec/library.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "util/env.hpp"
@@ -10,39 +12,94 @@
 
 namespace fs = std::filesystem;
 
+// Where the shipped data lies relative to the installed binary's folder (GNUInstallDirs: bin/ and
+// share/campaign/ by default), and the source tree a build-tree binary reads.
+#ifndef CAMPAIGN_DATA_FROM_BIN
+#define CAMPAIGN_DATA_FROM_BIN "../share/campaign"
+#endif
+
 namespace campaign::spec {
 
 namespace {
+
 fs::path exe_dir() {
   std::error_code ec;
   fs::path p = fs::read_symlink("/proc/self/exe", ec);
   return ec ? fs::path() : p.parent_path();
 }
+
+fs::path normal(const fs::path& p) {
+  std::error_code ec;
+  fs::path n = fs::weakly_canonical(p, ec);
+  return ec ? p.lexically_normal() : n;
+}
+
+// The installed tree beside the binary when there is one, else the source tree.
+DataRoot shipped_root() {
+  if (fs::path e = exe_dir(); !e.empty()) {
+    std::error_code ec;
+    fs::path installed = normal(e / CAMPAIGN_DATA_FROM_BIN);
+    if (fs::is_directory(installed, ec)) return {installed, RootKind::installed};
+  }
+  return {normal(CAMPAIGN_SOURCE_DIR), RootKind::source};
+}
+
+std::optional<fs::path> user_root() {
+  // XDG: a relative $XDG_CONFIG_HOME is invalid and ignored.
+  if (auto xdg = getenv_lookup("XDG_CONFIG_HOME"); xdg && !xdg->empty() && (*xdg)[0] == '/')
+    return fs::path(*xdg) / "campaign";
+  if (auto home = getenv_lookup("HOME"); home && !home->empty())
+    return fs::path(*home) / ".config" / "campaign";
+  return std::nullopt;
+}
+
 }  // namespace
 
-std::vector<fs::path> data_roots(const fs::path& near, const std::string& folder) {
-  std::vector<fs::path> roots;
+std::string_view to_string(RootKind k) {
+  switch (k) {
+    case RootKind::campaign:
+      return "campaign";
+    case RootKind::user:
+      return "user";
+    case RootKind::site:
+      return "site (CAMPAIGN_PATH)";
+    case RootKind::installed:
+      return "installed";
+    case RootKind::source:
+      return "source tree";
+  }
+  return "";
+}
+
+std::vector<DataRoot> search_roots(const fs::path& near, const std::string& folder) {
+  const DataRoot shipped = shipped_root();
+  std::vector<DataRoot> roots;
+  std::error_code ec;
+  if (!near.empty())
+    for (fs::path d = fs::absolute(near, ec); !d.empty(); d = d.parent_path()) {
+      if (fs::is_directory(d / folder, ec)) {
+        if (normal(d) != shipped.path) roots.push_back({normal(d), RootKind::campaign});
+        break;
+      }
+      if (d == d.root_path()) break;
+    }
+  if (auto user = user_root()) roots.push_back({normal(*user), RootKind::user});
   if (auto env = getenv_lookup("CAMPAIGN_PATH"))
     for (auto& p : split(*env, ':'))
-      if (!p.empty()) roots.emplace_back(p);
-  std::error_code ec;
-  for (fs::path d = fs::absolute(near, ec); !d.empty(); d = d.parent_path()) {
-    if (fs::is_directory(d / folder, ec)) {
-      roots.push_back(d);
-      break;
-    }
-    if (d == d.root_path()) break;
-  }
-  if (fs::path e = exe_dir(); !e.empty()) roots.push_back(e.parent_path() / "share" / "campaign");
-  roots.emplace_back(CAMPAIGN_SOURCE_DIR);
+      if (!p.empty()) roots.push_back({normal(fs::absolute(p, ec)), RootKind::site});
+  roots.push_back(shipped);
   // Keep the first occurrence of each root.
-  std::vector<fs::path> unique;
-  for (auto& r : roots) {
-    fs::path n = fs::weakly_canonical(r, ec);
-    if (ec) n = r;
-    if (std::find(unique.begin(), unique.end(), n) == unique.end()) unique.push_back(n);
-  }
+  std::vector<DataRoot> unique;
+  for (auto& r : roots)
+    if (std::none_of(unique.begin(), unique.end(), [&](const DataRoot& u) { return u.path == r.path; }))
+      unique.push_back(r);
   return unique;
+}
+
+std::vector<fs::path> data_roots(const fs::path& near, const std::string& folder) {
+  std::vector<fs::path> out;
+  for (auto& r : search_roots(near, folder)) out.push_back(r.path);
+  return out;
 }
 
 std::optional<fs::path> find_data_file(const fs::path& near, const std::string& folder,
@@ -61,16 +118,31 @@ std::optional<fs::path> find_data_file(const fs::path& near, const std::string& 
   return std::nullopt;
 }
 
-std::vector<std::string> available(const fs::path& near, const std::string& folder, const std::string& ext) {
-  std::set<std::string> names;
+std::vector<DataFile> data_files(const fs::path& near, const std::string& folder, const std::string& ext) {
+  std::map<std::string, DataFile> files;
   std::error_code ec;
-  for (auto& root : data_roots(near, folder)) {
-    for (fs::directory_iterator it(root / folder, ec), end; !ec && it != end; it.increment(ec)) {
-      std::string f = it->path().filename().string();
-      if (ends_with(f, ext)) names.insert(f.substr(0, f.size() - ext.size()));
+  for (auto& root : search_roots(near, folder)) {
+    std::vector<fs::path> here;
+    for (fs::directory_iterator it(root.path / folder, ec), end; !ec && it != end; it.increment(ec))
+      if (ends_with(it->path().filename().string(), ext) && fs::is_regular_file(it->path(), ec))
+        here.push_back(it->path());
+    std::sort(here.begin(), here.end());
+    for (auto& p : here) {
+      std::string f = p.filename().string();
+      std::string name = f.substr(0, f.size() - ext.size());
+      auto [it, fresh] = files.try_emplace(name, DataFile{name, p, root.kind, {}});
+      if (!fresh) it->second.hidden.push_back(p);
     }
   }
-  return {names.begin(), names.end()};
+  std::vector<DataFile> out;
+  for (auto& [_, f] : files) out.push_back(std::move(f));
+  return out;
+}
+
+std::vector<std::string> available(const fs::path& near, const std::string& folder, const std::string& ext) {
+  std::vector<std::string> names;
+  for (auto& f : data_files(near, folder, ext)) names.push_back(f.name);
+  return names;
 }
 
 std::pair<std::string, std::string> host_names() {
@@ -85,27 +157,37 @@ std::pair<std::string, std::string> host_names() {
   return {short_name, full};
 }
 
-ResolvedSystem resolve_system(const std::string& requested, const Campaign& campaign) {
-  auto load_named = [&](const std::string& name, const Location& where, const std::string& key) {
-    auto path = find_data_file(campaign.dir, "systems", name, ".yaml");
-    if (!path) {
-      std::string hint = did_you_mean(name, available(campaign.dir, "systems", ".yaml"));
-      throw InputError(where, key,
-                       "unknown system '" + name + "'" + (hint.empty() ? " (see systems/)" : hint));
-    }
-    return load_system_file(*path);
-  };
-  std::string name = requested;
-  if (!name.empty() && name != "auto") return {load_named(name, Location{"--system"}, ""), "--system"};
-  if (name.empty() && campaign.system && *campaign.system != "auto")
-    return {load_named(*campaign.system, campaign.system.where, "system"), "campaign"};
+namespace {
+
+System load_named(const fs::path& near, const std::string& name, const Location& where,
+                  const std::string& key) {
+  auto path = find_data_file(near, "systems", name, ".yaml");
+  if (!path) {
+    std::string hint = did_you_mean(name, available(near, "systems", ".yaml"));
+    throw InputError(where, key,
+                     "unknown system '" + name + "'" + (hint.empty() ? " (see `campaign systems`)" : hint));
+  }
+  return load_system_file(*path);
+}
+
+}  // namespace
+
+ResolvedSystem auto_system(const fs::path& near) {
   auto [short_host, fqdn] = host_names();
-  for (auto& candidate : available(campaign.dir, "systems", ".yaml")) {
-    auto path = find_data_file(campaign.dir, "systems", candidate, ".yaml");
-    System s = load_system_file(*path);
+  for (auto& f : data_files(near, "systems", ".yaml")) {
+    System s = load_system_file(f.path);
     if (matches_host(s, short_host, fqdn)) return {s, "auto: host " + fqdn};
   }
-  return {load_named("local", Location{"auto"}, ""), "auto: no profile matches host " + fqdn};
+  return {load_named(near, "local", Location{"auto"}, ""), "auto: no profile matches host " + fqdn};
+}
+
+ResolvedSystem resolve_system(const std::string& requested, const Campaign& campaign) {
+  const std::string& name = requested;
+  if (!name.empty() && name != "auto")
+    return {load_named(campaign.dir, name, Location{"--system"}, ""), "--system"};
+  if (name.empty() && campaign.system && *campaign.system != "auto")
+    return {load_named(campaign.dir, *campaign.system, campaign.system.where, "system"), "campaign"};
+  return auto_system(campaign.dir);
 }
 
 }  // namespace campaign::spec

@@ -1,7 +1,8 @@
 #!/bin/bash
 # `campaign site` over five runs of the weak-scaling campaign at five commits of a scratch git
 # repository (imported as in history.sh), the last one 25 % slower, plus two run directories that
-# cannot be read (a corrupt catalog, one of a newer schema). The site is opened in headless Chromium:
+# cannot be read (a corrupt catalog, one of a newer schema); then, without `track:`, five nights, the
+# last two 25 % slower, where the site follows the analyses' headline columns by default. The site is opened in headless Chromium:
 # the index shows the plots (SVG), a commit link leads to the run page and a metric link to the
 # metric page (every relative link resolves to a file), no console error, no request leaves the
 # file system; a screenshot of the index is saved in OUT_DIR. Exit status 3 as `history`.
@@ -82,6 +83,34 @@ out=$("$exe" site "$runs/night-1" "$runs/night-2" --track 'median(epoch_time)@ra
 check_eq "two runs within the threshold: exit 0" 0 $?
 check "--track adds a metric page" test -s "$tmp/s4/metrics/cosmoflow-weak-scaling/median_epoch_time__ranks_max.html"
 
+# Without `track:` (issue 22): five nights of the shipped campaign, the last two 25 % slower. The site
+# follows each analysis' headline columns, marked default, and rings the throughput's regression;
+# `history` without METRIC follows the same.
+plain=$tmp/plain
+mkdir -p "$plain"
+cp "$src/campaigns/weak_scaling.yaml" "$plain/"
+plain_factor=(x 1.0 1.02 0.98 1.25 1.25)
+for day in 1 2 3 4 5; do
+  write_tree "$tmp/ptree$day" "${plain_factor[$day]}"
+  "$exe" import "$plain/weak_scaling.yaml" --system local --from "$tmp/ptree$day" --workdir "$tmp/pruns/night-$day" \
+    --label "night-$day" >/dev/null 2>"$tmp/import.err" || { echo "import of night $day failed:"; cat "$tmp/import.err"; }
+done
+out=$("$exe" site "$tmp/pruns" --out "$tmp/psite" 2>&1)
+check_eq "without track: the site exits 3 on the 25 % slowdown" 3 $?
+echo "$out"
+check "the default throughput regressed (cpu)" grep -q "^REGRESSION: cosmoflow-weak-scaling weak_scaling.throughputs@max partition=cpu" <<<"$out"
+check "and gpu" grep -q "^REGRESSION: cosmoflow-weak-scaling weak_scaling.throughputs@max partition=gpu" <<<"$out"
+check "the efficiency (unchanged) did not" test -z "$(grep 'REGRESSION: .*eff@max' <<<"$out")"
+check "no 'nothing tracked' notice" test -z "$(grep -i 'No metric is tracked' "$tmp/psite/index.html")"
+check_eq "both defaults marked default on the index" 2 "$(grep -o '</a> <span class="default">default</span>' "$tmp/psite/index.html" | wc -l)"
+check "the regression ringed on the index" grep -q 'class="regression"' "$tmp/psite/index.html"
+check "the metric page says it is a default" grep -q "Followed by default" "$tmp/psite/metrics/cosmoflow-weak-scaling/weak_scaling.throughputs_max.html"
+out=$("$exe" history "$tmp/pruns" --out "$tmp/ph" 2>&1)
+check_eq "history without METRIC: exit 3 as the site" 3 $?
+check "history follows the defaults" grep -q "following by default each analysis' headline columns (no \`track:\`): weak_scaling.throughputs@max, weak_scaling.eff@max" <<<"$out"
+out=$("$exe" history "$runs" --out "$tmp/ph2" 2>&1)
+check "history without METRIC follows the campaign's track:" grep -q "following the campaign's \`track:\`: throughputs@ranks=4, epoch_time@ranks=4,data=real, eff@max" <<<"$out"
+
 # Every relative link of every page resolves to a file.
 missing=""
 while read -r page; do
@@ -119,4 +148,4 @@ timeout 60 "${chrome[@]}" --window-size=1280,1600 --screenshot="$keep/index.png"
 check "screenshot saved" test -s "$keep/index.png"
 echo "screenshot: $keep/index.png"
 echo "site: $index"
-finish 20
+finish 30

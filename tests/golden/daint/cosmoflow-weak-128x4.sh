@@ -23,7 +23,14 @@ rm -f .exit
 trap 'echo $? > .exit.tmp && mv -f .exit.tmp .exit' EXIT
 trap 'exit 143' TERM
 
-module load daint-gpu
+# `module` comes with the job's environment where the centre sets it up for non-interactive
+# shells (Lmod's /etc/profile.d script exports BASH_ENV); else the module system's init is read
+# here. A failing `module load` ends the job with status 78, which `campaign status` names.
+type module >/dev/null 2>&1 ||
+  for init in "${MODULESHOME:-/nonexistent}/init/bash" /etc/profile.d/lmod.sh /etc/profile.d/modules.sh; do
+    [ -r "$init" ] && . "$init" >/dev/null && break
+  done
+module load daint-gpu || exit 78
 export CRAY_CUDA_MPS=1
 export OMP_NUM_THREADS=12
 

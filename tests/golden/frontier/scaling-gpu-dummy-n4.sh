@@ -23,8 +23,15 @@ rm -f .exit
 trap 'echo $? > .exit.tmp && mv -f .exit.tmp .exit' EXIT
 trap 'exit 143' TERM
 
-module load craype-accel-amd-gfx90a
-module load rocm
+# `module` comes with the job's environment where the centre sets it up for non-interactive
+# shells (Lmod's /etc/profile.d script exports BASH_ENV); else the module system's init is read
+# here. A failing `module load` ends the job with status 78, which `campaign status` names.
+type module >/dev/null 2>&1 ||
+  for init in "${MODULESHOME:-/nonexistent}/init/bash" /etc/profile.d/lmod.sh /etc/profile.d/modules.sh; do
+    [ -r "$init" ] && . "$init" >/dev/null && break
+  done
+module load craype-accel-amd-gfx90a || exit 78
+module load rocm || exit 78
 export MPICH_GPU_SUPPORT_ENABLED=1
 export OMP_NUM_THREADS=56
 

@@ -69,13 +69,23 @@ TEST_CASE("slurm scripts carry the partition's directives and the job geometry")
   CHECK(s.text.find("#SBATCH --constraint=mc\n") != std::string::npos);
   CHECK(s.text.find("#SBATCH --nodes=4\n") != std::string::npos);
   CHECK(s.text.find("#SBATCH --time=01:30:00\n") != std::string::npos);
-  CHECK(s.text.find("module load daint-mc\n") != std::string::npos);
+  // A failing `module load` ends the job with 78; `module` is read from the module system's init
+  // when the job's environment does not bring it.
+  CHECK(s.text.find("module load daint-mc || exit 78\n") != std::string::npos);
+  CHECK(s.text.find("type module >/dev/null 2>&1 ||") < s.text.find("module load daint-mc"));
+  CHECK(s.text.find("/etc/profile.d/lmod.sh") != std::string::npos);
   CHECK(s.text.find("\nsrun -l -u x\n") != std::string::npos);
   CHECK(s.job_name == render::job_name(render::campaign_id("t", "/scratch/w"), p.cases[0], 2));
   CHECK(s.job_name.substr(s.job_name.size() - 3) == "-a2");
   // A retry with a longer walltime renders the new limit.
   auto longer = r.render(p.cases[0], render::RenderOptions{"/scratch/w", "campaign", 2, 8100, {}});
   CHECK(longer.text.find("#SBATCH --time=02:15:00\n") != std::string::npos);
+}
+
+TEST_CASE("a script without modules reads no module system's init") {
+  auto p = plan_of("name: t\nmatrix: {r: [1]}\njob: {command: x}\n", "local");
+  auto s = render::Renderer(p).render(p.cases[0], render::RenderOptions{"/w", "campaign", 1, 0, {}});
+  CHECK(s.text.find("module") == std::string::npos);
 }
 
 TEST_CASE("write_scripts never leaves a partial new directory") {

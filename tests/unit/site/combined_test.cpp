@@ -31,7 +31,7 @@ CampaignSite two_metrics() {
     MetricPage p;
     p.track.spec.metric = metric;
     p.track.runs = v;
-    p.track.history = judge_series(v, history::Better::lower, 10);
+    p.track.history = history::judge(v, {0}, history::Better::lower, 0.1);
     c.metrics.push_back(p);
   };
   add("component_percent:mpi@ranks=4", mpi);
