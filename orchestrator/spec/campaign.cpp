@@ -211,6 +211,10 @@ void parse_job(const std::string& file, const YAML::Node& node, const std::strin
     YAML::Node v = m.get(key);
     if (v.IsDefined() && !v.IsNull()) f = field(file, v, expression(file, v, m.path(key)));
   };
+  auto flag = [&](const char* key, Field<bool>& f) {
+    YAML::Node v = m.get(key);
+    if (v.IsDefined() && !v.IsNull()) f = field(file, v, as_bool(file, v, m.path(key)));
+  };
   str("template", job.template_name);
   str("command", job.command);
   str("walltime", job.walltime);
@@ -221,12 +225,10 @@ void parse_job(const std::string& file, const YAML::Node& node, const std::strin
   expr("cpus_per_rank", job.cpus_per_rank);
   expr("gpus_per_rank", job.gpus_per_rank);
   expr("instances", job.instances);
-  if (auto v = m.get("launch"); v.IsDefined() && !v.IsNull())
-    job.launch = field(file, v, as_bool(file, v, m.path("launch")));
+  flag("launch", job.launch);
   str("memory", job.memory);
   str("exclusive", job.exclusive);
-  if (auto v = m.get("oversubscribe"); v.IsDefined() && !v.IsNull())
-    job.oversubscribe = field(file, v, as_bool(file, v, m.path("oversubscribe")));
+  flag("oversubscribe", job.oversubscribe);
   if (auto v = m.get("env"); v.IsDefined() && !v.IsNull()) {
     MapReader env(file, v, m.path("env"));
     for (auto& [k, knode] : env.entries()) {
