@@ -84,9 +84,17 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
   answer.jobs = scheduler_.query(request.ids);
   PackedQuery packed = packed_query(latest, request, answer.jobs, memory_);
   if (!packed.allocations.empty()) answer.steps = scheduler_.query_steps(packed.allocations);
-  for (const AttemptRow* a : packed.markers)
-    if (auto m = pack::read_start_marker(a->run_dir); m && m->allocation == a->job_name)
+  for (const AttemptRow* a : packed.markers) {
+    if (auto m = pack::read_start_marker(a->run_dir); m && m->allocation == a->job_name && m->launched)
       answer.started.insert(a->id);
+    // A case that runs its command in its script has no step of its own (decide.hpp).
+    auto index = std::find(case_ids_.begin(), case_ids_.end(), a->case_id);
+    if (index != case_ids_.end()) {
+      const auto& launch =
+          plan_.step_of(plan_.cases[static_cast<size_t>(index - case_ids_.begin())]).job.launch;
+      if (launch && !*launch) answer.stepless.insert(a->id);
+    }
+  }
   return apply(on_poll(latest, request, answer, rules_, memory_), latest);
 }
 
