@@ -22,7 +22,8 @@ packages=(
   # the bundled workload (workloads/minicosmo), run with Debian's /usr/bin/python3
   python3 python3-torch python3-numpy python3-yaml
   # tests: the Trace Event Format schema check of `campaign trace`; the studies' definitions
-  # (tests/reference/*.py); the pandas references measured beside bench/import_bench and window_bench
+  # (tests/reference/*.py); the pandas references measured beside bench/import_bench, window_bench and
+  # stalls_bench
   python3-jsonschema python3-pandas
   # code versions of runs (git commit and date, for `campaign history`)
   git

@@ -1,5 +1,5 @@
 // Weak/strong scaling tables and plain aggregate tables from case results
-// (DESIGN.md, "Scaling formulas"):
+// (README, "A campaign, walked through"; the studies' own definitions where named):
 //   time(r)       = mean of the time metric over steps >= warmup
 //   samples(r)    = the spec's expression over the case's parameters
 //   throughput(r) = samples(r) / time(r)

@@ -215,12 +215,45 @@ E pick(const std::string& file, const YAML::Node& node, const std::string& key,
   return std::find_if(choices.begin(), choices.end(), [&](const auto& c) { return c.first == v; })->second;
 }
 
+// skip_iterations, delay_threshold and whatif of scaling: stalls.
+StallTableSpec stall_table(MapReader& f) {
+  StallTableSpec s;
+  const std::string& file = f.file();
+  if (given(f, "skip_iterations")) {
+    double v = as_number(file, f.get("skip_iterations"), f.path("skip_iterations"));
+    if (v != std::floor(v) || v < 0 || v > 1e9)
+      fail(file, f.get("skip_iterations"), f.path("skip_iterations"),
+           "must be a whole number of iterations, 0 or more (the first ones of each epoch left out)");
+    s.skip_iterations = static_cast<int>(v);
+  }
+  if (given(f, "delay_threshold")) {
+    s.delay_threshold = as_number(file, f.get("delay_threshold"), f.path("delay_threshold"));
+    if (!(s.delay_threshold >= 0))
+      fail(file, f.get("delay_threshold"), f.path("delay_threshold"), "must be 0 or more seconds");
+  }
+  if (given(f, "whatif")) {
+    MapReader wf(file, f.get("whatif"), f.path("whatif"), {"fetch", "start"});
+    for (auto [key, out] : {std::pair{"fetch", &s.fetch}, std::pair{"start", &s.start}}) {
+      if (!given(wf, key)) continue;
+      std::vector<std::string> listed = names(wf, key);
+      if (listed.empty()) fail(file, wf.get(key), wf.path(key), "must list one or more of rank, avg, min");
+      YAML::Node list = wf.get(key);
+      out->clear();
+      for (size_t i = 0; i < listed.size(); ++i)
+        out->push_back(pick<Align>(file, list.IsSequence() ? list[i] : list,
+                                   wf.path(key) + (list.IsSequence() ? "[" + std::to_string(i) + "]" : ""),
+                                   {{"rank", Align::rank}, {"avg", Align::avg}, {"min", Align::min}}));
+    }
+  }
+  return s;
+}
+
 AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const std::string& path,
                        Scope scope) {
   if (!node.IsMap()) fail(file, node, path, std::string("expected a map, got ") + type_name(node));
   MapReader f(file, node, path,
               {"name", "scaling", "step", "x", "time", "samples", "group_by", "compare", "aggregate", "ratio",
-               "stall", "repeat", "window", "warmup"});
+               "stall", "repeat", "window", "warmup", "skip_iterations", "delay_threshold", "whatif"});
   AnalysisSpec a;
   a.where = location(file, node);
   f.require("name");
@@ -239,6 +272,9 @@ AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const st
                                {"mlperf_strong", Scaling::mlperf_strong}});
   a.step = text_or(f, "step", "");
   if (!a.step.empty()) scope.step(f.get("step"), f.path("step"), a.step);
+  for (const char* k : {"skip_iterations", "delay_threshold", "whatif"})
+    if (given(f, k) && a.scaling != Scaling::stalls)
+      fail(file, f.get(k), f.path(k), "only for scaling: stalls");
   if (a.scaling == Scaling::mlperf_weak) {
     // Laid out by instance, from the metrics of the mlperf_weak collector, which must be there.
     for (const char* k : {"x", "time", "samples", "group_by", "compare", "ratio", "stall"})
@@ -268,6 +304,7 @@ AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const st
     a.time.metric = std::string(kStallMetrics[5]) + ":rank{rank}";
     for (const char* m : kStallMetrics)
       scope.metric(f.get("scaling"), f.path("scaling"), std::string(m) + ":rank{rank}");
+    a.stalls = stall_table(f);
     return a;
   }
   f.require("x");

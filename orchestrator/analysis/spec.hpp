@@ -11,11 +11,13 @@
 #include <yaml-cpp/yaml.h>
 
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "analysis/whatif.hpp"
 #include "util/error.hpp"
 
 namespace campaign::analysis {
@@ -73,6 +75,17 @@ struct WindowSpec {
   int points = 101;
 };
 
+// scaling: stalls - DS-Analyzer's table and what-if simulation (analysis/stalls.hpp).
+struct StallTableSpec {
+  // The first N iterations of each epoch are left out: 11 is the notebook's `Index number > 10`.
+  int skip_iterations = 11;
+  // Seconds: an iteration whose delay exceeds it counts in Effective Delay time (%), the notebook's 0.030.
+  double delay_threshold = 0.030;
+  // The what-if combinations: every fetch alignment with every start alignment.
+  std::vector<Align> fetch{std::begin(kAligns), std::end(kAligns)};
+  std::vector<Align> start{std::begin(kAligns), std::end(kAligns)};
+};
+
 // The per-rank metrics scaling: stalls reads (collectors/stalls.yaml), each
 // as NAME:rank<R> with steps = iteration.
 inline constexpr const char* kStallMetrics[] = {"iteration_epoch", "fetch_time",     "fetch_done",
@@ -99,6 +112,7 @@ struct AnalysisSpec {
   std::optional<RatioSpec> ratio;
   std::optional<StallSpec> stall;
   std::optional<WindowSpec> window;  // scaling: window only
+  StallTableSpec stalls;             // scaling: stalls only
   std::string repeat = "repeat";     // parameter that numbers repetitions
   Location where;                    // of the list entry, for errors found later
 

@@ -1,46 +1,68 @@
-// scaling: stalls - DS-Analyzer-style data-stall tables from the per-rank,
-// per-iteration timings of collectors/stalls.yaml (NAME:rank<R>, step =
-// iteration; issue 13, format 2).
+// scaling: stalls - DS-Analyzer's tables (analysis/whatif.hpp) from the
+// per-rank, per-iteration timings of collectors/stalls.yaml (NAME:rank<R>,
+// step = iteration), over the iterations of epochs >= warmup from the
+// (skip_iterations + 1)-th of each epoch on (the notebook's `Index number >
+// 10` by default).
 //
-// Per case a detail table, one row per iteration: Iteration, Epoch, and per
-// rank i the seed study's columns `Fetch time (sec)_gpu{i}`, `Fetch done time
-// (sec)_gpu{i}`, `Training start (sec)_gpu{i}`, `Iteration time (sec)_gpu{i}`,
-// `Training Stall time (sec)_gpu{i}`, `Compute time (sec)_gpu{i}`. Per case a
-// summary row over the iterations of epochs >= warmup:
-//   Average stall (sec)  mean Training Stall time over ranks and iterations
-//   Stall (%)            100 * sum of stall times / sum of iteration times
-//   Rank delay (sec)     per iteration max - min over the ranks of Training
-//                        start (the slowest rank's lag behind the fastest),
-//                        averaged over the iterations every rank has
-//   Effective delay (%)  100 * Rank delay / mean Iteration time (over ranks
-//                        and iterations): the share of an iteration lost to
-//                        waiting for the slowest rank
+// Tables of an analysis NAME:
+//   NAME                  one row per case: ranks, iterations, and the
+//                         notebook's summary columns (Avg iteration time
+//                         (sec), ..., each with its _std), measured
+//   NAME-whatif           one row per case, the what-if iteration time of
+//                         each combination (mean, _std): the plot's data
+//   NAME-whatif-CASE      one row per what-if combination (fetch, start),
+//                         the summary columns and the saving against
+//                         rank/rank
+//   NAME-CASE             one row per iteration (all of them): Epoch, Index
+//                         number, the notebook's per-iteration columns and
+//                         each rank's Training Stall time (sec)_gpu<R>
+//
+// Invariant: a case whose data are bad (one rank only, a rank without an
+// iteration or a value the others have, times going back, negative
+// durations, ranks in different epochs) is left out with the reason; the
+// others go on.
 #pragma once
 
-#include <array>
-#include <map>
-#include <optional>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <variant>
 #include <vector>
 
 #include "analysis/case_result.hpp"
 #include "analysis/table.hpp"
+#include "analysis/whatif.hpp"
 
 namespace campaign::analysis {
 
-struct StallSummary {
-  size_t ranks = 0, iterations = 0;  // iterations after warm-up
-  double average_stall = 0, stall_percent = 0;
-  std::optional<double> rank_delay, effective_delay_percent;
+// What the what-if tables' analysis name adds to the analysis' ("stalls-whatif"), and the column
+// the plot's table holds per combination (with "_std" and the combination's suffix, "_avg/min").
+inline constexpr const char* kWhatIf = "-whatif";
+inline constexpr const char* kPredicted = "Avg iteration time (sec)";
+
+// One case's per-rank timings, checked and aligned by iteration: views of the case's packed series
+// where they can be, so valid while its CaseResult is; move-only.
+struct CaseTimings {
+  std::vector<long> ranks;              // rank numbers, ascending; the timings' rank g is ranks[g]
+  IterationTimings timings;             // start: seconds from the case's earliest fetch done
+  std::vector<std::int64_t> iteration;  // per row, ascending
+  std::vector<double> epoch;
+  std::vector<long> index;                  // within its epoch, from 0
+  std::vector<std::vector<double>> starts;  // per rank, what timings.start points to
+  std::deque<std::vector<double>> copies;   // series that were metric rows or out of order
+
+  CaseTimings() = default;
+  CaseTimings(CaseTimings&&) = default;
+  CaseTimings& operator=(CaseTimings&&) = default;
+  CaseTimings(const CaseTimings&) = delete;
+  CaseTimings& operator=(const CaseTimings&) = delete;
 };
 
-// kStallMetrics' values of one rank at one iteration (in that order).
-using StallRow = std::array<std::optional<double>, 7>;
-// rank -> iteration -> values.
-using RankIterations = std::map<long, std::map<double, StallRow>>;
+// The case's timings, or why they cannot be used.
+std::variant<CaseTimings, std::string> case_timings(const CaseResult& c);
 
-RankIterations rank_iterations(const CaseResult& c);
-// nullopt when no iteration of an epoch >= warmup has a stall and an iteration time.
-std::optional<StallSummary> summarize_stalls(const RankIterations& ranks, double warmup);
+// The rows in epochs >= warmup whose index within their epoch is skip or more.
+std::vector<size_t> kept_rows(const CaseTimings& t, double warmup, long skip);
 
 AnalysisResult analyze_stalls(const AnalysisSpec& spec, const std::vector<CaseResult>& cases);
 

@@ -101,8 +101,12 @@ struct SyncResult {
 // What a poll learned about a job. Unset fields keep their stored value,
 // except `reason`, which is cleared when the state changes (a pending reason
 // means nothing once the job runs).
+// Why an attempt ended where the reason's text alone would have to be parsed: a decision reads this.
+enum class Cause { none, dependency };  // dependency: cancelled because a dependency failed
+
 struct JobUpdate {
   std::optional<std::string> reason{};
+  std::optional<Cause> cause{};  // with a state change: none unless given
   std::optional<int> exit_code{};
   std::optional<Time> started{};
   std::optional<Time> ended{};
@@ -138,6 +142,7 @@ struct AttemptRow {
   std::optional<std::int64_t> elapsed_s;
   std::optional<int> exit_code;
   std::string reason;
+  Cause cause = Cause::none;
   std::string node_list;
   // false: completed on the job's exit marker, the scheduler's accounting not
   // read yet; not collected and not done until it is (JobUpdate::confirmed).

@@ -154,7 +154,13 @@ constexpr const char* kV9 = R"sql(
 ALTER TABLE attempts ADD COLUMN array_task INTEGER;  -- its task's index in a job array (array:), else NULL
 )sql";
 
-constexpr std::array<Migration, 9> kMigrations = {{
+// Why an attempt ended, as a word a decision reads (Cause), rather than a prefix of its reason's text.
+constexpr const char* kV10 = R"sql(
+ALTER TABLE attempts ADD COLUMN cause TEXT NOT NULL DEFAULT '';  -- '' or 'dependency' (cancelled for a failed dependency)
+UPDATE attempts SET cause = 'dependency' WHERE state = 'cancelled' AND reason LIKE 'dependency %';
+)sql";
+
+constexpr std::array<Migration, 10> kMigrations = {{
     {1, "tables", kV1},
     {2, "indexes for polling, metrics and events", kV2},
     {3, "metric series", kV3},
@@ -164,6 +170,7 @@ constexpr std::array<Migration, 9> kMigrations = {{
     {7, "metrics keyed by instance", kV7},
     {8, "attempts as job steps of shared allocations", kV8},
     {9, "attempts as tasks of job arrays", kV9},
+    {10, "the cause of an attempt's end", kV10},
 }};
 
 int pragma_int(SQLite::Database& db, const char* pragma) {

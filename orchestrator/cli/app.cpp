@@ -20,7 +20,9 @@ int main(int argc, char** argv) {
   add_status(app);
   add_cancel(app);
   add_launch(app, status);
-  add_results(app, status);
+  add_collect(app, status);
+  add_import(app);
+  add_report(app);
   add_executor(app);
   add_pack_exec(app, status);
   add_sample(app, status);

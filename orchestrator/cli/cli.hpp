@@ -24,6 +24,8 @@ struct CampaignOptions {
   std::string file;
   std::string system;   // --system
   std::string workdir;  // --workdir
+  // Commands that only read what ran set skip: this machine need not hold the cases (matrix::Fit).
+  matrix::Fit fit = matrix::Fit::check;
 };
 void add_campaign_options(CLI::App& cmd, CampaignOptions& o);
 
@@ -65,7 +67,9 @@ void add_launch(CLI::App& app, int& status);
 void add_executor(CLI::App& app);                // hidden: the local executor driven over ssh
 void add_pack_exec(CLI::App& app, int& status);  // hidden: the driver inside a packed allocation
 void add_sample(CLI::App& app, int& status);     // the utilisation sampler job scripts start
-void add_results(CLI::App& app, int& status);    // collect, import, report
+void add_collect(CLI::App& app, int& status);
+void add_import(CLI::App& app);
+void add_report(CLI::App& app);
 void add_history(CLI::App& app, int& status);
 void add_trace(CLI::App& app);  // the timeline in the Trace Event Format
 void add_site(CLI::App& app, int& status);

@@ -18,7 +18,8 @@ void add_launch(CLI::App& app, int& status) {
   auto* cmd = app.add_subcommand("launch",
                                  "Start N ranks of a command on this machine (the local profile's launcher)");
   cmd->add_option("-n,--ranks", o->ranks, "Number of ranks")->check(CLI::Range(1, 4096));
-  cmd->add_flag("-l,--label", o->label, "Prefix each output line with its rank, like srun -l");
+  cmd->add_flag("-l,--label", o->label,
+                "Prefix each output line with its rank (\"R: \"), as Slurm's launcher does with -l");
   cmd->add_option("command", o->argv, "The command and its arguments, after --")->required();
   cmd->callback([o, &status] {
     const std::vector<std::string>& argv = o->argv;

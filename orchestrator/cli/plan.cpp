@@ -2,12 +2,11 @@
 // without submitting; print the table and the node-hours requested.
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
-#include "array/array.hpp"
+#include "batch/files.hpp"
 #include "cli/cli.hpp"
-#include "pack/planner.hpp"
-#include "pack/script.hpp"
-#include "render/batch.hpp"
+#include "engine/decide.hpp"
 #include "render/script.hpp"
 #include "sched/scheduler.hpp"
 #include "util/walltime.hpp"
@@ -20,6 +19,7 @@ struct PlanOptions {
   CampaignOptions campaign;
   std::string out;
   bool quiet = false;
+  bool json = false;
 };
 
 void print_table(const matrix::Plan& plan, std::ostream& os) {
@@ -55,114 +55,129 @@ void print_table(const matrix::Plan& plan, std::ostream& os) {
   }
 }
 
-// Packed steps: the allocations their cases would share if all were ready at once.
-struct Packed {
-  double node_hours = 0;        // of the allocations
-  double cases_node_hours = 0;  // of their cases, as requested one job each
-  std::vector<pack::StepAllocation> allocations;
+// The jobs `run` would submit if every case were ready at once, with its empty queue: the engine's own
+// choice (engine/choose.cpp) over the cases as the planned first attempts of a fresh catalog (their
+// attempt ids are the plan indices + 1, as a fresh catalog numbers them), without a queue limit or
+// budget. Allocations and arrays are named as `run` names them.
+struct Jobs {
+  engine::SubmitChoice choice;
+  std::vector<std::string> names;  // of each batch
+  double node_hours = 0;
 };
 
-Packed print_allocations(const matrix::Plan& plan, std::ostream* os) {
-  Packed total;
+Jobs choose_jobs(const matrix::Plan& plan, const std::vector<render::Script>& scripts,
+                 const std::string& id) {
+  std::vector<AttemptRow> rows;
+  std::vector<std::int64_t> case_ids;
+  for (size_t i = 0; i < plan.cases.size(); ++i) {
+    AttemptRow r;
+    r.id = r.case_id = static_cast<std::int64_t>(i + 1);
+    r.number = 1;
+    r.case_name = plan.cases[i].name;
+    rows.push_back(std::move(r));
+    case_ids.push_back(static_cast<std::int64_t>(i + 1));
+  }
+  engine::SubmitLimits limits;
+  limits.queue = false;
+  limits.arrays = sched::array_traits(plan.system.scheduler).supported;
+  Jobs jobs;
+  jobs.choice = engine::choose_submissions(plan, engine::interleaved_order(plan), case_ids, rows, limits);
+  for (auto& b : jobs.choice.batches) {
+    const auto first = static_cast<std::int64_t>(b.shape.ids.front() + 1);
+    jobs.names.push_back(b.shape.kind == batch::Kind::allocation ? render::allocation_name(id, first)
+                         : b.shape.kind == batch::Kind::array    ? render::array_name(id, first)
+                                                                 : scripts[b.shape.ids.front()].job_name);
+    jobs.node_hours += b.node_hours;
+  }
+  return jobs;
+}
+
+// The batches of several cases, per step: allocations with their cases, arrays with their first and last.
+void print_batches(const matrix::Plan& plan, const Jobs& jobs, std::ostream& os) {
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     const auto& step = plan.steps[s];
-    if (!step.pack || step.case_count == 0) continue;
-    std::vector<size_t> cases(step.case_count);
-    for (size_t i = 0; i < cases.size(); ++i) cases[i] = step.first_case + i;
-    auto allocs = pack::allocate_step(plan, cases);
-    double nh = 0;
-    for (auto& a : allocs) nh += a.node_hours();
-    for (size_t i : cases) total.cases_node_hours += plan.node_hours_of(plan.cases[i]);
-    total.node_hours += nh;
-    total.allocations.insert(total.allocations.end(), allocs.begin(), allocs.end());
-    if (!os) continue;
-    *os << "step " << step.name << ": " << cases.size() << " cases packed into " << allocs.size()
-        << " allocation" << (allocs.size() == 1 ? "" : "s") << " of at most " << step.pack->nodes
-        << " nodes\n";
-    for (size_t k = 0; k < allocs.size(); ++k) {
-      const auto& a = allocs[k];
-      char line[160];
-      std::snprintf(line, sizeof line,
-                    "  allocation %zu: partition %s, %ld nodes, %s, %zu cases, %.2f node-h:", k + 1,
-                    plan.system.partitions[a.partition].name.c_str(), a.nodes,
-                    format_hms(a.walltime_s).c_str(), a.ids.size(), a.node_hours());
-      *os << line;
-      for (size_t i : a.ids) *os << ' ' << plan.cases[i].name;
-      *os << '\n';
-    }
-    *os << '\n';
-  }
-  return total;
-}
-
-// The allocation scripts and manifests under workdir/.alloc/, numbered in plan order (a run names
-// them after their first attempt instead).
-void write_allocations(const matrix::Plan& plan, const std::vector<pack::StepAllocation>& allocs,
-                       const std::vector<render::Script>& scripts, const std::filesystem::path& workdir) {
-  const std::string id = render::campaign_id(plan.campaign.name, workdir);
-  for (size_t k = 0; k < allocs.size(); ++k) {
-    const auto& alloc = allocs[k];
-    pack::Allocation a = pack::allocation_of(
-        plan, alloc, render::allocation_name(id, static_cast<std::int64_t>(k + 1)), workdir);
-    for (size_t i : alloc.ids) a.cases.push_back(pack::packed_case(plan, plan.cases[i], scripts[i]));
-    pack::write_allocation(a, pack::render_allocation(plan, a, self_exe()));
-  }
-}
-
-// Array steps: the job arrays their cases would form if all were ready at once (one job per case on
-// a scheduler without arrays).
-std::vector<array::PlannedArray> print_arrays(const matrix::Plan& plan, std::ostream* os) {
-  std::vector<array::PlannedArray> all;
-  const bool supported = sched::array_traits(plan.system.scheduler).supported;
-  for (const auto& step : plan.steps) {
-    if (!step.array || step.case_count == 0) continue;
-    if (!supported) {
-      if (os)
-        *os << "step " << step.name << ": " << plan.system.scheduler
-            << " has no job arrays; its cases run as one job each\n\n";
+    if ((!step.pack && !step.array) || step.case_count == 0) continue;
+    std::vector<size_t> mine;
+    for (size_t k = 0; k < jobs.choice.batches.size(); ++k)
+      if (plan.cases[jobs.choice.batches[k].shape.ids.front()].step == s) mine.push_back(k);
+    if (step.array && !sched::array_traits(plan.system.scheduler).supported) {
+      os << "step " << step.name << ": " << plan.system.scheduler
+         << " has no job arrays; its cases run as one job each\n\n";
       continue;
     }
-    std::vector<size_t> cases(step.case_count);
-    for (size_t i = 0; i < cases.size(); ++i) cases[i] = step.first_case + i;
-    auto arrays = array::group_arrays(plan, cases);
-    all.insert(all.end(), arrays.begin(), arrays.end());
-    if (!os) continue;
-    *os << "step " << step.name << ": " << cases.size() << " cases as " << arrays.size() << " job array"
-        << (arrays.size() == 1 ? "" : "s");
-    if (step.array->throttle) *os << ", at most " << *step.array->throttle << " tasks running";
-    *os << '\n';
-    for (size_t k = 0; k < arrays.size(); ++k) {
-      const auto& a = arrays[k];
-      const auto& first = plan.cases[a.ids.front()];
-      *os << "  array " << k + 1 << ": partition " << plan.system.partitions[a.partition].name << ", "
-          << a.ids.size() << " tasks of " << first.job_nodes() << " node"
-          << (first.job_nodes() == 1 ? "" : "s") << " x " << first.job_ranks() << " rank"
-          << (first.job_ranks() == 1 ? "" : "s") << ", " << format_hms(a.walltime_s) << ": "
-          << plan.cases[a.ids.front()].name
-          << (a.ids.size() > 1 ? " ... " + plan.cases[a.ids.back()].name : std::string()) << '\n';
+    if (step.pack)
+      os << "step " << step.name << ": " << step.case_count << " cases packed into " << mine.size()
+         << " allocation" << (mine.size() == 1 ? "" : "s") << " of at most " << plan.pack_nodes(*step.pack)
+         << " nodes\n";
+    else
+      os << "step " << step.name << ": " << step.case_count << " cases as " << mine.size() << " job array"
+         << (mine.size() == 1 ? "" : "s")
+         << (step.array->throttle ? ", at most " + std::to_string(*step.array->throttle) + " tasks running"
+                                  : "")
+         << '\n';
+    for (size_t n = 0; n < mine.size(); ++n) {
+      const batch::Shape& b = jobs.choice.batches[mine[n]].shape;
+      char line[200];
+      if (b.kind == batch::Kind::allocation) {
+        std::snprintf(line, sizeof line,
+                      "  allocation %zu: partition %s, %ld nodes, %s, %zu cases, %.2f node-h:", n + 1,
+                      plan.system.partitions[b.partition].name.c_str(), b.nodes,
+                      format_hms(b.walltime_s).c_str(), b.ids.size(),
+                      jobs.choice.batches[mine[n]].node_hours);
+        os << line;
+        for (size_t i : b.ids) os << ' ' << plan.cases[i].name;
+      } else {
+        const auto& first = plan.cases[b.ids.front()];
+        os << "  array " << n + 1 << ": partition " << plan.system.partitions[b.partition].name << ", "
+           << b.ids.size() << " tasks of " << first.job_nodes() << " node"
+           << (first.job_nodes() == 1 ? "" : "s") << " x " << first.job_ranks() << " rank"
+           << (first.job_ranks() == 1 ? "" : "s") << ", " << format_hms(b.walltime_s) << ": " << first.name
+           << (b.ids.size() > 1 ? " ... " + plan.cases[b.ids.back()].name : std::string());
+      }
+      os << '\n';
     }
-    *os << '\n';
+    os << '\n';
   }
-  return all;
 }
 
-// The array scripts and index files under workdir/.alloc/, numbered in plan order.
-void write_arrays(const matrix::Plan& plan, const std::vector<array::PlannedArray>& arrays,
-                  const std::vector<render::Script>& scripts, const std::filesystem::path& workdir) {
-  const std::string id = render::campaign_id(plan.campaign.name, workdir);
-  for (size_t k = 0; k < arrays.size(); ++k) {
-    const auto& planned = arrays[k];
-    const auto& first = plan.cases[planned.ids.front()];
-    array::ArrayJob job;
-    job.job_name = render::array_name(id, static_cast<std::int64_t>(k + 1));
-    job.partition = plan.system.partitions[planned.partition].name;
-    job.walltime_s = planned.walltime_s;
-    job.throttle = plan.step_of(first).array->throttle.value_or(0);
-    job.first_task = sched::array_traits(plan.system.scheduler).first_task;
-    job.dir = render::batch_dir(workdir, job.job_name);
-    for (size_t i : planned.ids) job.scripts.push_back(scripts[i].path);
-    array::write_array(job, array::render_array(plan, first, job));
+// Every job as JSON, for tools and for the test that compares plan with run.
+void print_json(const matrix::Plan& plan, const Jobs& jobs, std::ostream& os) {
+  nlohmann::json list = nlohmann::json::array();
+  for (size_t k = 0; k < jobs.choice.batches.size(); ++k) {
+    const auto& b = jobs.choice.batches[k];
+    nlohmann::json cases = nlohmann::json::array();
+    for (size_t i : b.shape.ids) cases.push_back(plan.cases[i].name);
+    list.push_back({{"job", jobs.names[k]},
+                    {"kind", std::string(batch::to_string(b.shape.kind))},
+                    {"partition", plan.system.partitions[b.shape.partition].name},
+                    {"nodes", b.shape.nodes},
+                    {"walltime_s", b.shape.walltime_s},
+                    {"node_hours", b.node_hours},
+                    {"cases", cases}});
   }
+  os << nlohmann::json{{"campaign", plan.campaign.name},
+                       {"system", plan.system.name},
+                       {"jobs", list},
+                       {"node_hours", jobs.node_hours}}
+            .dump(1)
+     << '\n';
+}
+
+// The files of the batches of several cases under workdir/.alloc/<job name>/.
+size_t write_batches(const matrix::Plan& plan, const Jobs& jobs, const std::vector<render::Script>& scripts,
+                     const std::filesystem::path& workdir) {
+  size_t n = 0;
+  for (size_t k = 0; k < jobs.choice.batches.size(); ++k) {
+    const batch::Shape& s = jobs.choice.batches[k].shape;
+    if (s.kind == batch::Kind::single) continue;
+    std::vector<render::Script> members;
+    for (size_t i : s.ids) members.push_back(scripts[i]);
+    auto files = batch::files_of(plan, s, jobs.names[k], workdir, members, self_exe(),
+                                 sched::array_traits(plan.system.scheduler).first_task);
+    batch::write_files(files.files);
+    ++n;
+  }
+  return n;
 }
 
 }  // namespace
@@ -177,30 +192,39 @@ void add_plan(CLI::App& app) {
                   "Write the job scripts under DIR/<case>/job.sh (DIR is the work directory the "
                   "scripts refer to)");
   cmd->add_flag("-q,--quiet", o->quiet, "Print only the summary line");
+  cmd->add_flag("--json", o->json,
+                "Print the jobs run would submit (kind, cases, nodes, walltime, node-hours) as JSON");
   cmd->callback([o] {
     Loaded l = load(o->campaign, o->out);
     const std::filesystem::path& workdir = l.workdir;
     render::RenderOptions ro{workdir, self_exe(), 1, 0, {}};
     // Rendering every case checks every template, even without --out.
     auto scripts = render::render_all(l.plan, ro);
+    Jobs jobs = choose_jobs(l.plan, scripts, render::campaign_id(l.plan.campaign.name, workdir));
+    if (o->json) {
+      print_json(l.plan, jobs, std::cout);
+      return;
+    }
     if (!o->out.empty()) render::write_scripts(scripts, workdir);
     if (!o->quiet) {
       std::cout << "campaign " << l.campaign.name << " on " << l.plan.system.name << " (" << l.system_how
                 << ")\n\n";
       print_table(l.plan, std::cout);
       std::cout << '\n';
+      print_batches(l.plan, jobs, std::cout);
     }
-    Packed packed = print_allocations(l.plan, o->quiet ? nullptr : &std::cout);
-    auto arrays = print_arrays(l.plan, o->quiet ? nullptr : &std::cout);
+    size_t allocations = 0, arrays = 0;
+    for (auto& b : jobs.choice.batches) {
+      allocations += b.shape.kind == batch::Kind::allocation;
+      arrays += b.shape.kind == batch::Kind::array;
+    }
     char nh[64];
-    std::snprintf(nh, sizeof nh, "%.2f", l.plan.node_hours - packed.cases_node_hours + packed.node_hours);
+    std::snprintf(nh, sizeof nh, "%.2f", jobs.node_hours);
     std::cout << l.plan.cases.size() << " cases in " << l.plan.steps.size() << " step"
               << (l.plan.steps.size() == 1 ? "" : "s") << ", ";
-    if (!packed.allocations.empty())
-      std::cout << packed.allocations.size() << " allocation" << (packed.allocations.size() == 1 ? "" : "s")
-                << " for packed cases, ";
-    if (!arrays.empty())
-      std::cout << arrays.size() << " job array" << (arrays.size() == 1 ? "" : "s") << ", ";
+    if (allocations)
+      std::cout << allocations << " allocation" << (allocations == 1 ? "" : "s") << " for packed cases, ";
+    if (arrays) std::cout << arrays << " job array" << (arrays == 1 ? "" : "s") << ", ";
     std::cout << nh << " node-hours requested";
     if (l.campaign.budget_node_hours) {
       std::snprintf(nh, sizeof nh, "%.2f", *l.campaign.budget_node_hours);
@@ -208,12 +232,10 @@ void add_plan(CLI::App& app) {
     }
     std::cout << '\n';
     if (!o->out.empty()) {
-      write_allocations(l.plan, packed.allocations, scripts, workdir);
-      write_arrays(l.plan, arrays, scripts, workdir);
+      write_batches(l.plan, jobs, scripts, workdir);
       std::cout << "wrote " << scripts.size() << " scripts";
-      if (!packed.allocations.empty())
-        std::cout << " and " << packed.allocations.size() << " allocation scripts (.alloc/)";
-      if (!arrays.empty()) std::cout << " and " << arrays.size() << " array scripts (.alloc/)";
+      if (allocations) std::cout << " and " << allocations << " allocation scripts (.alloc/)";
+      if (arrays) std::cout << " and " << arrays << " array scripts (.alloc/)";
       std::cout << " under " << workdir.string() << '\n';
     }
   });

@@ -70,19 +70,6 @@ int run_campaign(const RunOptions& o, bool resume) {
   Opened opened = open_campaign(o.campaign, o.access, v);
   Loaded& l = opened.loaded;
   Backend& backend = opened.backend;
-  // Packed runs read their cases' start markers in the local run directories; allocation and
-  // array scripts (and manifests, index files) are written to this machine's file system.
-  if (backend.remote)
-    for (auto& step : l.plan.steps) {
-      if (step.pack)
-        throw InputError(step.pack->where, "pack",
-                         "packed allocations run on this machine's scheduler only (not over ssh yet); "
-                         "remove `pack:` to run the cases one job each");
-      if (step.array)
-        throw InputError(step.array->where, "array",
-                         "job arrays run on this machine's scheduler only (not over ssh yet); "
-                         "remove `array:` to run the cases one job each");
-    }
   Catalog catalog = Catalog::open(l.workdir);
   stage_campaign_inputs(l, backend);
   engine::EngineOptions eo;

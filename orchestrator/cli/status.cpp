@@ -122,7 +122,7 @@ void add_status(CLI::App& app) {
     } else if (is_dir) {
       workdir = fs::absolute(target);
     } else {
-      workdir = load(CampaignOptions{target, o->system, o->workdir}).workdir;
+      workdir = load(CampaignOptions{target, o->system, o->workdir, matrix::Fit::skip}).workdir;
     }
     if (!fs::exists(Catalog::db_path(workdir)))
       throw Error("no catalog in " + workdir.string() + ": nothing has run there yet (campaign run FILE)");

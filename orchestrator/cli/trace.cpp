@@ -40,7 +40,7 @@ void add_trace(CLI::App& app) {
     if (fs::is_directory(target)) {
       workdir = fs::absolute(target);
     } else {
-      Loaded l = load(CampaignOptions{target, o->system, o->workdir});
+      Loaded l = load(CampaignOptions{target, o->system, o->workdir, matrix::Fit::skip});
       workdir = l.workdir;
       name = l.campaign.name;
     }

@@ -9,6 +9,8 @@
 namespace campaign::engine {
 
 bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest) {
+  // The scheduler first: when cancelling fails, no state has changed (the next poll decides again).
+  if (!actions.cancel.empty()) scheduler_.cancel(actions.cancel);
   for (auto& note : actions.notes) spdlog::info("{}", note);
   std::map<std::int64_t, AttemptRow*> rows;
   for (auto& a : latest) rows[a.id] = &a;
@@ -27,6 +29,7 @@ bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest) {
     // scheduler's current reason, none when it gives none.
     if (m.update.reason || !is_final(m.state)) row.reason = m.update.reason.value_or("");
     if (m.update.exit_code) row.exit_code = m.update.exit_code;
+    if (moved || m.update.cause) row.cause = m.update.cause.value_or(Cause::none);
     if (m.update.confirmed) row.confirmed = *m.update.confirmed;
     if (moved && is_final(m.state)) {
       const auto& exit = m.update.exit_code;
@@ -52,7 +55,6 @@ bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest) {
     rows.at(r.attempt)->state = State::planned;
     changed = true;
   }
-  if (!actions.cancel.empty()) scheduler_.cancel(actions.cancel);
   for (auto& r : actions.retries) {
     if (!r.note.empty()) spdlog::info("{}", r.note);
     catalog_.new_attempt_for_retry(r.case_id, r.reason);
@@ -84,15 +86,22 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
   answer.jobs = scheduler_.query(request.ids);
   PackedQuery packed = packed_query(latest, request, answer.jobs, memory_);
   if (!packed.allocations.empty()) answer.steps = scheduler_.query_steps(packed.allocations);
-  for (const AttemptRow* a : packed.markers) {
-    if (auto m = pack::read_start_marker(a->run_dir); m && m->allocation == a->job_name && m->launched)
-      answer.started.insert(a->id);
+  // Start markers through the workspace: on this machine or on the login node.
+  std::vector<std::string> dirs;
+  for (const AttemptRow* a : packed.markers) dirs.push_back(a->run_dir);
+  auto texts =
+      dirs.empty() ? std::vector<std::optional<std::string>>{} : workspace_.read_in(dirs, pack::kStartMarker);
+  for (size_t k = 0; k < packed.markers.size(); ++k) {
+    const AttemptRow& a = *packed.markers[k];
+    if (auto m = texts[k] ? pack::parse_start_marker(*texts[k]) : std::nullopt;
+        m && m->allocation == a.job_name && m->launched)
+      answer.started.insert(a.id);
     // A case that runs its command in its script has no step of its own (decide.hpp).
-    auto index = std::find(case_ids_.begin(), case_ids_.end(), a->case_id);
+    auto index = std::find(case_ids_.begin(), case_ids_.end(), a.case_id);
     if (index != case_ids_.end()) {
       const auto& launch =
           plan_.step_of(plan_.cases[static_cast<size_t>(index - case_ids_.begin())]).job.launch;
-      if (launch && !*launch) answer.stepless.insert(a->id);
+      if (launch && !*launch) answer.stepless.insert(a.id);
     }
   }
   return apply(on_poll(latest, request, answer, rules_, memory_), latest);

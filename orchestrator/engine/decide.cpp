@@ -47,8 +47,7 @@ void confirm(Actions& out, Memory& memory, const AttemptRow& a, const sched::Job
       // The marker said 0, the accounting says otherwise (srun exits 0 after a node failure): the
       // accounting wins, and the retry policy sees the real state.
       u.reason = "the scheduler's accounting says " + state_text(*info) +
-                 (info->reason.empty() || info->reason == "None" ? "" : " (" + info->reason + ")") +
-                 "; the job's exit marker said 0";
+                 (info->reason.empty() ? "" : " (" + info->reason + ")") + "; the job's exit marker said 0";
       m.state = info->state;
       m.note = a.case_name + ": " + *u.reason;
       m.warn = true;
@@ -338,6 +337,7 @@ Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& reques
       if (cancelled.insert(a.job_id).second) out.cancel.push_back(a.job_id);
       JobUpdate c;
       c.reason = std::string(kDependencyReason) + "failed: " + info.reason;
+      c.cause = Cause::dependency;
       finish(out, memory, a, State::cancelled, std::move(c));
       continue;
     }
@@ -373,7 +373,7 @@ Actions retries(const matrix::Plan& plan, const std::vector<std::int64_t>& case_
   for (size_t i = 0; i < case_ids.size(); ++i) plan_index[case_ids[i]] = i;
   for (auto& a : latest) {
     if (!a.in_spec || !is_failure_end(a.state)) continue;
-    if (a.reason.rfind(kDependencyReason, 0) == 0) {
+    if (a.cause == Cause::dependency) {
       // Cancelled because a dependency failed: try again once every dependency can still succeed.
       auto pi = plan_index.find(a.case_id);
       if (pi == plan_index.end()) continue;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "batch/batch.hpp"
 #include "catalog/catalog.hpp"
 #include "matrix/plan.hpp"
 #include "sched/scheduler.hpp"
@@ -172,26 +173,44 @@ Actions retries(const matrix::Plan& plan, const std::vector<std::int64_t>& case_
 // The plan's cases in the order they are offered to the scheduler: node classes round robin.
 std::vector<size_t> interleaved_order(const matrix::Plan& plan);
 
-// Which planned cases may be submitted now, in `order`: dependencies met (or active, or submitted
-// earlier in this choice: afterok on their job ids), within the user's queue limit and the campaign's
-// node-hour budget. Cases whose dependency failed are cancelled (in `actions`).
+// What goes to the scheduler now, as batch jobs (batch/batch.hpp): the planned cases in `order`
+// whose dependencies are met (or active, or submitted earlier in this choice: afterok on their job
+// ids), grouped as their steps say (one job each, packed allocations, job arrays when the scheduler
+// has them), each with its walltime (grown by the retry policy after its case's timeouts), then cut
+// at the first batch the user's queue limit or the campaign's node-hour budget does not let in. An
+// array the queue limit cuts is submitted in part, except while our own jobs will free places and
+// less than a tenth of the limit is free: then it waits for them, rather than an array per freed
+// place. Cases whose dependency failed are cancelled (in `actions`). Pure: `plan` calls it too.
 struct Submission {
   size_t plan_index = 0;
   std::int64_t attempt = 0;
   std::vector<std::string> after;   // job ids of dependencies still running
   std::vector<size_t> after_ready;  // dependencies submitted just before it: indices into `ready`
 };
+struct Batch {
+  batch::Shape shape;
+  std::vector<size_t> members;        // indices into SubmitChoice::ready, as shape.ids
+  std::vector<std::string> after;     // job ids of the members' running dependencies, each once
+  std::vector<size_t> after_batches;  // earlier batches of this choice the members depend on
+  double node_hours = 0;              // batch::node_hours
+};
+struct SubmitLimits {
+  bool queue = true;                           // false: no queue limit or budget (plan shows every job)
+  int others_in_queue = 0;                     // the user's jobs outside this campaign
+  std::optional<double> committed_node_hours;  // used and in flight, when there is a budget
+  bool arrays = false;                         // the scheduler takes job arrays
+  std::map<std::int64_t, int> timeouts;        // case id -> its earlier attempts that timed out (retries)
+};
 struct SubmitChoice {
-  std::vector<Submission> ready;
+  std::vector<Submission> ready;  // every member of `batches`, and ready cases they left out
+  std::vector<Batch> batches;
   Actions actions;
   std::string budget_note;  // why the budget stopped submissions, when it did
   bool queue_full = false;  // the user's queue limit left ready cases out
-  int ours_in_queue = 0;    // then: the campaign's jobs in the queue (they will free places)
 };
 SubmitChoice choose_submissions(const matrix::Plan& plan, const std::vector<size_t>& order,
                                 const std::vector<std::int64_t>& case_ids,
-                                const std::vector<AttemptRow>& latest, int others_in_queue,
-                                std::optional<double> committed_node_hours);
+                                const std::vector<AttemptRow>& latest, const SubmitLimits& limits);
 
 // Nothing runs any more; only completions await the accounting (dependents and the end of the run
 // wait for them): the scheduler should be asked at once.

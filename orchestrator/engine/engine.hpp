@@ -7,7 +7,7 @@
 // between ticks, so the catalog is never half-updated; Ctrl-C stops the
 // orchestrator, not the jobs.
 //
-// Invariants (DESIGN.md, resume protocol):
+// Invariants (the resume protocol; ARCHITECTURE.md, "Invariants"):
 //  - an attempt is committed `submitting` with its deterministic job name
 //    before the scheduler is asked; the job id is committed as soon as the
 //    submit returns; `submitting` attempts are reconciled by job name (adopt
@@ -31,13 +31,11 @@
 #include <string>
 #include <vector>
 
-#include "array/array.hpp"
 #include "catalog/catalog.hpp"
 #include "engine/decide.hpp"
 #include "engine/policy.hpp"
 #include "engine/workspace.hpp"
 #include "matrix/plan.hpp"
-#include "pack/planner.hpp"
 #include "render/script.hpp"
 #include "sched/scheduler.hpp"
 #include "transport/shell.hpp"
@@ -128,16 +126,12 @@ class Engine {
   bool poll(std::vector<AttemptRow>& latest);
   void confirm_unreachable(std::vector<AttemptRow>& latest);
   bool submit_ready(std::vector<AttemptRow>& latest);
-  bool submit_one(AttemptRow& row, size_t plan_index, const std::vector<std::string>& after);
-  bool submit_allocation(const pack::StepAllocation& alloc, const std::vector<AttemptRow*>& rows,
-                         const std::vector<long>& walltimes, const std::vector<std::string>& after);
-  bool submit_array(const array::PlannedArray& planned, const std::vector<AttemptRow*>& rows,
-                    const std::vector<long>& walltimes, const std::vector<std::string>& after);
+  bool submit_batch(const Batch& b, const std::vector<AttemptRow*>& rows,
+                    const std::vector<std::string>& after);
   bool submit_job(const std::vector<AttemptRow*>& rows, const sched::SubmitRequest& req);
   std::vector<AttemptRow>& cached_latest();  // the latest attempts, read again after a change
   Counts counts_of(const std::vector<AttemptRow>& latest);
   void report(bool final);
-  long walltime_for(const AttemptRow& row, const matrix::Case& c);
   Clock::time_point now() const;
   Time wall() const;
 
@@ -163,6 +157,7 @@ class Engine {
   bool poll_soon_ = false;       // something needs the scheduler's answer soon
   bool more_to_submit_ = false;  // the last submission slice ended with ready cases left
   int others_in_queue_ = 0;      // the user's jobs outside this campaign
+  std::string last_job_id_;      // the scheduler's answer to the last submission
   RateLimit rate_;
   Clock::time_point submit_pause_until_{};
   std::string scheduler_problem_;

@@ -8,6 +8,7 @@
 #include "catalog/catalog.hpp"
 #include "matrix/plan.hpp"
 #include "sched/scheduler.hpp"
+#include "util/strings.hpp"
 
 namespace campaign::engine {
 
@@ -19,7 +20,7 @@ inline JobUpdate update_from(const sched::JobInfo& info) {
   if (info.start) u.started = *info.start;
   if (info.end) u.ended = *info.end;
   if (info.elapsed_s) u.elapsed_s = static_cast<std::int64_t>(*info.elapsed_s);
-  if (!info.nodelist.empty()) u.node_list = info.nodelist;
+  if (!info.nodelist.empty()) u.node_list = join(info.node_names(), ",");
   return u;
 }
 
@@ -39,6 +40,7 @@ inline bool succeeded(const AttemptRow& a) {
 
 inline constexpr const char* kAwaitingAccounting = "exit marker 0; awaiting the scheduler's accounting";
 
+// The reason's words for a dependency's failure (the decision reads Cause::dependency, not these).
 inline constexpr const char* kDependencyReason = "dependency ";
 
 }  // namespace campaign::engine

@@ -1,6 +1,7 @@
 #include "engine/workspace.hpp"
 
 #include "engine/markers.hpp"
+#include "sched/scheduler.hpp"
 
 namespace fs = std::filesystem;
 
@@ -17,6 +18,21 @@ void LocalWorkspace::prepare(const render::Script& script) {
 
 std::vector<std::optional<int>> LocalWorkspace::read_markers(const std::vector<std::string>& run_dirs) {
   return engine::read_markers(shell_, run_dirs);
+}
+
+std::vector<std::optional<std::string>> LocalWorkspace::read_in(const std::vector<std::string>& run_dirs,
+                                                                const std::string& name) {
+  std::vector<std::string> paths;
+  for (auto& d : run_dirs) paths.push_back((fs::path(d) / name).string());
+  return shell_.read_files(paths, 1 << 16);
+}
+
+void LocalWorkspace::put(const std::vector<batch::File>& files) {
+  try {
+    batch::write_files(files);
+  } catch (const Error& e) {
+    throw sched::SchedulerUnavailable(e.what());
+  }
 }
 
 }  // namespace campaign::engine

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "batch/files.hpp"
 #include "render/script.hpp"
 #include "transport/shell.hpp"
 
@@ -35,6 +36,13 @@ class Workspace {
   // The exit status in each run directory's marker (run directories as the catalog records them),
   // nullopt where there is none yet or it cannot be read now. One entry per directory, in order.
   virtual std::vector<std::optional<int>> read_markers(const std::vector<std::string>& run_dirs) = 0;
+  // The file `name` of each run directory (as the catalog records them), e.g. a packed case's start
+  // marker: its text, nullopt where there is none or it cannot be read now; one per directory.
+  virtual std::vector<std::optional<std::string>> read_in(const std::vector<std::string>& run_dirs,
+                                                          const std::string& name) = 0;
+  // Writes a batch job's own files (batch/files.hpp; paths under script_root()), each replaced whole,
+  // in order. Throws sched::SchedulerUnavailable when the place the jobs run cannot be reached now.
+  virtual void put(const std::vector<batch::File>& files) = 0;
   // The run directories are on this machine's file system: the engine may watch them for markers
   // (engine/marker_watch.hpp) instead of waiting for the next read.
   virtual bool watchable() const { return false; }
@@ -49,6 +57,9 @@ class LocalWorkspace final : public Workspace {
   std::filesystem::path script_root() const override { return workdir_; }
   void prepare(const render::Script& script) override;
   std::vector<std::optional<int>> read_markers(const std::vector<std::string>& run_dirs) override;
+  std::vector<std::optional<std::string>> read_in(const std::vector<std::string>& run_dirs,
+                                                  const std::string& name) override;
+  void put(const std::vector<batch::File>& files) override;
   bool watchable() const override { return true; }
 
  private:

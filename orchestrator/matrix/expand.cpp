@@ -298,9 +298,10 @@ void StepExpander::iterate() {
                      "every case of step '" + step_.name + "' is excluded");
 }
 
-Plan expand(const spec::Campaign& campaign, const spec::System& system, const std::string& workdir) {
+Plan expand(const spec::Campaign& campaign, const spec::System& system, const std::string& workdir, Fit fit) {
   Plan plan;
   plan.workdir = workdir;
+  plan.fit = fit;
   plan.campaign = campaign;
   plan.system = system;
   std::unordered_map<std::string, size_t> names;

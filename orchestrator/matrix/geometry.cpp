@@ -188,6 +188,7 @@ void StepExpander::share_nodes(Case& cs, const Values& values, const spec::Parti
     cs.exclusive = *b;
   }
   cs.oversubscribe = job.oversubscribe && *job.oversubscribe;
+  if (plan_.fit == Fit::skip) return;
   // An error points at the key that was set: the per-rank count, else ranks per node (ranks on one host).
   const resource::Demand d = cs.demand(one_host, part.cores_per_node);
   const resource::Node node = spec::node_of(part);

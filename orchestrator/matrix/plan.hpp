@@ -53,6 +53,11 @@ struct Case {
   resource::Demand demand(bool one_host, long node_cores = 0) const;
   std::vector<size_t> after;  // indices into Plan::cases
 };
+// `fit`: whether a case must fit the system's nodes (cores, GPUs, memory, node counts). Commands that
+// only read results (import, report, status, history) skip it: the runs may come from a bigger machine
+// than the one `local` describes now.
+enum class Fit { check, skip };
+
 struct Plan {
   Plan() = default;
   Plan(Plan&&) = default;
@@ -64,6 +69,7 @@ struct Plan {
   std::vector<StepPlan> steps;
   std::vector<Case> cases;
   std::string workdir;
+  Fit fit = Fit::check;
   double node_hours = 0;  // requested: sum of nodes x walltime
 
   const StepPlan& step_of(const Case& c) const { return steps[c.step]; }
@@ -82,7 +88,8 @@ struct Plan {
 // `campaign` must already be for_system(system.name). Errors are InputErrors
 // pointing at the campaign key that causes them.
 // `workdir` is visible to templates as {{workdir}} (the campaign's work directory).
-Plan expand(const spec::Campaign& campaign, const spec::System& system, const std::string& workdir = "");
+Plan expand(const spec::Campaign& campaign, const spec::System& system, const std::string& workdir = "",
+            Fit fit = Fit::check);
 
 // "1h30m"-style walltime of a case, for tables.
 std::string format_number(double v);

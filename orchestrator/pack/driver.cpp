@@ -21,8 +21,8 @@
 
 #include "pack/slots.hpp"
 #include "render/script.hpp"
-#include "render/step_launch.hpp"
 #include "resource/detect.hpp"
+#include "sched/launchers.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 #include "util/fd.hpp"
@@ -47,11 +47,9 @@ std::string to_json(const StartMarker& m) {
   return j.dump() + "\n";
 }
 
-std::optional<StartMarker> read_start_marker(const fs::path& run_dir) {
-  std::ifstream in(run_dir / kStartMarker);
-  if (!in) return std::nullopt;
+std::optional<StartMarker> parse_start_marker(const std::string& text) {
   try {
-    json j = json::parse(in);
+    json j = json::parse(text);
     StartMarker m;
     m.allocation = j.at("allocation").get<std::string>();
     m.job_name = j.at("job_name").get<std::string>();
@@ -72,6 +70,14 @@ std::optional<StartMarker> read_start_marker(const fs::path& run_dir) {
   }
 }
 
+std::optional<StartMarker> read_start_marker(const fs::path& run_dir) {
+  std::ifstream in(run_dir / kStartMarker);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_start_marker(text.str());
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -85,10 +91,11 @@ struct Running {
   double until = 0;  // held: Unix time its walltime ends
 };
 
-// Our environment without CAMPAIGN_NODES and the GPU variable the driver sets, to which each case
-// adds its own.
+// Our environment without CAMPAIGN_NODES, the GPU variable the driver sets, to which each case
+// adds its own, and the allocation's GPU requests (sched::kAllocationGpuVariables).
 std::vector<std::string> base_environment(const std::string& gpu_variable) {
-  std::vector<std::string> drop{std::string(render::kNodesVariable) + "="};
+  std::vector<std::string> drop{std::string(sched::kNodesVariable) + "="};
+  for (const char* v : sched::kAllocationGpuVariables) drop.push_back(std::string(v) + "=");
   if (!gpu_variable.empty()) drop.push_back(gpu_variable + "=");
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e)
@@ -201,7 +208,7 @@ int run_allocation(const Allocation& a, const DriverOptions& options) {
           for (size_t k : m.slots) m.nodes.push_back(options.nodes[k]);
         std::string names = join(m.nodes, ",");
         std::vector<std::string> case_env = env;
-        if (!names.empty()) case_env.push_back(std::string(render::kNodesVariable) + "=" + names);
+        if (!names.empty()) case_env.push_back(std::string(sched::kNodesVariable) + "=" + names);
         if (!gpus.variable.empty()) {
           std::vector<std::string> own;
           for (auto& slice : s.placement)

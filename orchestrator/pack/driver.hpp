@@ -40,6 +40,7 @@ struct StartMarker {
 std::string to_json(const StartMarker& m);
 // nullopt when there is no marker or it cannot be read as one.
 std::optional<StartMarker> read_start_marker(const std::filesystem::path& run_dir);
+std::optional<StartMarker> parse_start_marker(const std::string& text);
 
 struct DriverOptions {
   // The allocation's node names (in the case script as CAMPAIGN_NODES, comma-separated); empty:

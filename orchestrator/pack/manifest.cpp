@@ -5,7 +5,6 @@
 #include <set>
 #include <sstream>
 
-#include "render/batch.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 
@@ -13,10 +12,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace campaign::pack {
-
-fs::path allocation_dir(const fs::path& workdir, const std::string& job_name) {
-  return render::batch_dir(workdir, job_name);
-}
 
 fs::path case_output(const PackedCase& c) { return c.run_dir / (c.job_name + ".out"); }
 

@@ -1,4 +1,4 @@
-// Packed runs (DESIGN.md, "Many cases in one allocation"): one batch job, an *allocation*, runs
+// Packed runs (README, "Many cases per job"): one batch job, an *allocation*, runs
 // several cases as scheduler steps; `campaign pack-exec MANIFEST` (pack/driver.hpp) starts them
 // inside it. The manifest is the allocation's contract between the orchestrator, which writes it
 // before submission, and the driver, which only reads it.
@@ -50,8 +50,7 @@ struct Allocation {
   bool operator==(const Allocation&) const = default;
 };
 
-// The allocation's directory under a work directory, and the files in it.
-std::filesystem::path allocation_dir(const std::filesystem::path& workdir, const std::string& job_name);
+// The manifest in the allocation's directory (batch::dir_of).
 inline std::filesystem::path manifest_path(const Allocation& a) { return a.dir / kManifestName; }
 // Where a packed case's standard output and error go (no scheduler names it: the driver does).
 std::filesystem::path case_output(const PackedCase& c);

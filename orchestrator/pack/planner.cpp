@@ -1,7 +1,6 @@
 #include "pack/planner.hpp"
 
 #include <algorithm>
-#include <map>
 #include <queue>
 #include <stdexcept>
 #include <string>
@@ -91,33 +90,6 @@ std::vector<PlannedAllocation> allocate(std::vector<Item> items, const Limits& l
     a.nodes = s.peak_nodes;
     a.walltime_s = std::min(limits.walltime_s, round_up_minute(s.makespan_s + limits.margin_s));
     out.push_back(std::move(a));
-  }
-  return out;
-}
-
-std::vector<StepAllocation> allocate_step(const matrix::Plan& plan, const std::vector<size_t>& cases,
-                                          const std::function<long(size_t)>& walltime_of) {
-  std::map<size_t, std::vector<Item>> by_partition;
-  for (size_t i : cases) {
-    const matrix::Case& c = plan.cases[i];
-    by_partition[c.partition].push_back({i, plan.demand_of(c), walltime_of ? walltime_of(i) : c.walltime_s});
-  }
-  std::vector<StepAllocation> out;
-  for (auto& [partition, items] : by_partition) {
-    const spec::Pack& pack = *plan.step_of(plan.cases[items.front().id]).pack;
-    const spec::Partition& part = plan.system.partitions[partition];
-    Limits limits;
-    limits.nodes = plan.pack_nodes(pack);
-    limits.node = spec::node_of(part);
-    limits.walltime_s = pack.walltime_s.value_or(part.max_walltime_s ? part.max_walltime_s
-                                                                     : plan.system.limits.max_walltime_s);
-    limits.cases = pack.cases.value_or(0);
-    for (auto& a : allocate(items, limits)) {
-      StepAllocation s;
-      static_cast<PlannedAllocation&>(s) = std::move(a);
-      s.partition = partition;
-      out.push_back(std::move(s));
-    }
   }
   return out;
 }

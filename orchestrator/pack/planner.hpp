@@ -7,10 +7,9 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <vector>
 
-#include "matrix/plan.hpp"
+#include "resource/model.hpp"
 
 namespace campaign::pack {
 
@@ -54,16 +53,5 @@ struct PlannedAllocation {
 // (nodes, resources per node and walltime within the limits; matrix::expand checks that for
 // plans); one alone gets what is left of the margin.
 std::vector<PlannedAllocation> allocate(std::vector<Item> items, const Limits& limits);
-
-// The allocations of a packed step's cases `cases` (plan indices of one step, e.g. its ready
-// ones): per partition, with the step's `pack:` limits (walltime: the partition's longest unless
-// said; nodes: 1 on a one-host system, the machine) and the partition's nodes. Each allocation's
-// `partition` is an index into the plan's system partitions.
-struct StepAllocation : PlannedAllocation {
-  size_t partition = 0;
-};
-// `walltime_of` (optional): a case's walltime when not the plan's (a retry after a timeout).
-std::vector<StepAllocation> allocate_step(const matrix::Plan& plan, const std::vector<size_t>& cases,
-                                          const std::function<long(size_t)>& walltime_of = {});
 
 }  // namespace campaign::pack

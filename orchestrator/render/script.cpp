@@ -4,8 +4,7 @@
 #include <random>
 #include <sstream>
 
-#include "render/batch.hpp"
-#include "render/step_launch.hpp"
+#include "sched/launchers.hpp"
 #include "spec/library.hpp"
 #include "util/atomic_file.hpp"
 #include "util/hash.hpp"
@@ -17,6 +16,22 @@ namespace fs = std::filesystem;
 namespace campaign::render {
 
 using matrix::Escape;
+
+void set_case_resources(MustacheData& d, const matrix::Plan& plan, const matrix::Case& c) {
+  auto set = [&](const std::string& k, long v) { d.set(k, scalar_data(std::to_string(v))); };
+  const resource::Demand demand = plan.demand_of(c);
+  set("ranks_per_node", c.ranks_per_node);
+  set("cpus_per_rank", c.cpus_per_rank);
+  set("gpus_per_rank", c.gpus_per_rank);
+  set("node_cores", demand.cores);
+  set("node_gpus", demand.gpus);
+  set("node_memory_mb", demand.memory_mb);
+  set("memory_mb", c.memory_mb);
+  d.set("gpus", MustacheData(c.gpus_per_rank > 0));
+  d.set("memory", MustacheData(c.memory_mb > 0));
+  d.set("exclusive", MustacheData(c.exclusive));
+  d.set("oversubscribe", MustacheData(c.oversubscribe));
+}
 
 std::string campaign_id(const std::string& campaign_name, const fs::path& workdir, const std::string& salt) {
   return hex64(
@@ -76,7 +91,9 @@ Renderer::Renderer(const matrix::Plan& plan) : plan_(plan) {
     t.script = std::make_shared<Mustache>(read_file(*path), Location{path->string()}, "");
     std::string launch = (job.launch && !*job.launch) ? "" : sys.launcher.command;
     t.launch = std::make_shared<Mustache>(launch, Location{sys.file}, "launcher.command");
-    std::optional<std::string> step = (job.launch && !*job.launch) ? "" : step_launch_template(sys.launcher);
+    std::optional<std::string> step =
+        (job.launch && !*job.launch) ? ""
+                                     : sched::step_launch_template(sys.launcher.kind, sys.launcher.command);
     if (step) t.step_launch = std::make_shared<Mustache>(*step, Location{sys.file}, "launcher.command");
     if (job.container) {
       if (!sys.container)
@@ -166,8 +183,8 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
                      "no such template (packed runs need it)");
   if ((o.packed || job.instances) && !t.step_launch)
     throw InputError(Location{sys.file}, "launcher.command",
-                     std::string(o.packed ? "packed runs" : "instances") +
-                         " start each case as an srun step: the command must start with 'srun'");
+                     std::string(o.packed ? "packed runs" : "instances") + ": " +
+                         sched::step_launch_requirement(sys.launcher.kind));
   std::string container;
   if (t.container) {
     MustacheData cd = d;

@@ -4,7 +4,7 @@
 //
 // Invariants: every name a template uses is defined (else an InputError
 // naming it); every script ends by writing its exit status to the marker
-// file `.exit` in its run directory (DESIGN.md, resume protocol 6); job names
+// file `.exit` in its run directory (the resume protocol, engine/engine.hpp); job names
 // are deterministic (campaign, work directory, case key, attempt).
 #pragma once
 
@@ -38,7 +38,7 @@ struct RenderOptions {
   std::string campaign_id;
   // A case run as one step of a packed allocation (pack/): the case script
   // (templates/pack/case.sh.mustache, no scheduler directives) with the step
-  // launch line of render/step_launch.hpp.
+  // launch line of sched/launchers.hpp.
   bool packed = false;
 };
 
@@ -90,5 +90,11 @@ std::vector<Script> render_all(const matrix::Plan& plan, const RenderOptions& op
 void write_scripts(const std::vector<Script>& scripts, const std::filesystem::path& workdir);
 // Writes one script in place (temporary file + rename); its directory must exist.
 void write_script(const Script& script);
+
+// A case's geometry and what it asks beyond it (resource/model.hpp), for scripts and directives:
+// ranks_per_node, cpus_per_rank, gpus_per_rank, node_cores, node_gpus, node_memory_mb (per node; on
+// a one-host system the whole job's), memory_mb, and the sections `gpus`, `memory`, `exclusive`,
+// `oversubscribe`. `nodes` and `ranks` are the caller's (per instance or the whole job's).
+void set_case_resources(MustacheData& d, const matrix::Plan& plan, const matrix::Case& c);
 
 }  // namespace campaign::render

@@ -5,6 +5,31 @@
 #include "report/writers.hpp"
 #include "util/strings.hpp"
 
+namespace campaign::report {
+
+std::string table_html(const analysis::Table& t) {
+  std::ostringstream h;
+  h << "<div class=\"scroll\"><table>\n<tr>";
+  for (const auto& c : t.columns) {
+    auto u = t.units.find(c);
+    h << "<th>" << html_escape(c) << (u == t.units.end() ? "" : " [" + html_escape(u->second) + "]")
+      << "</th>";
+  }
+  h << "</tr>\n";
+  std::vector<std::vector<std::string>> text = analysis::formatted(t);
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    h << "<tr>";
+    for (size_t i = 0; i < t.rows[r].size(); ++i)
+      h << (std::holds_alternative<std::string>(t.rows[r][i]) ? "<td>" : "<td class=\"num\">")
+        << html_escape(text[r][i]) << "</td>";
+    h << "</tr>\n";
+  }
+  h << "</table></div>\n";
+  return h.str();
+}
+
+}  // namespace campaign::report
+
 namespace campaign::report::detail {
 
 using analysis::Table;
@@ -51,24 +76,6 @@ figure img { width: 100%; max-width: 900px; height: auto; border: 1px solid #eee
 .scroll { overflow-x: auto; }
 )";
 
-void html_table(std::ostringstream& h, const Table& t) {
-  h << "<div class=\"scroll\"><table>\n<tr>";
-  for (const auto& c : t.columns) {
-    auto u = t.units.find(c);
-    h << "<th>" << esc(c) << (u == t.units.end() ? "" : " [" + esc(u->second) + "]") << "</th>";
-  }
-  h << "</tr>\n";
-  std::vector<std::vector<std::string>> text = analysis::formatted(t);
-  for (size_t r = 0; r < t.rows.size(); ++r) {
-    h << "<tr>";
-    for (size_t i = 0; i < t.rows[r].size(); ++i)
-      h << (std::holds_alternative<std::string>(t.rows[r][i]) ? "<td>" : "<td class=\"num\">")
-        << esc(text[r][i]) << "</td>";
-    h << "</tr>\n";
-  }
-  h << "</table></div>\n";
-}
-
 }  // namespace
 
 std::string html(const Context& ctx) {
@@ -104,7 +111,7 @@ std::string html(const Context& ctx) {
     for (const auto& n : a.notes) h << "<p class=\"note\">Note: " << esc(n) << "</p>\n";
     if (a.tables.empty()) h << "<p>No usable cases.</p>\n";
     for (const auto& t : a.tables) {
-      if (!t.group.empty()) h << "<h3>" << esc(t.group_label()) << "</h3>\n";
+      if (std::string title = heading(a, t); !title.empty()) h << "<h3>" << esc(title) << "</h3>\n";
       auto f = ctx.files.find(t.stem());
       if (f != ctx.files.end() && (f->second.svg || f->second.png)) {
         const TableFiles& files = f->second;
@@ -117,7 +124,7 @@ std::string html(const Context& ctx) {
         h << "<p>" << t.rows.size() << " rows of " << t.columns.size()
           << " columns, in the CSV and JSON files.</p>\n";
       else
-        html_table(h, t);
+        h << table_html(t);
       for (const auto& n : t.notes) h << "<p class=\"note\">" << esc(n) << "</p>\n";
     }
   }

@@ -117,8 +117,11 @@ std::set<std::string> metrics_used(const std::vector<analysis::AnalysisSpec>& sp
 
 std::set<std::string> sampled_used(const std::vector<analysis::AnalysisSpec>& specs) {
   std::set<std::string> names;
-  for (auto& s : specs)
+  for (auto& s : specs) {
     if (s.window) names.insert(s.window->series);
+    if (s.scaling == analysis::Scaling::stalls)  // 8 ranks x 100,000 iterations: 5.6 million values
+      for (const char* m : analysis::kStallMetrics) names.insert(std::string(m) + ":rank{rank}");
+  }
   return names;
 }
 

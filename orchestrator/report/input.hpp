@@ -33,7 +33,7 @@ std::vector<analysis::AnalysisSpec> load_analyses(const matrix::Plan& plan,
 // The metrics the analyses read (time metric, data-stall metrics, epoch
 // windows, the per-rank stall templates).
 std::set<std::string> metrics_used(const std::vector<analysis::AnalysisSpec>& specs);
-// The sampled series window analyses read, kept packed.
+// The series kept packed: the samples window analyses read, the per-rank series of stalls.
 std::set<std::string> sampled_used(const std::vector<analysis::AnalysisSpec>& specs);
 
 struct ReportRequest {

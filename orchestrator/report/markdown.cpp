@@ -80,7 +80,7 @@ std::string markdown(const Context& ctx) {
     if (a.tables.empty()) md << "No usable cases.\n\n";
     for (const auto& t : a.tables) {
       const std::string stem = t.stem();
-      if (!t.group.empty()) md << "### " << cell(t.group_label()) << "\n\n";
+      if (std::string h = heading(a, t); !h.empty()) md << "### " << cell(h) << "\n\n";
       auto f = ctx.files.find(stem);
       TableFiles files = f == ctx.files.end() ? TableFiles{} : f->second;
       if (files.png || files.svg)

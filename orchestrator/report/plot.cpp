@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "analysis/stalls.hpp"
 #include "report/process.hpp"
 #include "util/strings.hpp"
 
@@ -152,6 +153,41 @@ std::string scaling_script(const Table& t) {
   return gp.str();
 }
 
+bool any_std(const Table& t, const std::string& v) {
+  for (const auto& s : t.series)
+    if (t.has(v + "_std" + s.suffix)) return true;
+  return false;
+}
+
+// Clustered bars: a cluster per row (labelled by the first column), in it a bar of `v` per series
+// (`v` + its suffix), with `v`_std error bars where any series has them. Writes the style; returns
+// the plot clauses.
+std::vector<std::string> bar_clauses(std::ostringstream& gp, const Table& t, const std::string& v,
+                                     const std::string& untitled) {
+  const bool errorbars = any_std(t, v);
+  gp << "set style data histograms\n"
+     << (errorbars ? "set style histogram errorbars gap 1.5 lw 1.5\n"
+                   : "set style histogram clustered gap 1.5\n")
+     << "set style fill solid 0.85 border -1\n"
+     << "set boxwidth 0.9\n"
+     << "set yrange [0:*]\n"
+     << "set grid noxtics\n"
+     << "# An empty std (one repetition, one iteration) is drawn as no error bar.\n"
+     << "nz(c) = (column(c) == column(c)) ? column(c) : 0\n";
+  std::vector<std::string> plots;
+  int lt = 0;
+  for (const auto& s : t.series) {
+    ++lt;
+    std::string using_ = "data using " + column_ref(v + s.suffix);
+    if (errorbars)
+      using_ += t.has(v + "_std" + s.suffix) ? ":(nz(" + column_ref(v + "_std" + s.suffix) + "))" : ":(0)";
+    if (plots.empty()) using_ += ":xtic(1)";
+    plots.push_back(using_ + " lt " + std::to_string(lt) + " title " +
+                    gnuplot_string(series_title(s, untitled)));
+  }
+  return plots;
+}
+
 std::string bar_script(const analysis::AnalysisResult& a, const Table& t) {
   if (t.rows.empty()) return "";
   std::ostringstream gp;
@@ -159,8 +195,6 @@ std::string bar_script(const analysis::AnalysisResult& a, const Table& t) {
   std::string title = t.analysis + (t.group.empty() ? "" : " (" + t.group_label() + ")");
   for (const auto& n : t.notes) title += "\n" + n;       // e.g. the ratio, the headline of such a study
   const std::string v = analysis::value_column(a.spec);  // "times", or a window analysis' value
-  bool any_std = false;
-  for (const auto& s : t.series) any_std |= t.has(v + "_std" + s.suffix);
   // A ratio between two compared series (original / ring_buffer per io_limit): its value above
   // each cluster, the headline of such a study.
   const auto& ratio = a.spec.ratio;
@@ -169,36 +203,15 @@ std::string bar_script(const analysis::AnalysisResult& a, const Table& t) {
     title += "\nlabels: " + ratio->numerator + " / " + ratio->denominator +
              (t.has("ratio_std") ? " time, mean ± std of repetitions" : " time");
   gp << "set title " << gnuplot_string(title) << " font \",13\"\n"
-     << "set style data histograms\n";
-  if (any_std)
-    gp << "set style histogram errorbars gap 1.5 lw 1.5\n";
-  else
-    gp << "set style histogram clustered gap 1.5\n";
-  gp << "set style fill solid 0.85 border -1\n"
-     << "set boxwidth 0.9\n"
-     << "set yrange [0:*]\n"
-     << "set grid noxtics\n"
      << "set xlabel " << gnuplot_string(t.x) << "\n"
      << "set ylabel "
      << gnuplot_string((a.spec.window ? v : a.spec.time.metric) + unit_suffix(t, v) +
                        (a.spec.window ? " (epochs >= " : " (steps >= ") +
                        analysis::format_cell(Cell(a.spec.time.warmup)) + ")" +
-                       (any_std ? ", mean ± std of repetitions" : ""))
+                       (any_std(t, v) ? ", mean ± std of repetitions" : ""))
      << "\n"
-     << (t.series.size() > 1 ? "set key top right box opaque width 2\n" : "unset key\n")
-     << "# An empty std (single repetition) is drawn as no error bar.\n"
-     << "nz(c) = (column(c) == column(c)) ? column(c) : 0\n";
-  std::vector<std::string> plots;
-  int lt = 0;
-  for (const auto& s : t.series) {
-    ++lt;
-    std::string using_ = "data using " + column_ref(v + s.suffix);
-    if (any_std)
-      using_ += t.has(v + "_std" + s.suffix) ? ":(nz(" + column_ref(v + "_std" + s.suffix) + "))" : ":(0)";
-    if (plots.empty()) using_ += ":xtic(1)";
-    plots.push_back(using_ + " lt " + std::to_string(lt) + " title " +
-                    gnuplot_string(series_title(s, v == "times" ? "time" : v)));
-  }
+     << (t.series.size() > 1 ? "set key top right box opaque width 2\n" : "unset key\n");
+  std::vector<std::string> plots = bar_clauses(gp, t, v, v == "times" ? "time" : v);
   if (ratio_labels) {
     // Clustered histograms put cluster i at x = i; the label sits above the cluster's highest bar.
     std::string top;
@@ -271,6 +284,28 @@ std::string stall_script(const Table& t) {
     plots.push_back("data using \"Iteration\":" + column_ref("Training Stall time (sec)" + s.suffix) +
                     " with lines lt " + std::to_string(lt) + " title " + gnuplot_string(s.label));
   }
+  gp << "plot " << join(plots, ", \\\n     ") << "\n";
+  return gp.str();
+}
+
+// The stalls' what-if: per case (a cluster) the predicted iteration time of each combination (a bar)
+// with its std over the iterations.
+std::string whatif_script(const Table& t) {
+  if (t.rows.empty() || t.series.empty()) return "";
+  std::ostringstream gp;
+  const int width =
+      static_cast<int>(std::clamp<size_t>(160 + t.rows.size() * (t.series.size() * 14 + 30), 900, 4000));
+  preamble(gp, t, width, 560);
+  const std::string v = analysis::kPredicted;
+  gp << "set title " << gnuplot_string(t.analysis + ": predicted iteration time per fetch / start alignment")
+     << " font \",13\"\n"
+     << "set xtics rotate by -20\n"
+     << "set xlabel \"case\"\n"
+     << "set ylabel \"iteration time [s], mean ± std over the iterations\"\n"
+     << "set key outside right top box opaque\n"
+     << "set linetype 7 lc rgb \"#e377c2\" lw 2\nset linetype 8 lc rgb \"#7f7f7f\" lw 2\n"
+     << "set linetype 9 lc rgb \"#bcbd22\" lw 2\nset linetype cycle 9\n";
+  std::vector<std::string> plots = bar_clauses(gp, t, v, v);
   gp << "plot " << join(plots, ", \\\n     ") << "\n";
   return gp.str();
 }
@@ -356,7 +391,9 @@ std::string plot_script(const analysis::AnalysisResult& a, const Table& t) {
     case Scaling::mlperf_weak:
       return "";  // a table of instances; nothing scales
     case Scaling::stalls:
-      return t.x == "Iteration" ? stall_script(t) : "";  // the summary is one row per case
+      if (t.x == "Iteration") return stall_script(t);
+      return t.detail && t.x == "case" ? whatif_script(t)
+                                       : "";  // the tables of cases and of combinations: none
     case Scaling::window:
       return t.x == "progress" ? band_script(t) : bar_script(a, t);
     case Scaling::none:

@@ -128,14 +128,30 @@ std::string describe(const AnalysisSpec& s) {
                   "curve stretched to the longest by linear interpolation before averaging")
         << ", then mean ± population std over repetitions.";
       break;
-    case Scaling::stalls:
-      d << "Data stalls per rank and iteration (DS-Analyzer columns) of each case; over the iterations of "
+    case Scaling::stalls: {
+      const analysis::StallTableSpec& o = s.stalls;
+      std::vector<std::string> fetch, start;
+      for (auto a : o.fetch) fetch.emplace_back(to_string(a));
+      for (auto a : o.start) start.emplace_back(to_string(a));
+      d << "DS-Analyzer's tables of each case (its notebook's definitions and names), over the iterations of "
            "epochs >= "
-        << analysis::format_cell(s.time.warmup)
-        << ": Average stall = mean Training Stall time; Stall (%) = stall / iteration time; Rank delay = per "
-           "iteration max - min of the ranks' Training start, averaged; Effective delay (%) = Rank delay / "
-           "mean Iteration time.";
+        << analysis::format_cell(s.time.warmup) << " past the first " << o.skip_iterations
+        << " of each epoch (`skip_iterations`). Per iteration over the ranks (GPUs): iteration time and "
+           "training stall = their max; delay = max - min of the stalls; preprocessing (fetch) diff and "
+           "start "
+           "diff = max - min of the fetch times and of the fetch starts (fetch done - fetch time). `Avg` = "
+           "the mean over the iterations, `_std` its sample standard deviation; Effective Delay time (%) = "
+           "the share of iterations whose delay exceeds "
+        << analysis::format_exact(o.delay_threshold)
+        << " s. `-whatif` tables: the same after aligning every rank's fetch time (rank: its own, avg: the "
+           "ranks' mean, min: their minimum) and fetch start (rank, avg: the midrange, min: the earliest), "
+           "for fetch in "
+        << join(fetch, ", ") << " and start in " << join(start, ", ")
+        << ": a rank whose fetch would end earlier stalls that much less (at least 2e-6 s), one whose fetch "
+           "would end later and stalled over 0.01 s that much more; Saving = Avg iteration time of rank/rank "
+           "minus this one's. Per-iteration tables: every iteration, warm-up included.";
       break;
+    }
   }
   if (!s.step.empty()) d << " Cases of step `" << s.step << "`.";
   if (s.compare)
@@ -152,6 +168,11 @@ std::string describe(const AnalysisSpec& s) {
     d << " Repetitions (cases differing only in `" << s.repeat
       << "`) are averaged; _std columns are sample standard deviations.";
   return d.str();
+}
+
+std::string heading(const analysis::AnalysisResult& a, const analysis::Table& t) {
+  if (t.analysis == a.spec.name) return t.group_label();
+  return t.group.empty() ? t.analysis : t.analysis + ": " + t.group_label();
 }
 
 std::vector<LeftOut> left_out(const ReportInput& in) {

@@ -73,6 +73,10 @@ struct ReportResult {
 ReportResult write_report(const ReportInput& input, const std::vector<Format>& formats,
                           const std::filesystem::path& out_dir, const ReportOptions& options = {});
 
+// One table as HTML (a <table> in a horizontally scrolling <div class="scroll">, numbers in
+// <td class="num">), formatted as every report formats it; for report.html and the site's pages.
+std::string table_html(const analysis::Table& t);
+
 // Aligned plain-text tables for `campaign report --terminal`.
 void print_tables(std::ostream& os, const std::vector<analysis::AnalysisResult>& analyses);
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "report/report.hpp"
+#include "report/writers.hpp"
 
 namespace campaign::report {
 
@@ -46,7 +47,7 @@ void print_tables(std::ostream& os, const std::vector<analysis::AnalysisResult>&
     if (a.tables.empty()) os << "no usable cases\n";
     for (const auto& t : a.tables) {
       os << "\n";
-      if (!t.group.empty()) os << "-- " << t.group_label() << " --\n";
+      if (std::string h = detail::heading(a, t); !h.empty()) os << "-- " << h << " --\n";
       if (t.detail)
         os << t.rows.size() << " rows of " << t.columns.size() << " columns (see the CSV and JSON reports)\n";
       else

@@ -40,6 +40,9 @@ std::string table_json(const analysis::AnalysisResult& a, const analysis::Table&
 std::string markdown(const Context& ctx);
 std::string html(const Context& ctx);
 
+// The heading of a table: its group ("case=a"), after its own name where that extends the
+// analysis' ("stalls-whatif: case=a"); "" for the analysis' one ungrouped table.
+std::string heading(const analysis::AnalysisResult& a, const analysis::Table& t);
 // How an analysis' numbers were made, in one sentence, for both documents.
 std::string describe(const analysis::AnalysisSpec& spec);
 // Excluded cases of all analyses and the input's failed cases, each with its analysis ("" for none).

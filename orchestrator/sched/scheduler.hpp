@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sched/nodelist.hpp"
 #include "transport/shell.hpp"
 #include "util/error.hpp"
 #include "util/state.hpp"
@@ -51,7 +52,8 @@ struct JobInfo {
   std::optional<Time> submit, start, end;
   std::optional<double> elapsed_s;
   int nodes = 0;
-  std::string nodelist;
+  std::string nodelist;  // as the scheduler prints it; node_names() as a list
+  std::vector<std::string> node_names() const { return sched::node_names(nodelist); }
   // A task of a job array: its index (Slurm "123_4" -> 4, LSF "123[5]" -> 5); `id` is the task's.
   std::optional<long> array_task;
 };
@@ -67,7 +69,8 @@ struct StepInfo {
   std::optional<int> exit_code, signal;              // only once the step has ended
   std::optional<Time> start, end;
   std::optional<double> elapsed_s;
-  std::string nodelist;
+  std::string nodelist;  // as the scheduler prints it; node_names() as a list
+  std::vector<std::string> node_names() const { return sched::node_names(nodelist); }
 };
 
 // What the accounting holds about some allocations' steps (Scheduler::query_steps).

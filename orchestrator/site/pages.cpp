@@ -9,6 +9,7 @@
 #include "report/input.hpp"
 #include "site/combined.hpp"
 #include "site/html.hpp"
+#include "site/stalls.hpp"
 #include "site/svg.hpp"
 
 namespace campaign::site {
@@ -248,6 +249,8 @@ std::string run_html(const CampaignSite& c, size_t i) {
     }
     h << "</table></div>\n";
   }
+
+  h << stalls_html(r.stalls);
 
   h << "<h2>Report</h2>\n";
   if (r.report.empty())

@@ -8,6 +8,7 @@
 
 #include "report/input.hpp"
 #include "site/pages.hpp"
+#include "site/stalls.hpp"
 #include "util/atomic_file.hpp"
 #include "util/state.hpp"
 
@@ -60,7 +61,8 @@ std::vector<ProfileRow> profile_rows(const std::vector<MetricRow>& metrics) {
 
 namespace {
 
-// Cases, their outcome, the node-hours and the profiler summaries of one run, from its catalog.
+// Cases, their outcome, the node-hours, the profiler summaries and the data stalls of one run, from its
+// catalog.
 void count_cases(RunPage& r) {
   Catalog catalog = Catalog::open_for_reading(r.run.workdir);
   for (const auto& a : catalog.latest_attempts(r.run.campaign.id)) {
@@ -73,6 +75,7 @@ void count_cases(RunPage& r) {
   }
   r.node_hours = catalog.consumed_node_hours(r.run.campaign.id);
   r.profile = profile_rows(catalog.metrics_of(r.run.campaign.id));
+  r.stalls = run_stalls(catalog, r.run);
 }
 
 // The newest run's campaign text says what to track and how to link commits.

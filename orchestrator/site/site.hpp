@@ -6,7 +6,7 @@
 //                                     relative to the first run, its latest verdict, the runs table;
 //                                     the run directories that were skipped, and why
 //   runs/CAMPAIGN/RUN.html            one run: provenance, commit link, the metrics against the
-//                                     previous run and the baseline, its report
+//                                     previous run and the baseline, profiles, data stalls, its report
 //   runs/CAMPAIGN/RUN/report.html     the run's own report, copied (self-contained)
 //   metrics/CAMPAIGN/METRIC.html      one metric: absolute, relative and speedup plots, every value
 //
@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/table.hpp"
 #include "catalog/catalog.hpp"
 #include "history/runs.hpp"
 #include "site/series.hpp"
@@ -46,6 +47,8 @@ struct RunPage {
   size_t cases = 0, completed = 0, failed = 0;
   double node_hours = 0;
   std::vector<ProfileRow> profile;  // grouped by family, each largest first
+  std::vector<analysis::AnalysisResult>
+      stalls;  // its campaign's `scaling: stalls` analyses (site/stalls.hpp)
 };
 
 // The profiler summaries among a run's collected metrics (collectors tau, nsys and components).

@@ -6,6 +6,7 @@
 
 #include "resource/detect.hpp"
 #include "resource/model.hpp"
+#include "sched/launchers.hpp"
 #include "spec/yaml_reader.hpp"
 #include "util/env.hpp"
 #include "util/strings.hpp"
@@ -14,19 +15,6 @@
 namespace campaign::spec {
 
 namespace {
-
-const std::vector<std::string> kSchedulers = {"slurm", "lsf", "local"};
-const std::vector<std::string> kLaunchers = {"srun", "jsrun", "mpirun", "local", "none"};
-
-// The launch line each launcher kind uses unless the profile gives one.
-std::string default_launch(const std::string& kind) {
-  if (kind == "srun") return "srun";
-  if (kind == "jsrun")
-    return "jsrun -n {{ranks}} -r {{ranks_per_node}} -a 1 -c {{cpus_per_rank}} -g {{gpus_per_rank}} -b rs";
-  if (kind == "mpirun") return "mpirun -np {{ranks}}";
-  if (kind == "local") return "{{campaign_exe}} launch -n {{ranks}} --";
-  return "";
-}
 
 long walltime(const std::string& file, const YAML::Node& v, const std::string& key) {
   std::string s = as_string(file, v, key);
@@ -76,19 +64,19 @@ System load_system_file(const std::filesystem::path& path) {
     s.detect_env = env_map(file, v, "detect_env");
     for (auto& [_, re] : s.detect_env) check_regex(file, v, "detect_env", re);
   }
-  s.scheduler = one_of(file, r.require("scheduler"), "scheduler", kSchedulers);
+  s.scheduler = one_of(file, r.require("scheduler"), "scheduler", sched::profile_schedulers());
   {
     YAML::Node v = r.require("launcher");
     if (v.IsScalar()) {
-      s.launcher.kind = one_of(file, v, "launcher", kLaunchers);
+      s.launcher.kind = one_of(file, v, "launcher", sched::profile_launchers());
     } else {
       MapReader m(file, v, "launcher");
-      s.launcher.kind = one_of(file, m.require("kind"), "launcher.kind", kLaunchers);
+      s.launcher.kind = one_of(file, m.require("kind"), "launcher.kind", sched::profile_launchers());
       if (auto c = m.get("command"); c.IsDefined())
         s.launcher.command = as_string(file, c, "launcher.command");
       m.finish();
     }
-    if (s.launcher.command.empty()) s.launcher.command = default_launch(s.launcher.kind);
+    if (s.launcher.command.empty()) s.launcher.command = sched::default_launch(s.launcher.kind);
   }
   if (auto v = r.get("account"); v.IsDefined() && !v.IsNull())
     s.account = expand_env(as_string(file, v, "account"));

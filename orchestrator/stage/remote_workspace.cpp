@@ -7,6 +7,7 @@
 #include "collect/source.hpp"
 #include "engine/markers.hpp"
 #include "sched/scheduler.hpp"
+#include "util/atomic_file.hpp"
 #include "util/env.hpp"
 #include "util/strings.hpp"
 
@@ -25,6 +26,15 @@ tmp="$2.campaign-tmp.$$"
 cat > "$tmp"
 chmod 755 "$tmp"
 mv -f -- "$tmp" "$2")SH";
+
+// Arguments: FILE MODE; the text on standard input. Creates its directory, writes it under a
+// temporary name and renames it (a batch job's manifest, index or script).
+constexpr const char* kPutScript = R"SH(set -e
+mkdir -p -- "$(dirname -- "$1")"
+tmp="$1.campaign-tmp.$$"
+cat > "$tmp"
+chmod "$2" "$tmp"
+mv -f -- "$tmp" "$1")SH";
 
 // Prints the environment of a login shell (profile scripts set $SCRATCH and the like), after a
 // marker, so that whatever the profile scripts print first is skipped.
@@ -100,6 +110,41 @@ std::vector<std::optional<int>> RemoteWorkspace::read_markers(const std::vector<
   remote.reserve(run_dirs.size());
   for (auto& d : run_dirs) remote.push_back(remote_dir(d));
   return engine::read_markers(shell_, remote);
+}
+
+std::vector<std::optional<std::string>> RemoteWorkspace::read_in(const std::vector<std::string>& run_dirs,
+                                                                 const std::string& name) {
+  std::vector<std::string> remote;
+  remote.reserve(run_dirs.size());
+  for (auto& d : run_dirs) remote.push_back(join_remote(remote_dir(d), name));
+  try {
+    return shell_.read_files(remote, 1 << 16);
+  } catch (const transport::TransportError&) {
+    return std::vector<std::optional<std::string>>(run_dirs.size());  // not readable now
+  }
+}
+
+void RemoteWorkspace::put(const std::vector<batch::File>& files) {
+  for (auto& f : files) {
+    // The local mirror keeps what was submitted, as it does for case scripts.
+    const fs::path rel = f.path.lexically_relative(remote_root_);
+    if (!rel.empty() && *rel.begin() != "..") {
+      fs::create_directories((local_root_ / rel).parent_path());
+      write_file_atomic(local_root_ / rel, f.text);
+    }
+    transport::CommandResult r;
+    try {
+      r = shell_.run({"sh", "-c", kPutScript, "sh", f.path.string(), f.executable ? "755" : "644"},
+                     std::chrono::seconds(60), f.text);
+    } catch (const transport::AccessError&) {
+      throw;
+    } catch (const transport::TransportError& e) {
+      throw sched::SchedulerUnavailable("writing " + f.path.string() + ": " + e.what());
+    }
+    if (!r.ok())
+      throw sched::SchedulerUnavailable(shell_.describe() + ": cannot write " + f.path.string() +
+                                        (r.timed_out ? " (timed out)" : "") + ": " + trim(r.err));
+  }
 }
 
 ssh::SyncResult RemoteWorkspace::fetch(const std::vector<Fetch>& runs,

@@ -37,6 +37,11 @@ class RemoteWorkspace final : public engine::Workspace {
   // AccessError passes unchanged: retrying cannot fix it).
   void prepare(const render::Script& script) override;
   std::vector<std::optional<int>> read_markers(const std::vector<std::string>& run_dirs) override;
+  // Read on the login node in one command; nothing readable now reads as none.
+  std::vector<std::optional<std::string>> read_in(const std::vector<std::string>& run_dirs,
+                                                  const std::string& name) override;
+  // One remote command per file, each also kept in the local mirror.
+  void put(const std::vector<batch::File>& files) override;
 
   // Where a local run directory (as the catalog records it) is on the remote side.
   std::string remote_dir(const std::string& local_run_dir) const;

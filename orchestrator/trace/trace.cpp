@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 
+#include "sched/nodelist.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::trace {
@@ -224,17 +225,6 @@ std::set<std::string> series_names() {
   return names;
 }
 
-Input read(Catalog& catalog, const CampaignRecord& campaign) {
-  Input in;
-  in.campaign = campaign;
-  std::vector<State> all;
-  for (int s = 0; s <= static_cast<int>(State::collect_failed); ++s) all.push_back(static_cast<State>(s));
-  in.attempts = catalog.attempts_in(campaign.id, all);
-  in.events = catalog.events(campaign.id, std::numeric_limits<std::size_t>::max());
-  in.series = catalog.metric_series_of(campaign.id, series_names());
-  return in;
-}
-
 json build(const Input& in, const Options& options) {
   json events = json::array();
   Rows rows(events);
@@ -258,7 +248,7 @@ json build(const Input& in, const Options& options) {
   // The processes: the campaign, or the nodes by name (those without a node last).
   auto groups_of = [&](const AttemptRow& a) {
     if (options.by == By::case_) return std::vector<std::string>{"campaign " + in.campaign.name};
-    auto nodes = expand_hostlist(a.node_list);
+    auto nodes = sched::node_names(a.node_list);
     if (nodes.empty()) nodes.emplace_back(kNoNode);
     return nodes;
   };
@@ -301,58 +291,6 @@ json build(const Input& in, const Options& options) {
   if (!in.campaign.code.version.empty()) other["code_version"] = in.campaign.code.version;
   if (!in.campaign.code.commit.empty()) other["commit"] = in.campaign.code.commit;
   return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}, {"otherData", std::move(other)}};
-}
-
-namespace {
-
-// One item of a host list: prefix[ranges]rest, where rest may hold more brackets.
-void expand_item(const std::string& item, std::vector<std::string>& out) {
-  auto open = item.find('['), close = item.find(']', open);
-  if (open == std::string::npos || close == std::string::npos) {
-    if (!item.empty()) out.push_back(item);
-    return;
-  }
-  struct Range {
-    long lo, hi;
-    size_t width;  // zero-padded to the width of the low end, as Slurm writes them
-  };
-  std::vector<Range> ranges;
-  for (auto& r : split(item.substr(open + 1, close - open - 1), ',')) {
-    auto dash = r.find('-');
-    std::string lo = r.substr(0, dash), hi = dash == std::string::npos ? lo : r.substr(dash + 1);
-    bool digits = !lo.empty() && !hi.empty() && lo.size() <= 9 && hi.size() <= 9 &&
-                  (lo + hi).find_first_not_of("0123456789") == std::string::npos;
-    if (!digits || std::stol(hi) < std::stol(lo) || std::stol(hi) - std::stol(lo) > 100000) {
-      out.push_back(item);  // not a host list this reads: the name as written
-      return;
-    }
-    ranges.push_back({std::stol(lo), std::stol(hi), lo.size()});
-  }
-  std::string prefix = item.substr(0, open), rest = item.substr(close + 1);
-  for (auto& r : ranges)
-    for (long n = r.lo; n <= r.hi; ++n) {
-      std::string num = std::to_string(n);
-      if (num.size() < r.width) num.insert(0, r.width - num.size(), '0');
-      expand_item(prefix + num + rest, out);
-    }
-}
-
-}  // namespace
-
-std::vector<std::string> expand_hostlist(std::string_view list) {
-  std::vector<std::string> out;
-  std::string item;
-  int depth = 0;
-  for (char ch : std::string(list) + ",") {
-    if (ch == ',' && depth == 0) {
-      expand_item(trim(item), out);
-      item.clear();
-      continue;
-    }
-    depth += ch == '[' ? 1 : ch == ']' ? -1 : 0;
-    item += ch;
-  }
-  return out;
 }
 
 }  // namespace campaign::trace

@@ -58,7 +58,4 @@ Input read(Catalog& catalog, const CampaignRecord& campaign);
 // The trace: {"traceEvents": [...], "displayTimeUnit": "ms", "otherData": {...}}.
 nlohmann::json build(const Input& in, const Options& options = {});
 
-// A Slurm host list ("nid[001-003,007],login1") as host names; a name it cannot read stays as written.
-std::vector<std::string> expand_hostlist(std::string_view list);
-
 }  // namespace campaign::trace

@@ -1,4 +1,4 @@
-// The states of one attempt of a case (DESIGN.md, "The catalog").
+// The states of one attempt of a case (ARCHITECTURE.md, "Invariants").
 //
 //   planned -> submitting -> queued -> running -> completed | failed | timeout |
 //   cancelled | node_fail | preempted | oom | lost ; completed -> collected |

@@ -1,11 +1,16 @@
 #!/bin/bash
-# The boundaries ARCHITECTURE.md promises, kept by grep over orchestrator/:
-#  - scheduler dialect (commands, state and reason words) lives in sched/ and local/ (the back ends);
-#    the engine and everything else see typed JobInfo values only;
+# The boundaries ARCHITECTURE.md promises, kept by reading orchestrator/ (comments left out):
+#  - scheduler and launcher dialect (commands, state and reason words, srun/jsrun lines, Slurm's
+#    "None") lives in sched/ and local/ (the back ends); everything else sees typed values;
 #  - the wall clock is read by the engine's clock, the catalog's default clock, and the places that
 #    stamp something (lock file, report date, job records of the local executor, the pack driver's
-#    start markers, the sampler's rows, LSF's year-less times, status's running time, the site's date); monotonic deadlines of commands
-#    are not decisions and not checked.
+#    start markers, the sampler's rows, LSF's year-less times, status's running time, the site's
+#    date); monotonic deadlines of commands are not decisions and not checked;
+#  - the decisions (ARCHITECTURE.md's table) are pure: no logging, no catalog, no file, no clock;
+#  - processes are started only by util/process (commands that end), local/process and local/launch
+#    (the local executor's jobs, the built-in launcher's ranks), pack/driver (an allocation's cases)
+#    and sample/sampler (its long-lived nvidia-smi);
+#  - an include goes down the folders' order (below), never up, so there is no cycle.
 #
 # Usage: bash tests/cli/boundaries.sh CAMPAIGN_BINARY SOURCE_DIR
 set -u
@@ -13,16 +18,70 @@ source "$(dirname "$0")/lib.sh"
 src=$2
 cd "$src/orchestrator" || exit 1
 
-dialect='ReqNodeNotAvail|DependencyNeverSatisfied|\b(sacct|squeue|sbatch|scontrol|scancel|sinfo|bjobs|bsub|bkill)\b|TERM_[A-Z]'
-found=$(grep -rnE "$dialect" --include='*.cpp' --include='*.hpp' . | grep -vE '^\./(sched|local)/')
-check_eq "no scheduler dialect outside sched/ and local/" "" "$found"
+# check_code NAME PATTERN ALLOWED_FILES_REGEX: no code line (comments stripped) outside ALLOWED matches.
+scan() {
+  /usr/bin/python3 - "$@" <<'PY'
+import os, re, sys
+pattern, allowed, only = re.compile(sys.argv[1]), re.compile(sys.argv[2]), sys.argv[3:]
+for dirpath, _, files in os.walk("."):
+    for f in sorted(files):
+        if not f.endswith((".cpp", ".hpp")):
+            continue
+        path = os.path.join(dirpath, f)
+        if allowed.pattern and allowed.search(path) or (only and path not in only):
+            continue
+        text = re.sub(r"/\*.*?\*/", "", open(path).read(), flags=re.S)
+        for n, line in enumerate(text.split("\n"), 1):
+            code = re.sub(r'//.*$', "", re.sub(r'"(?:[^"\\]|\\.)*"', lambda m: m.group(0) if "//" not in m.group(0) else '""', line))
+            if pattern.search(code):
+                print(f"{path}:{n}: {line.strip()}")
+PY
+}
+
+dialect='ReqNodeNotAvail|DependencyNeverSatisfied|NODE_FAIL|"None"|\b(sacct|squeue|sbatch|scontrol|scancel|sinfo|bjobs|bsub|bkill|srun|jsrun)\b|TERM_[A-Z]'
+check_eq "no scheduler dialect outside sched/ and local/" "" "$(scan "$dialect" '^\./(sched|local)/')"
 
 wall='system_clock::now|std::time\(|[^_]time\(nullptr\)|CLOCK_REALTIME|gettimeofday'
-allowed='^\./(engine/|local/|pack/driver\.cpp|sample/sampler\.cpp|catalog/impl\.cpp|catalog/lock\.cpp|sched/scheduler\.hpp|report/report\.cpp|site/site\.cpp|cli/status\.cpp)'
-found=$(grep -rnE "$wall" --include='*.cpp' --include='*.hpp' . | grep -vE "$allowed")
-check_eq "the wall clock is read only where ARCHITECTURE.md says" "" "$found"
+allowed='^\./(engine/engine\.cpp|local/|pack/driver\.cpp|sample/sampler\.cpp|catalog/impl\.cpp|catalog/lock\.cpp|sched/scheduler\.hpp|report/report\.cpp|site/site\.cpp|cli/status\.cpp)'
+check_eq "the wall clock is read only where ARCHITECTURE.md says" "" "$(scan "$wall" "$allowed")"
+
+decisions=(./engine/decide.cpp ./engine/choose.cpp ./engine/policy.cpp ./pack/planner.cpp ./pack/slots.cpp
+  ./batch/batch.cpp ./resource/model.cpp ./local/admission.cpp ./history/verdicts.cpp ./trace/trace.cpp)
+for f in "${decisions[@]}"; do
+  check "the decision file $f exists" test -f "$f"
+done
+impure='spdlog|\bcatalog_?\.|Catalog&|Catalog::open|fstream|fopen|\bopen\(|read_file|write_file|std::filesystem::(exists|create|remove)|fs::(exists|create|remove)|::now\(|\bnow\(\)'
+check_eq "the decisions use no logging, catalog, file or clock" "" "$(scan "$impure" '' "${decisions[@]}")"
+
+spawn='posix_spawn|\bfork\(|\bvfork\(|\bexecv|\bexecl|\bpopen\(|std::system\('
+allowed='^\./(util/process\.|local/process\.|local/launch\.cpp|pack/driver\.cpp|sample/sampler\.cpp)'
+check_eq "processes start only where ARCHITECTURE.md says" "" "$(scan "$spawn" "$allowed")"
+
+# The folders from the bottom up; a folder includes only folders before it (and itself).
+order=(util resource transport catalog sample ssh sched local spec matrix analysis render trace pack batch
+  collect report engine stage history site cli)
+layers=$(printf '%s\n' "${order[@]}")
+for d in */; do
+  check "orchestrator/${d%/} has its place in the folders' order" grep -qx "${d%/}" <<<"$layers"
+done
+up=$(/usr/bin/python3 - "${order[@]}" <<'PY'
+import os, re, sys
+rank = {d: i for i, d in enumerate(sys.argv[1:])}
+for d in sorted(rank):
+    if not os.path.isdir(d):
+        continue
+    for f in sorted(os.listdir(d)):
+        for n, line in enumerate(open(os.path.join(d, f), errors="replace"), 1):
+            m = re.match(r'#include "([a-z_]+)/', line)
+            if m and m.group(1) in rank and rank[m.group(1)] > rank[d]:
+                print(f"{d}/{f}:{n}: {d} includes {m.group(1)}")
+PY
+)
+check_eq "no include goes up the folders' order" "" "$up"
 
 # The checks can fail: each pattern finds what it must in the files that are allowed to hold it.
-check "the dialect pattern matches sched/" grep -rqE "$dialect" sched
-check "the clock pattern matches the engine" grep -rqE "$wall" engine
-finish 4
+check "the dialect pattern matches sched/" test -n "$(scan "$dialect" '' ./sched/slurm_parse.cpp ./sched/launchers.cpp)"
+check "the clock pattern matches the engine" test -n "$(scan "$wall" '' ./engine/engine.cpp)"
+check "the purity pattern matches the engine's effects" test -n "$(scan "$impure" '' ./engine/apply.cpp)"
+check "the process pattern matches util/process" test -n "$(scan "$spawn" '' ./util/process.cpp)"
+finish 30

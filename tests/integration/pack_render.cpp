@@ -4,7 +4,7 @@
 // path. For the pack tests on a real scheduler (pack_slurm.sh).
 #include <iostream>
 
-#include "pack/script.hpp"
+#include "batch/files.hpp"
 #include "spec/library.hpp"
 
 using namespace campaign;
@@ -25,21 +25,22 @@ int main(int argc, char** argv) {
     o.campaign_exe = argv[4];
     o.packed = true;
     render::Renderer r(plan);
-    pack::StepAllocation planned;
-    planned.partition = plan.cases.at(0).partition;
-    planned.nodes = std::stol(argv[5]);
-    planned.walltime_s = std::stol(argv[6]);
-    pack::Allocation a =
-        pack::allocation_of(plan, planned, "cmp" + render::campaign_id(c.name, wd) + "-alloc1", wd);
+    batch::Shape shape;
+    shape.kind = batch::Kind::allocation;
+    shape.partition = plan.cases.at(0).partition;
+    shape.nodes = std::stol(argv[5]);
+    shape.walltime_s = std::stol(argv[6]);
     std::vector<render::Script> scripts;
-    for (auto& k : plan.cases) {
-      scripts.push_back(r.render(k, o));
-      a.cases.push_back(pack::packed_case(plan, k, scripts.back()));
+    for (size_t i = 0; i < plan.cases.size(); ++i) {
+      shape.ids.push_back(i);
+      shape.walltimes.push_back(plan.cases[i].walltime_s);
+      scripts.push_back(r.render(plan.cases[i], o));
     }
     render::write_scripts(scripts, wd);
-    auto s = pack::render_allocation(plan, a, o.campaign_exe);
-    pack::write_allocation(a, s);
-    std::cout << s.path.string() << "\n";
+    auto files = batch::files_of(plan, shape, "cmp" + render::campaign_id(c.name, wd) + "-alloc1", wd,
+                                 scripts, o.campaign_exe, 0);
+    batch::write_files(files.files);
+    std::cout << files.script.string() << "\n";
   } catch (const std::exception& e) {
     std::cerr << "pack_render: " << e.what() << "\n";
     return 1;

@@ -5,7 +5,9 @@
 # the ring buffer, which reads ahead while the step computes; its stall fraction
 # must be larger than without a limit; the compressed loader (a third of the
 # bytes) must beat the original one. Checks epochs.csv and stalls-rank0.csv
-# against the file contract and that the limit holds. About 40 s.
+# against the file contract (the fetch time is the batch's reading: in the ring
+# buffer's worker, mostly longer than the stall it leaves) and that the limit
+# holds. About 40 s.
 # Usage: tests/workloads/minicosmo_loaders.sh   (PYTHON overrides the interpreter)
 source "$(dirname "$0")/../../tools/usage.sh" "$@"
 set -euo pipefail
@@ -63,22 +65,26 @@ def check(name, n_epochs):
         assert len(its) == STEPS
         # The iterations tile the epoch's window.
         assert math.isclose(sum(r[5] for r in its), t, abs_tol=1e-3), (name, e)
-        assert start <= its[0][3] and its[-1][4] <= end
+        assert start <= its[0][4] and its[-1][4] <= end
     for i, (it, e, fetch, done, train, it_time, stall, compute) in enumerate(st):
         assert it == i and fetch >= 0 and compute > 0 and stall >= 0, (name, i)
         assert done <= train and math.isclose(it_time, stall + compute, abs_tol=2e-6), (name, i)
-        assert stall >= fetch - 2e-6, (name, i)
+        # DS-Analyzer's fetch (read and decode): in the step, within the stall, for the direct
+        # loaders; ahead of the step in a worker for the ring buffer.
+        if not name.startswith("ring"):
+            assert stall >= fetch - 2e-6 and done - fetch >= train - stall - 2e-6, (name, i)
     after = [r for r in st if r[1] >= 1]
     if "tight" in name:
-        # The limit holds: reading takes at least bytes / limit. The original loader reads in
-        # its fetches; the ring buffer reads ahead, at most 4 + 1 batches before the first epoch.
+        # The limit holds: each fetch time is the batch's own reading (and decoding), in the
+        # worker for the ring buffer: at least bytes / limit, and there mostly hidden behind the
+        # previous step.
         per_batch = BATCH_BYTES / (limit * 1e6)
-        if name.startswith("original"):
-            spent, need = sum(r[2] for r in st), len(st) * per_batch
-        else:
-            spent, need = ep[-1][2] - ep[0][1], (len(st) - 5) * per_batch
         if not name.startswith("compressed"):
-            assert spent >= 0.99 * need, (name, spent, need)
+            slow = [r[2] for r in st if r[2] < 0.99 * per_batch]
+            assert not slow, (name, per_batch, slow[:5])
+        if name.startswith("ring"):
+            hidden = sum(1 for r in after if r[2] > r[6] + 0.001)
+            assert hidden >= len(after) // 2, (name, hidden, len(after))
     return (statistics.mean(r[3] for r in ep[1:]),
             sum(r[6] for r in after) / sum(r[5] for r in after))
 

@@ -84,14 +84,22 @@ def sample_files(split_dir, compressed):
 
 
 class Direct:
-    """original and compressed: the batch is read and decoded when the step asks for it."""
+    """original and compressed: the batch is read and decoded when the step asks for it.
+
+    Every loader keeps `last_fetch`, (start, done) in Unix seconds of reading and
+    decoding the batch it yielded last: DS-Analyzer's fetch start and fetch done.
+    """
 
     def __init__(self, dataset):
         self.ds = dataset
+        self.last_fetch = None
 
     def batches(self, epoch):
         for s in range(self.ds.steps):
-            yield self.ds.batch(epoch, s)
+            start = time.time()
+            item = self.ds.batch(epoch, s)
+            self.last_fetch = (start, time.time())
+            yield item
 
     def close(self):
         pass
@@ -112,6 +120,7 @@ class RingBuffer:
         self.slots = threading.Semaphore(size)
         self.cond = threading.Condition()
         self.ready = {}
+        self.last_fetch = None  # as Direct's: here the worker's reading and decoding
         self.stopped = False
         self.workers = [threading.Thread(target=self._work, daemon=True, name="loader%d" % i)
                         for i in range(workers)]
@@ -125,12 +134,14 @@ class RingBuffer:
                 job = None if self.stopped else next(self.jobs, None)
             if job is None:
                 return
+            start = time.time()
             try:
                 item = self.ds.batch(*job)
             except BaseException as exc:  # handed to the step, which raises it
                 item = exc
+            fetch = (start, time.time())
             with self.cond:
-                self.ready[job] = item
+                self.ready[job] = (item, fetch)
                 self.cond.notify_all()
 
     def batches(self, epoch):
@@ -138,7 +149,7 @@ class RingBuffer:
             with self.cond:
                 while (epoch, s) not in self.ready:
                     self.cond.wait()
-                item = self.ready.pop((epoch, s))
+                item, self.last_fetch = self.ready.pop((epoch, s))
             self.slots.release()
             if isinstance(item, BaseException):
                 raise item

@@ -551,7 +551,6 @@ def run(args, cfg, info, mll, threads, seed):
         batches = train_loader.batches(epoch)
         t_prev = t0
         while True:
-            t_fetch = time.time()
             x_y = next(batches, None)
             if x_y is None:
                 break
@@ -569,8 +568,11 @@ def run(args, cfg, info, mll, threads, seed):
             place.synchronize()  # compute includes the GPU's kernels and all-reduce
             t_end = time.time()
             compute = t_end - t_ready
+            # DS-Analyzer's fetch: the loader's reading and decoding of this batch (in a worker,
+            # ahead of the step, for ring_buffer); fetch start = fetch done - fetch time.
+            f_start, f_done = train_loader.last_fetch
             stalls.append("%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n" % (
-                iteration, epoch, t_ready - t_fetch, t_ready, t_ready, t_end - t_prev,
+                iteration, epoch, f_done - f_start, f_done, t_ready, t_end - t_prev,
                 t_ready - t_prev, compute))
             iteration += 1
             t_prev = t_end

@@ -82,7 +82,7 @@ TEST_CASE("a version 1 catalog is migrated to the current version with its data"
     CHECK(has_index(raw, "attempts_state"));
     SQLite::Statement q(raw, "SELECT message FROM events WHERE kind = 'catalog'");
     REQUIRE(q.executeStep());
-    CHECK(q.getColumn(0).getString() == "schema migrated from version 1 to 9");
+    CHECK(q.getColumn(0).getString() == "schema migrated from version 1 to 10");
   }
 }
 
@@ -93,7 +93,7 @@ TEST_CASE("an old catalog opened read-only asks to be migrated first", "[catalog
     migrate(db, catalog_migrations().first(1), "v1");
   }
   std::string msg = error_of([&] { Catalog::open(dir.path(), Access::read_only); });
-  CHECK(msg.find("has schema version 1, this campaign needs 9: open it once for writing") !=
+  CHECK(msg.find("has schema version 1, this campaign needs 10: open it once for writing") !=
         std::string::npos);
   SQLite::Database raw(db_file(dir), SQLite::OPEN_READONLY);
   CHECK(schema_version(raw) == 1);  // untouched
@@ -163,7 +163,7 @@ TEST_CASE("a catalog from a newer campaign is refused, read-write, read-only and
       msg = e.what();
     }
     INFO(msg);
-    CHECK(msg.find("campaign.db has schema version 99, newer than this campaign understands (9)") !=
+    CHECK(msg.find("campaign.db has schema version 99, newer than this campaign understands (10)") !=
           std::string::npos);
   }
   SQLite::Database raw(db_file(dir), SQLite::OPEN_READONLY);

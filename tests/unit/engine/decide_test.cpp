@@ -3,27 +3,15 @@
 
 #include <catch2/catch.hpp>
 
-#include "spec/library.hpp"
+#include "rows.hpp"
 
 using namespace campaign;
 using namespace campaign::engine;
+using namespace engine_test;
 
 namespace {
 
 const Time kNow{std::chrono::seconds(1'800'000'000)};
-
-AttemptRow row(std::int64_t id, State state, std::string job_id = "") {
-  AttemptRow a;
-  a.id = id;
-  a.case_id = id;
-  a.number = 1;
-  a.state = state;
-  a.case_name = "c" + std::to_string(id);
-  a.run_dir = "/w/c" + std::to_string(id);
-  a.job_id = std::move(job_id);
-  a.job_name = "job-" + std::to_string(id);
-  return a;
-}
 
 sched::JobInfo job(std::string id, State state, std::string raw = "") {
   sched::JobInfo j;
@@ -31,38 +19,6 @@ sched::JobInfo job(std::string id, State state, std::string raw = "") {
   j.state = state;
   j.raw_state = std::move(raw);
   return j;
-}
-
-matrix::Plan plan_of(const std::string& yaml, long max_queued = 100) {
-  auto c = spec::parse_campaign(yaml, "c.yaml");
-  auto s =
-      spec::load_system_file(*spec::find_data_file(CAMPAIGN_SOURCE_DIR, "systems", "testcluster", ".yaml"));
-  s.limits.max_queued_jobs = max_queued;
-  return matrix::expand(spec::for_system(c, s.name), s, "/w");
-}
-
-// A staging step the two training cases depend on: plan indices 0 (prepare), 1, 2.
-const char* kDeps = R"(name: deps
-matrix:
-  n: [1, 2]
-case_name: train-{{n}}
-job: {partition: mc, nodes: 2, walltime: "01:00:00", command: "true"}
-steps:
-  prepare: {matrix: {}, case_name: prepare, job: {nodes: 1, command: "true"}}
-  train: {after: [prepare]}
-retry: {max_attempts: 2, on: [node_fail]}
-)";
-
-// Rows for kDeps' plan, case ids 1..3 in plan order.
-std::vector<AttemptRow> deps_rows(const matrix::Plan& plan, State prepare, State train) {
-  std::vector<AttemptRow> rows;
-  for (size_t i = 0; i < plan.cases.size(); ++i) {
-    auto a = row(static_cast<std::int64_t>(i + 1), i == 0 ? prepare : train,
-                 is_active(i == 0 ? prepare : train) ? std::to_string(100 + i) : "");
-    a.case_name = plan.cases[i].name;
-    rows.push_back(a);
-  }
-  return rows;
 }
 
 }  // namespace
@@ -248,6 +204,7 @@ TEST_CASE("retries: by the policy's failure classes, and dependents again once t
   std::vector<std::int64_t> ids{1, 2, 3};
   auto latest = deps_rows(plan, State::node_fail, State::cancelled);
   latest[1].reason = latest[2].reason = "dependency prepare ended node_fail";
+  latest[1].cause = latest[2].cause = Cause::dependency;  // the reason's words alone decide nothing
   Actions a = retries(plan, ids, latest);
   REQUIRE(a.retries.size() == 1);  // prepare; its dependents wait until it is no longer failed
   CHECK(a.retries[0].case_id == 1);
@@ -258,69 +215,6 @@ TEST_CASE("retries: by the policy's failure classes, and dependents again once t
   latest[0].number = 2;
   latest[0].state = State::node_fail;  // the last attempt the policy allows
   CHECK(retries(plan, ids, latest).retries.empty());
-}
-
-TEST_CASE("choosing submissions: dependencies as afterok, the queue limit, the node-hour budget") {
-  std::vector<std::int64_t> ids{1, 2, 3};
-  SECTION("a dependency submitted in the same choice is waited for by index") {
-    auto plan = plan_of(kDeps);
-    auto c = choose_submissions(plan, interleaved_order(plan), ids,
-                                deps_rows(plan, State::planned, State::planned), 0, {});
-    REQUIRE(c.ready.size() == 3);
-    CHECK(c.ready[0].plan_index == 0);
-    CHECK(c.ready[1].after_ready == std::vector<size_t>{0});
-    CHECK(c.ready[2].after_ready == std::vector<size_t>{0});
-  }
-  SECTION("a running dependency by its job id; a failed one cancels its dependents") {
-    auto plan = plan_of(kDeps);
-    auto c = choose_submissions(plan, interleaved_order(plan), ids,
-                                deps_rows(plan, State::running, State::planned), 0, {});
-    REQUIRE(c.ready.size() == 2);
-    CHECK(c.ready[0].after == std::vector<std::string>{"100"});
-    c = choose_submissions(plan, interleaved_order(plan), ids, deps_rows(plan, State::failed, State::planned),
-                           0, {});
-    CHECK(c.ready.empty());
-    REQUIRE(c.actions.marks.size() == 2);
-    CHECK(*c.actions.marks[0].update.reason == "dependency prepare ended failed");
-  }
-  SECTION("the user's other jobs count against the queue limit") {
-    auto plan = plan_of(kDeps, 3);
-    auto c = choose_submissions(plan, interleaved_order(plan), ids,
-                                deps_rows(plan, State::planned, State::planned), 1, {});
-    CHECK(c.ready.size() == 2);
-  }
-  SECTION("the cases of a packed step count as one job against the queue limit") {
-    const char* packed = R"(name: packed
-matrix:
-  repeat: 10
-job: {partition: mc, nodes: 1, walltime: "00:10:00", command: "true"}
-pack: {nodes: 4}
-)";
-    auto plan = plan_of(packed, 3);
-    std::vector<std::int64_t> pids;
-    std::vector<AttemptRow> rows;
-    for (size_t i = 0; i < plan.cases.size(); ++i) {
-      pids.push_back(static_cast<std::int64_t>(i + 1));
-      rows.push_back(row(static_cast<std::int64_t>(i + 1), State::planned));
-    }
-    // Two running allocations of two cases each, and one of the user's other jobs: one slot left.
-    for (int k = 0; k < 4; ++k) {
-      rows[static_cast<size_t>(k)].state = State::running;
-      rows[static_cast<size_t>(k)].job_name = k < 2 ? "alloc-a" : "alloc-b";
-      rows[static_cast<size_t>(k)].step_name = "s" + std::to_string(k);
-    }
-    auto c = choose_submissions(plan, interleaved_order(plan), pids, rows, 0, {});
-    CHECK(c.ready.size() == 6);  // 2 allocations + the 6 planned cases as one more = 3 jobs
-    c = choose_submissions(plan, interleaved_order(plan), pids, rows, 1, {});
-    CHECK(c.ready.empty());  // 1 other + 2 allocations: the limit of 3 is reached
-  }
-  SECTION("the budget stops before the case that would pass it") {
-    auto plan = plan_of(std::string(kDeps) + "budget: 3.5\n");
-    auto c = choose_submissions(plan, interleaved_order(plan), ids,
-                                deps_rows(plan, State::planned, State::planned), 0, 0.0);
-    CHECK(c.ready.size() == 2);  // prepare (1 node x 1 h) and one training case (2 x 1 h)
-    CHECK(c.budget_note.find("would need 2.0 more of 3.5") != std::string::npos);
-  }
 }
 
 namespace {

@@ -421,7 +421,7 @@ TEST_CASE("a completion the scheduler has no record of is confirmed on its marke
   s.sched.jobs.erase(id);  // no accounting: purged, or an executor that keeps no records
   s.polls(3);
   CHECK_FALSE(s.attempt_of("c1").confirmed);  // asked at most twice so far
-  s.polls(6);  // asked three times without a record
+  s.polls(6);                                 // asked three times without a record
   auto attempts = s.catalog.attempts_of_case(s.attempt_of("c1").case_id);
   CHECK(attempts.at(0).confirmed);
   CHECK(attempts.at(0).reason.find("accounting unavailable (the scheduler has no record of job") == 0);

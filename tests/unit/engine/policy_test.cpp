@@ -1,7 +1,8 @@
+#include "engine/policy.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "engine/markers.hpp"
-#include "engine/policy.hpp"
 
 using namespace campaign;
 using namespace campaign::engine;

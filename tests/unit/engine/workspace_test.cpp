@@ -40,6 +40,20 @@ class FakeWorkspace : public engine::Workspace {
     }
     return out;
   }
+  std::map<std::string, std::string> files;  // path -> text: what put() wrote, and what read_in finds
+  std::vector<std::optional<std::string>> read_in(const std::vector<std::string>& run_dirs,
+                                                  const std::string& name) override {
+    std::vector<std::optional<std::string>> out;
+    for (auto& d : run_dirs) {
+      auto it = files.find((fs::path(d) / name).string());
+      out.push_back(it == files.end() ? std::nullopt : std::optional<std::string>(it->second));
+    }
+    return out;
+  }
+  void put(const std::vector<batch::File>& written) override {
+    if (!reachable) throw sched::SchedulerUnavailable("login node unreachable");
+    for (auto& f : written) files[f.path.string()] = f.text;
+  }
 };
 
 class FakeScheduler : public sched::Scheduler {
@@ -129,6 +143,53 @@ job: {partition: mc, nodes: 1, walltime: 5m, command: "echo {{workdir}}"}
         std::vector<std::string>{(workdir / "c1").string(), (workdir / "c2").string()});
   latest = catalog.latest_attempts(engine.campaign_id());
   CHECK(latest[0].state == State::completed);
+  CHECK(latest[1].state == State::queued);
+  fs::remove_all(workdir);
+}
+
+TEST_CASE("a packed allocation's files and its cases' start markers go through the workspace", "[engine]") {
+  const fs::path workdir = fs::temp_directory_path() / ("campaign-engine-wsp-" + std::to_string(::getpid()));
+  fs::remove_all(workdir);
+  auto system = spec::load_system_file(fs::path(CAMPAIGN_SOURCE_DIR) / "systems" / "testcluster.yaml");
+  auto campaign = spec::parse_campaign(R"(name: camp
+matrix: {n: [1, 2]}
+case_name: c{{n}}
+job: {partition: mc, nodes: 1, cpus_per_rank: 1, walltime: 5m, command: "true"}
+pack: {nodes: 1}
+)",
+                                       (workdir / "camp.yaml").string());
+  FakeWorkspace ws;
+  auto plan = matrix::expand(campaign, system, ws.root.string());
+  Catalog catalog = Catalog::open(workdir);
+  FakeScheduler scheduler;
+  NoShell shell;
+  engine::EngineOptions eo;
+  eo.workspace = &ws;
+  eo.campaign_exe = "/remote/bin/campaign";
+  engine::Engine engine(plan, workdir, catalog, scheduler, shell, eo);
+  engine.start();
+  engine.tick(true);
+  // One allocation: its manifest, then its script, written where the jobs run, and submitted there.
+  REQUIRE(scheduler.submitted.size() == 1);
+  const std::string script = scheduler.submitted[0].script_path;
+  CHECK(script.rfind((ws.root / ".alloc").string(), 0) == 0);
+  REQUIRE(ws.files.count(script));
+  CHECK(ws.files.at(script).find("/remote/bin/campaign pack-exec") != std::string::npos);
+  const std::string manifest = (fs::path(script).parent_path() / "manifest.json").string();
+  REQUIRE(ws.files.count(manifest));
+  CHECK(ws.files.at(manifest).find("\"run_dir\": \"/remote root/camp/c1\"") != std::string::npos);
+  CHECK_FALSE(fs::exists(workdir / ".alloc"));  // nothing written on this machine by the engine
+  // Both cases share the 4-core node: one allocation of 1 node.
+  CHECK(ws.files.at(manifest).find("\"nodes\": 1") != std::string::npos);
+
+  // The allocation runs; a case runs once its start marker (read through the workspace) names it.
+  auto latest = catalog.latest_attempts(engine.campaign_id());
+  const std::string alloc = latest[0].job_name;
+  ws.files[(workdir / "c1" / ".start").string()] =
+      R"({"allocation": ")" + alloc + R"(", "job_name": "x", "time": 1, "nodes": [], "slots": [0]})";
+  for (int k = 0; k < 3; ++k) engine.tick(true);
+  latest = catalog.latest_attempts(engine.campaign_id());
+  CHECK(latest[0].state == State::running);
   CHECK(latest[1].state == State::queued);
   fs::remove_all(workdir);
 }

@@ -20,7 +20,7 @@ Allocation sample(const std::filesystem::path& workdir) {
   a.partition = "mc";
   a.nodes = 3;
   a.walltime_s = 1800;
-  a.dir = allocation_dir(workdir, a.job_name);
+  a.dir = workdir / ".alloc" / a.job_name;
   a.grace_s = 2.5;
   a.node = {4, 2, 1000};
   a.driver_binds_gpus = true;

@@ -130,7 +130,7 @@ TEST_CASE("on Slurm each instance is its own step on its own nodes of a K x node
   auto s = r.render(p.cases[0], render::RenderOptions{"/scratch/w", "campaign", 1, 0, {}});
   CHECK(s.text.find("#SBATCH --nodes=512\n") != std::string::npos);
   CHECK(s.text.find("#SBATCH --ntasks=512\n") != std::string::npos);
-  // Each instance is a step as a packed case is (render/step_launch.hpp): srun --exact with its geometry.
+  // Each instance is a step as a packed case is (sched/launchers.hpp): srun --exact with its geometry.
   // Daint's gpu nodes have one GPU each: one per rank, asked for per task.
   const std::string step =
       "srun --exact -N 4 -n 4 --ntasks-per-node=1 --cpus-per-task=12 --gpus-per-task=1 -t 01:00:00 -J " +

@@ -2,6 +2,7 @@
 // (real nvidia-smi samples, tests/data/window/README.md), the epochs file and
 // four ranks' stall files are imported and collected into a catalog, read
 // back, analysed (window, stalls) and written as a report.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
 
@@ -36,12 +37,13 @@ analyses:
   - {name: util, scaling: window, x: io_limit, compare: {axis: loader, baseline: original}, warmup: 0,
      ratio: {axis: loader, numerator: original, denominator: ring_buffer},
      window: {series: 'utilization:{node}:gpu{i}'}}
-  - {name: stalls, scaling: stalls, warmup: 0}
+  - {name: stalls, scaling: stalls, warmup: 0, skip_iterations: 0}
 )";
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
-// Four ranks, three iterations; rank r starts iteration i at 100 + i + 0.01 r (delay 0.03 s).
+// Four ranks, three iterations; rank r fetches iteration i from 99.8 + i + 0.01 r for 0.2 s and
+// stalls 0.10 + 0.01 r s: the ranks' stalls differ by up to 0.03 s, their fetch starts too.
 void stall_files(const fs::path& dir) {
   for (int r = 0; r < 4; ++r) {
     std::string text =
@@ -92,11 +94,13 @@ struct Study {
 TEST_CASE("window and stalls from collected files: real nvidia-smi samples, four ranks", "[report][window]") {
   Study st;
   REQUIRE(st.cases.size() == 4);
-  // The samples stay packed, in ms; the epochs and stalls are metric rows.
-  REQUIRE(st.cases[0].sampled.size() == 1);
-  CHECK(st.cases[0].sampled[0].name == "utilization:nesi:gpu0");
-  CHECK(st.cases[0].sampled[0].steps.front() == 1710266668836);
-  CHECK(st.cases[0].sampled[0].values == std::vector<double>{0, 0, 28, 32, 30, 26, 0});
+  // The samples stay packed, in ms, and so do the 4 ranks x 7 stall series; the epochs are metric rows.
+  REQUIRE(st.cases[0].sampled.size() == 1 + 4 * 7);
+  auto util_series = std::find_if(st.cases[0].sampled.begin(), st.cases[0].sampled.end(),
+                                  [](auto& s) { return s.name == "utilization:nesi:gpu0"; });
+  REQUIRE(util_series != st.cases[0].sampled.end());
+  CHECK(util_series->steps.front() == 1710266668836);
+  CHECK(util_series->values == std::vector<double>{0, 0, 28, 32, 30, 26, 0});
 
   const analysis::AnalysisResult& util = st.analyses.at(0);
   CHECK(util.excluded.empty());
@@ -115,12 +119,16 @@ TEST_CASE("window and stalls from collected files: real nvidia-smi samples, four
   CHECK(util.tables[1].number(2, "progress_0_ring_buffer") == 100);
 
   const analysis::AnalysisResult& stalls = st.analyses.at(1);
-  REQUIRE(stalls.tables.size() == 5);  // the summary and one table per case
+  REQUIRE(stalls.tables.size() ==
+          2 + 4 + 4);  // the summary, the what-if plot's; per case what-if, iterations
   const auto& summary = stalls.tables[0];
   CHECK(summary.number(0, "ranks") == 4);
-  CHECK(summary.number(0, "Rank delay (sec)") == Approx(0.03));
-  CHECK(summary.number(0, "Effective delay (%)") == Approx(3));
-  CHECK(summary.number(0, "Average stall (sec)") == Approx((0.10 + 0.11 + 0.12 + 0.13) / 4));
+  CHECK(summary.number(0, "iterations") == 3);
+  CHECK(summary.number(0, "Avg iteration time (sec)") == Approx(1.0));
+  CHECK(summary.number(0, "Avg training stall time (sec)") == Approx(0.13));
+  CHECK(summary.number(0, "Avg delay time (sec)") == Approx(0.03));
+  CHECK(summary.number(0, "Avg preprocessing start diff (sec)") == Approx(0.03));
+  CHECK(summary.number(0, "Avg preprocessing diff (sec)") == 0);
 
   // The report: summary tables in report.md, per-rank columns in the CSV, curves as files only.
   report::ReportInput in;
@@ -130,11 +138,16 @@ TEST_CASE("window and stalls from collected files: real nvidia-smi samples, four
   fs::path out = st.tmp.path / "report";
   report::write_report(in, report::parse_formats("all"), out, no_plots);
   std::string md = slurp(out / "report.md");
-  CHECK(md.find("| case | ranks | iterations | Average stall (sec) |") != std::string::npos);
+  CHECK(md.find("| case | ranks | iterations | Avg iteration time (sec) | Avg iteration time (sec)_std |") !=
+        std::string::npos);
+  CHECK(md.find("### stalls-whatif: case=run-original-r1") != std::string::npos);
   CHECK(md.find("3 rows of 7 columns, in the CSV and JSON files.") != std::string::npos);
   std::string csv = slurp(out / "stalls-run_original_r1.csv");
-  CHECK(csv.rfind("Iteration,Epoch,Fetch time (sec)_gpu0,Fetch done time (sec)_gpu0,", 0) == 0);
-  CHECK(csv.find("Training Stall time (sec)_gpu3,Compute time (sec)_gpu3\n") != std::string::npos);
+  CHECK(csv.rfind("Iteration,Epoch,Index number,Iteration time (sec),Training Stall time (sec)_gpu0,", 0) ==
+        0);
+  CHECK(csv.find("Training Stall time (sec)_gpu3,Training stall time (sec),Delay time (sec),") !=
+        std::string::npos);
+  CHECK(fs::exists(out / "stalls-whatif-run_original_r1.csv"));
   CHECK(fs::exists(out / "util-progress.csv"));
   CHECK(fs::exists(out / "util-progress.gp"));
 }
@@ -147,11 +160,13 @@ TEST_CASE("gnuplot draws the utilisation band and the per-rank stalls", "[report
   auto r = report::write_report(in, {report::Format::md, report::Format::html}, out);
   INFO(campaign::join(r.warnings, "\n"));
   CHECK(r.warnings.empty());
-  for (const char* stem : {"util", "util-progress", "stalls-run_original_r1"}) {
+  for (const char* stem : {"util", "util-progress", "stalls-run_original_r1", "stalls-whatif"}) {
     INFO(stem);
     CHECK(fs::file_size(out / (std::string(stem) + ".svg")) > 1000);
   }
-  CHECK_FALSE(fs::exists(out / "stalls.gp"));  // the summary has nothing to draw
-  CHECK(slurp(out / "stalls-run_original_r1.dat").rfind("Iteration Epoch \"Fetch time (sec)_gpu0\"", 0) == 0);
+  CHECK_FALSE(fs::exists(out / "stalls.gp"));  // the summaries have nothing to draw
+  CHECK_FALSE(fs::exists(out / "stalls-whatif-run_original_r1.gp"));
+  CHECK(slurp(out / "stalls-run_original_r1.dat").rfind("Iteration Epoch \"Index number\"", 0) == 0);
+  CHECK(slurp(out / "stalls-whatif.gp").find("errorbars") != std::string::npos);
   CHECK(slurp(out / "util-progress.gp").find("with filledcurves") != std::string::npos);
 }

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "../temp_dir.hpp"
+#include "sched/nodelist.hpp"
 
 using namespace campaign;
 using json = nlohmann::json;
@@ -292,12 +293,12 @@ TEST_CASE("trace: by node, a group per node with the cases that ran on it", "[tr
 
 TEST_CASE("trace: Slurm host lists", "[trace]") {
   using V = std::vector<std::string>;
-  CHECK(trace::expand_hostlist("") == V{});
-  CHECK(trace::expand_hostlist("login1") == V{"login1"});
-  CHECK(trace::expand_hostlist("nid[001-003,010],gpu7") == V{"nid001", "nid002", "nid003", "nid010", "gpu7"});
-  CHECK(trace::expand_hostlist("r[1-2]n[8-9]") == V{"r1n8", "r1n9", "r2n8", "r2n9"});
-  CHECK(trace::expand_hostlist("c[9-10]-ib") == V{"c9-ib", "c10-ib"});
-  CHECK(trace::expand_hostlist("odd[x-2]") == V{"odd[x-2]"});
+  CHECK(sched::node_names("") == V{});
+  CHECK(sched::node_names("login1") == V{"login1"});
+  CHECK(sched::node_names("nid[001-003,010],gpu7") == V{"nid001", "nid002", "nid003", "nid010", "gpu7"});
+  CHECK(sched::node_names("r[1-2]n[8-9]") == V{"r1n8", "r1n9", "r2n8", "r2n9"});
+  CHECK(sched::node_names("c[9-10]-ib") == V{"c9-ib", "c10-ib"});
+  CHECK(sched::node_names("odd[x-2]") == V{"odd[x-2]"});
 }
 
 TEST_CASE("trace: read takes every attempt, the state events and only the series it draws", "[trace]") {

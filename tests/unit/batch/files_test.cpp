@@ -1,7 +1,8 @@
-#include "pack/script.hpp"
+#include "batch/files.hpp"
 
 #include <catch2/catch.hpp>
 
+#include "pack/manifest.hpp"
 #include "spec/library.hpp"
 
 using namespace campaign;
@@ -35,20 +36,15 @@ render::Script packed(const matrix::Plan& p, size_t i) {
   return render::Renderer(p).render(p.cases[i], o);
 }
 
-pack::Allocation allocation_of(const matrix::Plan& p) {
-  pack::StepAllocation planned;
-  planned.partition = 0;
-  planned.nodes = 3;
-  planned.walltime_s = 1800;
-  pack::Allocation a = pack::allocation_of(p, planned, "cmpabc123-alloc1-a1", "/w");
-  for (size_t i = 0; i < p.cases.size(); ++i)
-    a.cases.push_back(pack::packed_case(p, p.cases[i], packed(p, i)));
-  return a;
+// Both cases as one allocation of 3 nodes and 30 minutes named cmpabc123-alloc1-a1 under /w.
+batch::Files allocation_of(const matrix::Plan& p, const std::string& exe = "/opt/bin/campaign") {
+  batch::Shape s{batch::Kind::allocation, 0, {0, 1}, {600, 600}, 3, 1800, 0};
+  return batch::files_of(p, s, "cmpabc123-alloc1-a1", "/w", {packed(p, 0), packed(p, 1)}, exe, 0);
 }
 
 }  // namespace
 
-TEST_CASE("a packed Slurm case is one srun step on its own nodes, without directives", "[pack]") {
+TEST_CASE("a packed Slurm case is one srun step on its own nodes, without directives", "[batch]") {
   auto p = plan_of("testcluster");
   auto s = packed(p, 1);
   CHECK(s.job_name == "cmpabc123-p-N2-a2");
@@ -66,16 +62,23 @@ TEST_CASE("a packed Slurm case is one srun step on its own nodes, without direct
   CHECK_THAT(plain.text, Contains("\nsrun sleep 1\n"));
 }
 
-TEST_CASE("packed cases on LSF and on this machine use their launchers as they are", "[pack]") {
+TEST_CASE("packed cases on LSF and on this machine use their launchers as they are", "[batch]") {
   auto summit = packed(plan_of("summit"), 1);
   CHECK_THAT(summit.text, !Contains("#BSUB"));
   CHECK_THAT(summit.text, Contains("\njsrun -n 4 -r 2 "));
   CHECK_THAT(packed(plan_of("local"), 1).text, Contains("\n/opt/bin/campaign launch -n 4 -- sleep 1\n"));
 }
 
-TEST_CASE("the allocation script asks for the allocation and runs the driver", "[pack]") {
+TEST_CASE("an allocation's files: its manifest, then its script, which asks for it and runs the driver",
+          "[batch]") {
   auto p = plan_of("testcluster");
-  auto a = allocation_of(p);
+  auto f = allocation_of(p);
+  REQUIRE(f.files.size() == 2);
+  CHECK(f.files[0].path == "/w/.alloc/cmpabc123-alloc1-a1/manifest.json");
+  CHECK_FALSE(f.files[0].executable);
+  CHECK(f.files[1].path == f.script);
+  CHECK(f.files[1].executable);
+  auto a = pack::from_json(f.files[0].text, "m.json");
   REQUIRE(a.cases.size() == 2);
   CHECK(a.cases[1].demand == campaign::resource::Demand{2, 4, 0, 0, false});  // 2 ranks x 2 cpus per node
   CHECK(a.node == campaign::resource::Node{4, 0, 4000});
@@ -83,22 +86,36 @@ TEST_CASE("the allocation script asks for the allocation and runs the driver", "
   CHECK(a.cases[1].ranks == 4);
   CHECK(a.cases[1].walltime_s == 600);
   CHECK(a.cases[1].script == "/w/p-N2/job.sh");
-  auto s = pack::render_allocation(p, a, "/opt/bin/campaign");
-  CHECK(s.path == "/w/.alloc/cmpabc123-alloc1-a1/job.sh");
+  CHECK(f.script == "/w/.alloc/cmpabc123-alloc1-a1/job.sh");
   for (const char* line :
        {"#SBATCH --job-name=cmpabc123-alloc1-a1\n", "#SBATCH --nodes=3\n", "#SBATCH --exclusive\n",
         "#SBATCH --time=00:30:00\n", "#SBATCH --output=/w/.alloc/cmpabc123-alloc1-a1/slurm-%j.out\n",
         "#SBATCH --no-requeue\n", "#SBATCH --constraint=mc\n",
         "exec /opt/bin/campaign pack-exec --nodes \"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\")\" "
         "/w/.alloc/cmpabc123-alloc1-a1/manifest.json\n"})
-    CHECK_THAT(s.text, Contains(line));
+    CHECK_THAT(f.files[1].text, Contains(line));
+  CHECK_THAT(f.files[1].text, !Contains("--gpus-per-node"));
 
   auto lp = plan_of("summit");
-  auto ls = pack::render_allocation(lp, allocation_of(lp), "campaign");
-  CHECK_THAT(ls.text, Contains("#BSUB -nnodes 3\n"));
-  CHECK_THAT(ls.text, Contains("#BSUB -W 00:30\n"));
-  CHECK_THAT(ls.text, Contains("exec campaign pack-exec /w/.alloc/cmpabc123-alloc1-a1/manifest.json\n"));
+  auto ls = allocation_of(lp, "campaign").files[1].text;
+  CHECK_THAT(ls, Contains("#BSUB -nnodes 3\n"));
+  CHECK_THAT(ls, Contains("#BSUB -W 00:30\n"));
+  CHECK_THAT(ls, Contains("exec campaign pack-exec /w/.alloc/cmpabc123-alloc1-a1/manifest.json\n"));
+  // On one host the driver names each case's GPUs itself.
+  auto local = plan_of("local");
+  CHECK(pack::from_json(allocation_of(local).files[0].text, "m.json").driver_binds_gpus);
+}
 
-  a.partition = "nosuch";
-  CHECK_THROWS_WITH(pack::render_allocation(p, a, "x"), Contains("no partition 'nosuch'"));
+TEST_CASE("an array's files: its index, then its script", "[batch]") {
+  auto p = plan_of("testcluster");
+  batch::Shape s{batch::Kind::array, 0, {0, 1}, {600, 300}, 1, 600, 5};
+  auto f = batch::files_of(p, s, "cmpabc123-arr1", "/w", {packed(p, 0), packed(p, 1)}, "campaign", 0);
+  REQUIRE(f.files.size() == 2);
+  CHECK(f.files[0].path == "/w/.alloc/cmpabc123-arr1/index");
+  CHECK(f.files[0].text == "/w/p-N1/job.sh\n/w/p-N2/job.sh\n");
+  CHECK_THAT(f.files[1].text, Contains("#SBATCH --array=0-1%5\n"));
+  CHECK_THAT(f.files[1].text, Contains("#SBATCH --time=00:10:00\n"));
+  // A single case is no batch of several.
+  batch::Shape one{batch::Kind::single, 0, {0}, {600}, 1, 600, 0};
+  CHECK_THROWS(batch::files_of(p, one, "x", "/w", {packed(p, 0)}, "campaign", 0));
 }
