@@ -21,10 +21,16 @@ bool newer_id(const std::string& a, const std::string& b) {
 
 bool has_job(const AttemptRow& a) { return is_active(a.state) && !a.job_id.empty(); }
 
+// A job's state as the scheduler printed it ("CANCELLED by 0"), else ours.
+std::string state_text(const sched::JobInfo& j) {
+  return j.raw_state.empty() ? std::string(to_string(j.state)) : j.raw_state;
+}
+
 // An attempt ends: what the engine remembered about its job is dropped.
 void finish(Actions& out, Memory& memory, const AttemptRow& a, State state, JobUpdate u) {
   memory.misses.erase(a.id);
   memory.marker_exit.erase(a.id);
+  memory.awaiting_steps.erase(a.id);
   out.marks.push_back({a.id, state, std::move(u), "", "", false});
 }
 
@@ -40,8 +46,7 @@ void confirm(Actions& out, Memory& memory, const AttemptRow& a, const sched::Job
     if (info->state != State::completed) {
       // The marker said 0, the accounting says otherwise (srun exits 0 after a node failure): the
       // accounting wins, and the retry policy sees the real state.
-      u.reason = "the scheduler's accounting says " +
-                 (info->raw_state.empty() ? std::string(to_string(info->state)) : info->raw_state) +
+      u.reason = "the scheduler's accounting says " + state_text(*info) +
                  (info->reason.empty() ? "" : " (" + info->reason + ")") + "; the job's exit marker said 0";
       m.state = info->state;
       m.note = a.case_name + ": " + *u.reason;
@@ -195,7 +200,7 @@ sched::JobInfo as_job(const sched::StepInfo& s) {
 void confirm_packed(Actions& out, Memory& memory, const AttemptRow& a, const sched::JobInfo* allocation,
                     const PollAnswer& answer, const Rules& rules) {
   auto& u = memory.unconfirmed.at(a.id);
-  const sched::StepInfo* step = step_of(a, answer.steps);
+  const sched::StepInfo* step = step_of(a, answer.steps.steps);
   if (step && step->state == State::cancelled) {
     // Steps are cancelled when their allocation ends (srun may still exit 0 on a failed node): the
     // allocation's end says why, once it is known.
@@ -204,8 +209,7 @@ void confirm_packed(Actions& out, Memory& memory, const AttemptRow& a, const sch
     if (allocation->state != State::completed) {
       j.state = allocation->state;
       j.raw_state =
-          step->raw_state + " when its allocation " + a.job_id + " ended " +
-          (allocation->raw_state.empty() ? std::string(to_string(allocation->state)) : allocation->raw_state);
+          step->raw_state + " when its allocation " + a.job_id + " ended " + state_text(*allocation);
     }
     confirm(out, memory, a, &j, "");
   } else if (step && is_final(step->state)) {
@@ -217,30 +221,48 @@ void confirm_packed(Actions& out, Memory& memory, const AttemptRow& a, const sch
   }
 }
 
-// A packed attempt whose allocation ended without a zero marker from it.
+// A packed attempt whose allocation ended without a zero marker from it: charged only when its
+// step ran (decide.hpp, on_poll).
 void end_packed(Actions& out, Memory& memory, const AttemptRow& a, const sched::JobInfo& allocation,
-                const PollAnswer& answer) {
-  const sched::StepInfo* step = step_of(a, answer.steps);
+                const PollAnswer& answer, const Rules& rules) {
+  const sched::StepInfo* step = step_of(a, answer.steps.steps);
+  auto marker = memory.marker_exit.find(a.id);
+  // Its script failed by itself (a zero marker would have completed it already) in an allocation
+  // that ended well: nothing else to blame.
+  const bool own_failure = allocation.state == State::completed && marker != memory.marker_exit.end();
+  // Only the accounting's steps can vouch for a case, and only for one that launches a step.
+  const bool vouched = answer.steps.kept && !answer.stepless.count(a.id);
+  const bool no_step = !step && vouched && answer.steps.ended.count(a.job_id);
+  std::string never;  // why it never ran, when it did not
   if (!step && !answer.started.count(a.id)) {
+    never = "its allocation " + a.job_id + " ended before it started";
+  } else if (no_step && !own_failure) {
+    never = "its allocation " + a.job_id + " ended " + state_text(allocation) +
+            " before its step started (the accounting has no step of it)";
+  } else if (!step && vouched && !no_step && !own_failure &&
+             ++memory.awaiting_steps[a.id] < rules.confirm_after_polls) {
+    return;  // the accounting's record of the allocation's end, and with it of its steps, is on its way
+  }
+  if (!never.empty()) {
     memory.misses.erase(a.id);
     memory.marker_exit.erase(a.id);
-    out.returns.push_back({a.id, "its allocation " + a.job_id + " ended before it started"});
+    memory.awaiting_steps.erase(a.id);
+    out.returns.push_back({a.id, never});
     return;
   }
-  auto marker = memory.marker_exit.find(a.id);
   JobUpdate u = step ? update_from(as_job(*step)) : JobUpdate{};
   State s;
   if (step && is_final(step->state) && step->state != State::cancelled) {
     s = step->state;  // its own end, before or apart from the allocation's
   } else if (allocation.state != State::completed) {
     s = allocation.state;  // cut by its allocation's end (time limit, node failure, cancellation)
-    u.reason =
-        "its allocation " + a.job_id + " ended " +
-        (allocation.raw_state.empty() ? std::string(to_string(allocation.state)) : allocation.raw_state) +
-        " while it ran";
+    u.reason = "its allocation " + a.job_id + " ended " + state_text(allocation) + " while it ran";
   } else {
     s = State::failed;
-    if (marker == memory.marker_exit.end()) u.reason = "its step ended without an exit marker";
+    if (marker == memory.marker_exit.end())
+      u.reason = "its step ended without an exit marker";
+    else if (no_step)
+      u.reason = "its script exited " + std::to_string(marker->second) + " before its step started";
   }
   if (marker != memory.marker_exit.end()) {
     u.exit_code = marker->second;
@@ -290,7 +312,7 @@ Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& reques
     memory.misses.erase(a.id);
     const sched::JobInfo& info = *it->second;
     if (is_final(info.state) && !a.step_name.empty()) {
-      end_packed(out, memory, a, info, answer);
+      end_packed(out, memory, a, info, answer, rules);
       continue;
     }
     JobUpdate u = update_from(info);

@@ -35,6 +35,9 @@ struct Memory {
   int polls_since_confirm = std::numeric_limits<int>::max() - 1;
   std::set<std::int64_t> submit_ended_here;    // submitting attempts whose submit command failed in this run
   std::set<std::int64_t> awaiting_submission;  // submitting attempts with no job yet (said once)
+  // Packed attempts whose allocation ended without a step record of theirs, while the accounting
+  // has not recorded the allocation's end yet: polls waited.
+  std::map<std::int64_t, int> awaiting_steps;
 };
 
 // The engine's tunables the decisions read (EngineOptions has their documentation).
@@ -110,8 +113,15 @@ PollRequest what_to_poll(const std::vector<AttemptRow>& latest, const Rules& rul
 // allocation's job; their own truth is their step's record and whether the driver started them.
 struct PollAnswer {
   std::vector<sched::JobInfo> jobs;
-  std::vector<sched::StepInfo> steps;  // of the allocations in `jobs` (empty without step accounting)
-  std::set<std::int64_t> started;      // packed attempts whose start marker names their allocation
+  // The steps of the allocations in `jobs` that ended or hold completions awaiting confirmation
+  // (none without step accounting), and which of those allocations' ends the accounting holds.
+  sched::StepRecords steps;
+  // Packed attempts whose start marker names their allocation and says the driver launched their
+  // script (pack::StartMarker::launched).
+  std::set<std::int64_t> started;
+  // Packed attempts whose case runs its command in its script (`launch: false`): no step of theirs
+  // ever shows in the accounting.
+  std::set<std::int64_t> stepless;
 };
 
 // What the loop must still gather for on_poll about packed attempts: the steps of allocations that
@@ -127,9 +137,26 @@ PackedQuery packed_query(const std::vector<AttemptRow>& latest, const PollReques
 // The scheduler's answer to `request`: states, times and reasons; completions confirmed or
 // corrected by the accounting (a packed one by its step's record only: its allocation ending later
 // in a failure does not undo it); jobs the scheduler forgot (failed on their marker, else lost
-// after `lost_after_polls`); jobs whose dependency failed cancelled. A packed attempt whose
-// allocation ended takes its step's end, else the allocation's failure (it was cut), and returns to
-// planned when it never started. A packed attempt is running only once its start marker says so.
+// after `lost_after_polls`); jobs whose dependency failed cancelled. A packed attempt is running
+// only once its start marker says so.
+//
+// A packed attempt whose allocation ended is charged an attempt only when its step ran: it takes
+// its step's end, else the allocation's failure (it was cut). It returns to planned, its attempt
+// unspent, when it never ran:
+//  - its start marker must say that the driver launched its script (a driver killed between
+//    writing the marker and launching never started it);
+//  - with step accounting (Slurm), the step record is the truth: once the accounting holds the
+//    allocation's end (StepRecords::ended), a case without a step never ran, whatever its start
+//    marker and its exit marker say (the driver may start a case as cut steps free their nodes,
+//    and its srun then fails at once in the dying allocation). One exception: in an allocation that
+//    ended COMPLETED, a case whose own script exited non-zero before its step (a module that does
+//    not load, an srun that refuses its options) failed by itself, and is charged: it would fail
+//    the same way every time. While the accounting lacks the allocation's end, the attempt waits,
+//    `confirm_after_polls` polls at most, then is judged on its start marker alone;
+//  - without step accounting (LSF, the local executor, Slurm without accounting) and for a case
+//    that launches no step (`launch: false`, PollAnswer::stepless), its launched start marker is
+//    the evidence: on LSF a jsrun refused at once by a dying allocation cannot be told from a case
+//    cut while it ran, and both are charged.
 Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& request, const PollAnswer& answer,
                 const Rules& rules, Memory& memory);
 

@@ -42,7 +42,8 @@ std::string to_json(const StartMarker& m) {
   for (auto& slice : m.placement)
     placement.push_back({{"node", slice.node}, {"cores", slice.cores}, {"gpus", slice.gpus}});
   json j = {{"allocation", m.allocation}, {"job_name", m.job_name}, {"time", m.time},
-            {"nodes", m.nodes},           {"slots", m.slots},       {"placement", placement}};
+            {"nodes", m.nodes},           {"slots", m.slots},       {"placement", placement},
+            {"launched", m.launched}};
   return j.dump() + "\n";
 }
 
@@ -55,6 +56,7 @@ std::optional<StartMarker> parse_start_marker(const std::string& text) {
     m.time = j.at("time").get<double>();
     m.nodes = j.at("nodes").get<std::vector<std::string>>();
     m.slots = j.at("slots").get<std::vector<size_t>>();
+    m.launched = j.value("launched", true);
     if (j.contains("placement")) {
       for (auto& slice : j["placement"])
         m.placement.push_back({slice.at("node").get<size_t>(), slice.at("cores").get<std::vector<long>>(),
@@ -201,7 +203,7 @@ int run_allocation(const Allocation& a, const DriverOptions& options) {
       for (size_t i = 0; i < n; ++i) waiting[i] = phase[i] == Phase::waiting;
       for (auto& s : next_starts(demands, waiting, pool)) {
         const PackedCase& c = a.cases[s.case_index];
-        StartMarker m{a.job_name, c.job_name, 0, {}, s.nodes(), s.placement};
+        StartMarker m{a.job_name, c.job_name, 0, {}, s.nodes(), s.placement, false};
         if (!options.nodes.empty())
           for (size_t k : m.slots) m.nodes.push_back(options.nodes[k]);
         std::string names = join(m.nodes, ",");
@@ -233,6 +235,12 @@ int run_allocation(const Allocation& a, const DriverOptions& options) {
         }
         r.since = Clock::now();
         phase[s.case_index] = Phase::running;
+        try {
+          m.launched = true;
+          write_file_atomic(c.run_dir / kStartMarker, to_json(m));
+        } catch (const Error& e) {
+          say("warning: " + c.case_name + ": its start marker does not say it was launched: " + e.what());
+        }
         say("start " + c.case_name + " (" + c.job_name + ") on " + std::to_string(c.demand.nodes) +
             " node(s)" + (names.empty() ? "" : " " + names) + ", " + std::to_string(c.demand.cores) +
             " cores and " + std::to_string(c.demand.gpus) + " GPUs per node" +

@@ -9,10 +9,10 @@
 // Invariants: a case is started at most once per allocation: its start marker (`run_dir/.start`,
 // written atomically before the launch and naming the allocation and what it was given) is what a
 // restarted driver finds and skips, holding what it was given until its exit marker appears or its
-// walltime has passed; a case never started has no start marker (the orchestrator returns it to
-// planned); the case script writes its own exit marker, the driver decides no retries; after
-// SIGTERM or SIGINT nothing more starts, running cases get SIGTERM, then SIGKILL after the
-// manifest's grace.
+// walltime has passed; the marker is written again, `launched`, once the case's script runs; a case
+// never started has no start marker, or one not `launched` (the orchestrator returns it to planned); the case
+// script writes its own exit marker, the driver decides no retries; after SIGTERM or SIGINT nothing more
+// starts, running cases get SIGTERM, then SIGKILL after the manifest's grace.
 #pragma once
 
 #include <filesystem>
@@ -33,6 +33,9 @@ struct StartMarker {
   std::vector<std::string> nodes;  // node names given to the case; empty when not known
   std::vector<size_t> slots;       // the allocation's node indices given to the case
   resource::Placement placement;   // and the cores and GPUs of each (slots alone in older markers)
+  // Written false before the launch, true once the case's script runs: the evidence of a start where
+  // the scheduler keeps no step records (engine/decide.hpp). Markers of older drivers lack it: true.
+  bool launched = true;
 };
 std::string to_json(const StartMarker& m);
 // nullopt when there is no marker or it cannot be read as one.

@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,6 +71,17 @@ struct StepInfo {
   std::optional<double> elapsed_s;
   std::string nodelist;  // as the scheduler prints it; node_names() as a list
   std::vector<std::string> node_names() const { return sched::node_names(nodelist); }
+};
+
+// What the accounting holds about some allocations' steps (Scheduler::query_steps).
+struct StepRecords {
+  std::vector<StepInfo> steps;
+  // The back end keeps step records (Slurm with accounting); false: no step will ever be known.
+  bool kept = false;
+  // Allocations whose own end the accounting holds. It records a step when the step starts and the
+  // job's end after it (slurmctld sends its records in order), so a step of these allocations that
+  // `steps` lacks never existed.
+  std::set<std::string> ended;
 };
 
 struct SubmitRequest {
@@ -186,9 +198,10 @@ class Scheduler {
   // Cancels these jobs; jobs that already ended are not an error.
   virtual void cancel(const std::vector<std::string>& ids) = 0;
   // The steps of the jobs `ids`, in the accounting's order; a back end without step accounting
-  // returns none: only Slurm has it (LSF's bjobs shows no jsrun steps, the local executor runs no
-  // steps). Throws SchedulerUnavailable when the scheduler cannot be asked (as query does).
-  virtual std::vector<StepInfo> query_steps(const std::vector<std::string>& /*ids*/) { return {}; }
+  // returns none (and `kept` false): only Slurm has it (LSF's bjobs shows no jsrun steps, the local
+  // executor runs no steps). Throws SchedulerUnavailable when the scheduler cannot be asked (as query
+  // does).
+  virtual StepRecords query_steps(const std::vector<std::string>& /*ids*/) { return {}; }
 };
 
 using SchedulerFactory =

@@ -238,19 +238,21 @@ void Slurm::cancel(const std::vector<std::string>& ids_in) {
   }
 }
 
-std::vector<StepInfo> Slurm::query_steps(const std::vector<std::string>& ids_in) {
+StepRecords Slurm::query_steps(const std::vector<std::string>& ids_in) {
   auto ids = command::unique(ids_in);
   if (ids.empty() || accounting_disabled_) return {};
   auto base = with_standard_time({"sacct", "-P", "-n", "-o", kSacctStepFields});
   auto outputs = sacct(base, ids, "-j");
   if (!outputs) return {};
   auto columns = split(kSacctStepFields, ',');
-  std::vector<StepInfo> steps;
+  StepRecords records;
+  records.kept = true;
   for (const auto& out : *outputs) {
     auto part = parse_sacct_steps(out, columns);
-    steps.insert(steps.end(), part.begin(), part.end());
+    records.steps.insert(records.steps.end(), part.steps.begin(), part.steps.end());
+    records.ended.insert(part.ended.begin(), part.ended.end());
   }
-  return steps;
+  return records;
 }
 
 }  // namespace campaign::sched

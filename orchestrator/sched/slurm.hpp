@@ -26,7 +26,7 @@ class Slurm final : public Scheduler {
   std::vector<JobInfo> find_by_name(const std::vector<std::string>& names) override;
   int queued_jobs_of_user() override;
   void cancel(const std::vector<std::string>& ids) override;
-  std::vector<StepInfo> query_steps(const std::vector<std::string>& ids) override;
+  StepRecords query_steps(const std::vector<std::string>& ids) override;
 
   // The squeue format (header-parsed): id, name, state, reason, nodes, elapsed, limit, nodes, submit
   // and start time.

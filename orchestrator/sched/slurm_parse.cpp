@@ -288,13 +288,15 @@ std::vector<JobInfo> parse_sacct(std::string_view text_in, const std::vector<std
   return parse_sacct_rows(Table(columns, "jobname"), text::lines(text_in));
 }
 
-std::vector<StepInfo> parse_sacct_steps(std::string_view text_in, const std::vector<std::string>& columns) {
+StepRecords parse_sacct_steps(std::string_view text_in, const std::vector<std::string>& columns) {
   Table table(columns, "jobname");
   if (!table.has("jobid") || !table.has("state"))
     throw UnexpectedOutput("sacct step fields lack JobID or State");
-  // Numbered steps only: "123.batch", "123.extern", "123.interactive" are not cases.
-  static const std::regex numbered(R"(^(\d+(?:_\d+)?)\.\d+$)");
-  std::vector<StepInfo> steps;
+  // Numbered steps only: "123.batch", "123.extern", "123.interactive" are not cases; "123" and
+  // "123_4" are the jobs themselves.
+  static const std::regex numbered(R"(^(\d+(?:_\d+)?)\.\d+$)"), whole(R"(^\d+(?:_\d+)?$)");
+  StepRecords records;
+  auto& steps = records.steps;
   std::map<std::string, size_t> seen;
   for (const auto& line : text::lines(text_in)) {
     if (trim(line).empty()) continue;
@@ -302,6 +304,13 @@ std::vector<StepInfo> parse_sacct_steps(std::string_view text_in, const std::vec
     StepInfo step;
     step.step_id = trim(table.get(row, "jobid"));
     std::smatch m;
+    if (std::regex_match(step.step_id, whole)) {
+      // Ended, with its end time: after an outage of slurmdbd, sacct shows ended jobs with End
+      // "Unknown" until slurmctld has sent its backlog.
+      if (is_final(state_or_active(trim(table.get(row, "state")))) && parse_slurm_time(table.get(row, "end")))
+        records.ended.insert(step.step_id);
+      continue;
+    }
     if (!std::regex_match(step.step_id, m, numbered)) continue;
     step.job_id = m[1].str();
     step.name = table.get(row, "jobname");
@@ -321,7 +330,7 @@ std::vector<StepInfo> parse_sacct_steps(std::string_view text_in, const std::vec
       steps.push_back(std::move(step));
     }
   }
-  return steps;
+  return records;
 }
 
 std::vector<JobInfo> parse_scontrol_show_job(std::string_view text_in) {

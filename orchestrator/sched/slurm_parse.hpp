@@ -56,11 +56,12 @@ std::vector<JobInfo> parse_sacct(std::string_view text);
 std::vector<JobInfo> parse_sacct(std::string_view text, const std::vector<std::string>& columns);
 
 // `sacct -P -n -o <columns>` output without -X, `columns` being the --format field list: the numeric
-// steps of the jobs ("123.4"; "123_7.4" for array tasks) in the order printed; job lines and the
-// batch, extern and interactive steps are left out. Columns understood (any case): JobID, JobName,
-// State, ExitCode, Start, End, Elapsed, NodeList. A step listed twice keeps its last line. Throws
+// steps of the jobs ("123.4"; "123_7.4" for array tasks) in the order printed (the batch, extern and
+// interactive steps are left out), and the jobs whose own line has a final state and an End time
+// (`ended`; `kept` is left false: that is the caller's to say). Columns understood (any case): JobID,
+// JobName, State, ExitCode, Start, End, Elapsed, NodeList. A step listed twice keeps its last line. Throws
 // UnexpectedOutput when `columns` lacks JobID or State.
-std::vector<StepInfo> parse_sacct_steps(std::string_view text, const std::vector<std::string>& columns);
+StepRecords parse_sacct_steps(std::string_view text, const std::vector<std::string>& columns);
 
 // `scontrol show job [-o]` output: one job per line with -o, or blocks of indented lines without.
 // Array tasks get squeue's ids: "123_4", or "123_[5-8%2]" for tasks still pending together. Lines before the

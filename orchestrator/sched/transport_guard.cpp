@@ -42,7 +42,7 @@ int TransportGuard::queued_jobs_of_user() {
   return guarded("counting queued jobs", [&] { return inner_->queued_jobs_of_user(); });
 }
 
-std::vector<StepInfo> TransportGuard::query_steps(const std::vector<std::string>& ids) {
+StepRecords TransportGuard::query_steps(const std::vector<std::string>& ids) {
   return guarded("asking for job steps", [&] { return inner_->query_steps(ids); });
 }
 

@@ -29,7 +29,7 @@ class TransportGuard final : public Scheduler {
   std::vector<JobInfo> find_by_name(const std::vector<std::string>& names) override;
   int queued_jobs_of_user() override;
   void cancel(const std::vector<std::string>& ids) override;
-  std::vector<StepInfo> query_steps(const std::vector<std::string>& ids) override;
+  StepRecords query_steps(const std::vector<std::string>& ids) override;
 
   Scheduler& inner() { return *inner_; }
 

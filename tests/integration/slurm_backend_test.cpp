@@ -202,7 +202,7 @@ TEST_CASE("Slurm query_steps on a real allocation with two named steps", "[integ
   auto deadline = std::chrono::steady_clock::now() + 60s;
   for (;;) {
     steps.clear();
-    for (const auto& s : sched->query_steps({id})) steps[s.name] = s;
+    for (const auto& s : sched->query_steps({id}).steps) steps[s.name] = s;
     bool done = steps.size() == 2;
     for (const auto& [name, s] : steps) done = done && is_final(s.state) && s.end;
     if (done || std::chrono::steady_clock::now() > deadline) break;

@@ -68,7 +68,7 @@ TEST_CASE("the accounting confirms a marker's completion, or corrects it, or is 
   ok.exit_code = 0;
   ok.elapsed_s = 42;
   auto node_fail = job("12", State::node_fail, "NODE_FAIL");
-  Actions a = on_poll(latest, request, {{ok, node_fail}, {}, {}}, rules, m);
+  Actions a = on_poll(latest, request, {{ok, node_fail}, {}, {}, {}}, rules, m);
   REQUIRE(a.marks.size() == 2);
   CHECK(a.marks[0].state == State::completed);
   CHECK(a.marks[0].update.confirmed == true);
@@ -131,8 +131,8 @@ TEST_CASE(
   auto down = job("13", State::queued);
   down.reason = "ReqNodeNotAvail";
   down.waiting = sched::Waiting::nodes_unavailable;
-  Actions a = on_poll(latest, {{"11", "12", "13"}, false}, {{job("11", State::completed), dep, down}, {}, {}},
-                      rules, m);
+  Actions a = on_poll(latest, {{"11", "12", "13"}, false},
+                      {{job("11", State::completed), dep, down}, {}, {}, {}}, rules, m);
   REQUIRE(a.marks.size() == 3);
   CHECK(a.marks[0].state == State::failed);
   CHECK(a.marks[0].update.exit_code == 1);
@@ -236,6 +236,14 @@ sched::StepInfo step(const std::string& name, State state, std::string raw = "")
   return s;
 }
 
+// What Slurm's accounting answers for allocation 50: `steps`, and its end unless told otherwise.
+sched::StepRecords records(std::vector<sched::StepInfo> steps, std::set<std::string> ended = {"50"}) {
+  return {std::move(steps), true, std::move(ended)};
+}
+
+// What a back end without step accounting answers (LSF, the local executor).
+sched::StepRecords no_step_accounting() { return sched::StepRecords(); }
+
 }  // namespace
 
 TEST_CASE("packed attempts share their allocation's job: it is asked about once") {
@@ -257,22 +265,141 @@ TEST_CASE("an allocation's end: each packed case takes its step's end, the cut, 
   PackedQuery q = packed_query(latest, request, {alloc}, m);
   CHECK(q.allocations == std::vector<std::string>{"50"});
   CHECK(q.markers.size() == 4);
-  // 1: its step failed on its own before the end; 2: started, cut by the time limit (no record);
-  // 3: started, its step cancelled at the end, its script said 143; 4: never started.
   auto failed = step("step-1", State::failed, "FAILED");
   failed.exit_code = 3;
-  PollAnswer answer{{alloc}, {failed, step("step-3", State::cancelled, "CANCELLED by 0")}, {1, 2, 3}};
-  Actions a = on_poll(latest, request, answer, rules, m);
-  REQUIRE(a.marks.size() == 3);
-  CHECK(a.marks[0].state == State::failed);
-  CHECK(a.marks[0].update.exit_code == 3);
-  CHECK(a.marks[1].state == State::timeout);
-  CHECK(*a.marks[1].update.reason == "its allocation 50 ended TIMEOUT while it ran");
-  CHECK(a.marks[2].state == State::timeout);
-  CHECK(a.marks[2].update.exit_code == 143);
-  REQUIRE(a.returns.size() == 1);
-  CHECK(a.returns[0].attempt == 4);
+  auto cut = step("step-3", State::cancelled, "CANCELLED by 0");
+  SECTION("with step accounting: the step record is the truth") {
+    // 1: its step failed on its own before the end; 2: its start marker says launched, but the
+    // accounting, which holds the allocation's end, has no step of it; 3: its step cancelled at
+    // the end, its script said 143; 4: never started.
+    PollAnswer answer{{alloc}, records({failed, cut}), {1, 2, 3}, {}};
+    Actions a = on_poll(latest, request, answer, rules, m);
+    REQUIRE(a.marks.size() == 2);
+    CHECK(a.marks[0].attempt == 1);
+    CHECK(a.marks[0].state == State::failed);
+    CHECK(a.marks[0].update.exit_code == 3);
+    CHECK(a.marks[1].attempt == 3);
+    CHECK(a.marks[1].state == State::timeout);
+    CHECK(*a.marks[1].update.reason == "its allocation 50 ended TIMEOUT while it ran");
+    CHECK(a.marks[1].update.exit_code == 143);
+    REQUIRE(a.returns.size() == 2);
+    CHECK(a.returns[0].attempt == 2);
+    CHECK(a.returns[0].reason ==
+          "its allocation 50 ended TIMEOUT before its step started (the accounting has no step of it)");
+    CHECK(a.returns[1].attempt == 4);
+    CHECK(a.returns[1].reason == "its allocation 50 ended before it started");
+  }
+  SECTION("without step accounting: a launched case was cut, one not launched returns") {
+    // 2's start marker says launched: cut by the time limit; 4's was written, the driver died
+    // before launching it (not in `started`).
+    PollAnswer answer{{alloc}, no_step_accounting(), {1, 2, 3}, {}};
+    Actions a = on_poll(latest, request, answer, rules, m);
+    REQUIRE(a.marks.size() == 3);
+    CHECK(a.marks[0].state == State::timeout);
+    CHECK(a.marks[1].attempt == 2);
+    CHECK(a.marks[1].state == State::timeout);
+    CHECK(*a.marks[1].update.reason == "its allocation 50 ended TIMEOUT while it ran");
+    CHECK(a.marks[2].update.exit_code == 143);
+    REQUIRE(a.returns.size() == 1);
+    CHECK(a.returns[0].attempt == 4);
+  }
   CHECK(m.marker_exit.empty());
+  CHECK(m.awaiting_steps.empty());
+}
+
+TEST_CASE(
+    "a start marker alone is not a start: cases whose srun failed in a dying allocation are planned again") {
+  // Issue 25: 8 one-node cases on 4 nodes, a node of one set DOWN. The allocation ends NODE_FAIL;
+  // 1 and 2 were running (steps cancelled); as their steps ended the driver started 3 and 4 on
+  // the freed nodes (start markers, launched), whose srun failed at once (exit markers 1): no step.
+  Rules rules;
+  Memory m;
+  m.marker_exit[3] = 1;
+  m.marker_exit[4] = 1;
+  std::vector<AttemptRow> latest{packed(1, State::running), packed(2, State::running),
+                                 packed(3, State::running), packed(4, State::queued)};
+  auto alloc = job("50", State::node_fail, "NODE_FAIL");
+  PollRequest request{{"50"}, false};
+  CHECK(packed_query(latest, request, {alloc}, m).markers.size() == 4);
+  auto steps = {step("step-1", State::cancelled, "CANCELLED"), step("step-2", State::cancelled, "CANCELLED")};
+  SECTION("the accounting holds the allocation's end: 3 and 4 never ran") {
+    Actions a = on_poll(latest, request, {{alloc}, records(steps), {1, 2, 3, 4}, {}}, rules, m);
+    REQUIRE(a.marks.size() == 2);
+    for (auto& mark : a.marks) {
+      CHECK(mark.state == State::node_fail);
+      CHECK(*mark.update.reason == "its allocation 50 ended NODE_FAIL while it ran");
+    }
+    REQUIRE(a.returns.size() == 2);
+    CHECK(a.returns[0].attempt == 3);
+    CHECK(a.returns[1].attempt == 4);
+    CHECK(a.returns[1].reason ==
+          "its allocation 50 ended NODE_FAIL before its step started (the accounting has no step of it)");
+    CHECK(m.marker_exit.empty());
+  }
+  SECTION("the accounting lacks the allocation's end: 3 and 4 wait for it, a few polls at most") {
+    Actions first = on_poll(latest, request, {{alloc}, records(steps, {}), {1, 2, 3, 4}, {}}, rules, m);
+    CHECK(first.marks.size() == 2);  // 1 and 2: their steps ran
+    CHECK(first.returns.empty());
+    CHECK(m.awaiting_steps.size() == 2);
+    std::vector<AttemptRow> left{latest[2], latest[3]};
+    SECTION("then it comes") {
+      Actions a = on_poll(left, request, {{alloc}, records(steps), {3, 4}, {}}, rules, m);
+      CHECK(a.marks.empty());
+      CHECK(a.returns.size() == 2);
+      CHECK(m.awaiting_steps.empty());
+    }
+    SECTION("it never comes: judged without steps, on their launched start markers") {
+      CHECK(on_poll(left, request, {{alloc}, records(steps, {}), {3, 4}, {}}, rules, m).empty());
+      Actions a = on_poll(left, request, {{alloc}, records(steps, {}), {3, 4}, {}}, rules, m);
+      REQUIRE(a.marks.size() == 2);
+      CHECK(a.marks[0].state == State::node_fail);
+      CHECK(a.marks[0].update.exit_code == 1);
+      CHECK(m.awaiting_steps.empty());
+    }
+  }
+}
+
+TEST_CASE("a case that launches no step (launch: false) is judged on its launched start marker") {
+  // Its command runs in its script: no step of its own ever shows in the accounting.
+  Rules rules;
+  Memory m;
+  std::vector<AttemptRow> latest{packed(1, State::running), packed(2, State::running)};
+  auto alloc = job("50", State::node_fail, "NODE_FAIL");
+  PollRequest request{{"50"}, false};
+  PollAnswer answer{{alloc}, records({}), {1}, {}};
+  answer.stepless = {1, 2};
+  Actions a = on_poll(latest, request, answer, rules, m);
+  REQUIRE(a.marks.size() == 1);
+  CHECK(a.marks[0].attempt == 1);  // launched: cut while it ran
+  CHECK(a.marks[0].state == State::node_fail);
+  REQUIRE(a.returns.size() == 1);
+  CHECK(a.returns[0].attempt == 2);  // its start marker does not say launched
+}
+
+TEST_CASE("in an allocation that ended well, a script that failed before its step is charged") {
+  // Its srun refused its options, or a module did not load: it would fail the same way every time.
+  Rules rules;
+  Memory m;
+  m.marker_exit[1] = 2;
+  std::vector<AttemptRow> latest{packed(1, State::running), packed(2, State::running)};
+  auto alloc = job("50", State::completed, "COMPLETED");
+  PollRequest request{{"50"}, false};
+  SECTION("the accounting has no step of it") {
+    Actions a = on_poll(latest, request, {{alloc}, records({step("step-2", State::completed)}), {1, 2}, {}},
+                        rules, m);
+    REQUIRE(a.marks.size() == 2);
+    CHECK(a.marks[0].state == State::failed);
+    CHECK(a.marks[0].update.exit_code == 2);
+    CHECK(*a.marks[0].update.reason == "its script exited 2 before its step started");
+    CHECK(a.marks[1].state == State::completed);  // 2: no zero marker read yet; its step's record
+    CHECK(a.returns.empty());
+  }
+  SECTION("without step accounting") {
+    Actions a = on_poll({latest[0]}, request, {{alloc}, no_step_accounting(), {1}, {}}, rules, m);
+    REQUIRE(a.marks.size() == 1);
+    CHECK(a.marks[0].state == State::failed);
+    CHECK(a.marks[0].update.exit_code == 2);
+  }
 }
 
 TEST_CASE("a packed completion is confirmed by its own step, and kept when its allocation fails later") {
@@ -285,7 +412,10 @@ TEST_CASE("a packed completion is confirmed by its own step, and kept when its a
   PollRequest request{{"50"}, true};
   CHECK(packed_query(latest, request, {alloc}, m).allocations == std::vector<std::string>{"50"});
   PollAnswer answer{
-      {alloc}, {step("step-1", State::completed), step("step-2", State::node_fail, "NODE_FAIL")}, {}};
+      {alloc},
+      records({step("step-1", State::completed), step("step-2", State::node_fail, "NODE_FAIL")}),
+      {},
+      {}};
   Actions a = on_poll(latest, request, answer, rules, m);
   REQUIRE(a.marks.size() == 2);
   CHECK(a.marks[0].state == State::completed);  // the allocation's NODE_FAIL came after it
@@ -307,10 +437,12 @@ TEST_CASE("a packed completion whose step was cancelled by its allocation's node
   std::vector<AttemptRow> latest{packed(1, State::completed)};
   PollRequest request{{"50"}, true};
   auto running = job("50", State::running);
-  PollAnswer early{{running}, {step("step-1", State::cancelled, "CANCELLED")}, {}};
+  PollAnswer early{{running}, records({step("step-1", State::cancelled, "CANCELLED")}, {}), {}, {}};
   CHECK(on_poll(latest, request, early, rules, m).marks.empty());  // why: only the allocation's end tells
-  PollAnswer late{
-      {job("50", State::node_fail, "NODE_FAIL")}, {step("step-1", State::cancelled, "CANCELLED")}, {}};
+  PollAnswer late{{job("50", State::node_fail, "NODE_FAIL")},
+                  records({step("step-1", State::cancelled, "CANCELLED")}),
+                  {},
+                  {}};
   Actions a = on_poll(latest, request, late, rules, m);
   REQUIRE(a.marks.size() == 1);
   CHECK(a.marks[0].state == State::node_fail);
@@ -328,7 +460,7 @@ TEST_CASE("a packed case runs once the driver started it, not when its allocatio
   auto alloc = job("50", State::running);
   PollRequest request{{"50"}, false};
   CHECK(packed_query(latest, request, {alloc}, m).markers.size() == 2);  // the queued ones
-  Actions a = on_poll(latest, request, {{alloc}, {}, {2}}, rules, m);
+  Actions a = on_poll(latest, request, {{alloc}, no_step_accounting(), {2}, {}}, rules, m);
   REQUIRE(a.marks.size() == 1);  // 1 waits for free nodes; 3 stays running
   CHECK(a.marks[0].attempt == 2);
   CHECK(a.marks[0].state == State::running);

@@ -131,6 +131,14 @@ TEST_CASE("a start marker reads back; a missing or broken one is none", "[pack]"
   CHECK(r->nodes == m.nodes);
   CHECK(r->slots == m.slots);
   CHECK(r->placement == m.placement);
+  CHECK(r->launched);
+  m.launched = false;  // written before the launch
+  write_file_atomic(t.path / kStartMarker, to_json(m));
+  CHECK_FALSE(read_start_marker(t.path)->launched);
+  // A marker of an older driver, which wrote it only before the launch, counts as launched.
+  write_file_atomic(t.path / kStartMarker,
+                    R"({"allocation": "a", "job_name": "j", "time": 1.5, "nodes": [], "slots": [0]})");
+  CHECK(read_start_marker(t.path)->launched);
   write_file_atomic(t.path / kStartMarker, "{\"allocation\": 1}");
   CHECK_FALSE(read_start_marker(t.path));
   CHECK_FALSE(read_start_marker(t.path / "none"));

@@ -235,6 +235,8 @@ TEST_CASE("lsf cancel: one bkill; jobs already gone are fine", "[lsf]") {
 TEST_CASE("lsf has no step accounting: query_steps answers none without a command", "[lsf]") {
   FakeShell sh;  // no rules: any command would throw
   Lsf lsf(sh, bob());
-  CHECK(lsf.query_steps({"1", "2"}).empty());
+  auto records = lsf.query_steps({"1", "2"});
+  CHECK(records.steps.empty());
+  CHECK_FALSE(records.kept);
   CHECK(sh.calls.empty());
 }

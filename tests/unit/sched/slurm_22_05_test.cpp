@@ -177,7 +177,7 @@ TEST_CASE("22.05: sacct steps of packed allocations (steps/)", "[slurm][22.05]")
   const auto columns = split(Slurm::kSacctStepFields, ',');
   auto named = [&](const std::string& file) {
     std::map<std::string, StepInfo> m;
-    for (const auto& s : parse_sacct_steps(rec("steps/" + file), columns)) m[s.name] = s;
+    for (const auto& s : parse_sacct_steps(rec("steps/" + file), columns).steps) m[s.name] = s;
     return m;
   };
 
@@ -291,7 +291,9 @@ TEST_CASE("22.05: the Slurm back end replaying recorded outputs", "[slurm][22.05
     FakeShell sh;
     sh.on("sacct", recorded("slurm/22.05/steps/sacct-steps-ended"));
     Slurm slurm(sh, root());
-    auto steps = slurm.query_steps({"2592", "2593"});
+    auto records = slurm.query_steps({"2592", "2593"});
+    CHECK(records.ended == std::set<std::string>{"2592", "2593"});
+    auto& steps = records.steps;
     REQUIRE(steps.size() == 5);
     CHECK(steps[0].step_id == "2592.0");
     CHECK(steps[4].step_id == "2593.1");

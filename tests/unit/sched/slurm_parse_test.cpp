@@ -264,8 +264,11 @@ TEST_CASE("parse_sacct with the back end's own field list", "[slurm][parse]") {
 
 TEST_CASE("parse_sacct_steps on recorded outputs: numbered steps only", "[slurm][parse]") {
   SECTION("ten steps and a batch step") {
-    auto steps = parse_sacct_steps(gc3pie("gc3pie-sacct-done-fractional-rusage.txt"), kGc3pieColumns);
+    auto records = parse_sacct_steps(gc3pie("gc3pie-sacct-done-fractional-rusage.txt"), kGc3pieColumns);
+    auto& steps = records.steps;
     REQUIRE(steps.size() == 10);
+    CHECK(records.ended == std::set<std::string>{"123"});  // the job's own line: ended, with its End
+    CHECK_FALSE(records.kept);                             // the back end's to say
     for (size_t i = 0; i < steps.size(); ++i) {
       CHECK(steps[i].step_id == "123." + std::to_string(i));
       CHECK(steps[i].job_id == "123");
@@ -277,7 +280,7 @@ TEST_CASE("parse_sacct_steps on recorded outputs: numbered steps only", "[slurm]
     CHECK(steps[0].elapsed_s == Approx(416));
   }
   SECTION("the step of a failed node, cancelled with a negative exit code") {
-    auto steps = parse_sacct_steps(gc3pie("gc3pie-sacct-done-node-fail.txt"), kGc3pieColumns);
+    auto steps = parse_sacct_steps(gc3pie("gc3pie-sacct-done-node-fail.txt"), kGc3pieColumns).steps;
     REQUIRE(steps.size() == 1);
     CHECK(steps[0].step_id == "123.0");
     CHECK(steps[0].state == State::cancelled);
@@ -285,8 +288,8 @@ TEST_CASE("parse_sacct_steps on recorded outputs: numbered steps only", "[slurm]
     CHECK(steps[0].exit_code == -2);
   }
   SECTION("only the job and its batch step: no steps") {
-    CHECK(parse_sacct_steps(gc3pie("gc3pie-sacct-almost-done.txt"), kGc3pieColumns).empty());
-    CHECK(parse_sacct_steps(gc3pie("gc3pie-sacct-done-timeout.txt"), kGc3pieColumns).empty());
+    CHECK(parse_sacct_steps(gc3pie("gc3pie-sacct-almost-done.txt"), kGc3pieColumns).steps.empty());
+    CHECK(parse_sacct_steps(gc3pie("gc3pie-sacct-done-timeout.txt"), kGc3pieColumns).steps.empty());
   }
 }
 
@@ -300,8 +303,13 @@ TEST_CASE("parse_sacct_steps: array tasks, extern steps, running steps, names wi
       "155_2.extern|extern|RUNNING|0:0|2024-05-01T10:00:00|Unknown|00:00:30|cn1\n"
       "155_2.0|a|b|RUNNING|0:0|2024-05-01T10:00:01|Unknown|00:00:29|cn1\n"
       "156.interactive|interactive|COMPLETED|0:0|2024-05-01T10:00:00|2024-05-01T10:00:02|00:00:02|cn2\n"
-      "156.0|t|TIMEOUT|0:15|2024-05-01T10:00:00|2024-05-01T10:02:00|00:02:00|cn[2-3]\n";
-  auto steps = parse_sacct_steps(text, columns);
+      "156.0|t|TIMEOUT|0:15|2024-05-01T10:00:00|2024-05-01T10:02:00|00:02:00|cn[2-3]\n"
+      "157|alloc|NODE_FAIL|0:0|2024-05-01T10:00:00|2024-05-01T10:01:00|00:01:00|cn4\n"
+      "158|alloc|COMPLETED|0:0|2024-05-01T10:00:00|Unknown|00:01:00|cn4\n";
+  auto records = parse_sacct_steps(text, columns);
+  auto& steps = records.steps;
+  // Ended: 157 (155_2 runs; 158 has no End yet, as after an outage of slurmdbd).
+  CHECK(records.ended == std::set<std::string>{"157"});
   REQUIRE(steps.size() == 2);
   CHECK(steps[0].job_id == "155_2");
   CHECK(steps[0].step_id == "155_2.0");
@@ -317,7 +325,7 @@ TEST_CASE("parse_sacct_steps: array tasks, extern steps, running steps, names wi
   CHECK(steps[1].nodelist == "cn[2-3]");
   CHECK(steps[1].elapsed_s == Approx(120));
 
-  CHECK(parse_sacct_steps("", columns).empty());
+  CHECK(parse_sacct_steps("", columns).steps.empty());
   CHECK_THROWS_AS(parse_sacct_steps("1.0|x\n", split("JobName,ExitCode", ',')), UnexpectedOutput);
 }
 

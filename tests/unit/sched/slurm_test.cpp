@@ -396,7 +396,10 @@ TEST_CASE("slurm query_steps: one sacct without -X for all the allocations", "[s
                     "2086.1|case-b|FAILED|3:0|2024-05-01T10:00:01|2024-05-01T10:00:02|00:00:01|cn2\n"
                     "2087.0|case-c|RUNNING|0:0|2024-05-01T10:00:01|Unknown|00:00:59|cn4\n"));
   Slurm slurm(sh, bob());
-  auto steps = slurm.query_steps({"2086", "2087", "2086"});
+  auto records = slurm.query_steps({"2086", "2087", "2086"});
+  CHECK(records.kept);
+  CHECK(records.ended.empty());  // 2086 runs; 2087's own line is not there
+  auto& steps = records.steps;
   REQUIRE(steps.size() == 3);
   CHECK(steps[0].name == "case-a");
   CHECK(steps[0].state == State::completed);
@@ -405,7 +408,7 @@ TEST_CASE("slurm query_steps: one sacct without -X for all the allocations", "[s
   REQUIRE(sh.calls.size() == 1);
   CHECK(sh.calls[0].argv == std::vector<std::string>{"env", "SLURM_TIME_FORMAT=standard", "sacct", "-P", "-n",
                                                      "-o", Slurm::kSacctStepFields, "-j", "2086,2087"});
-  CHECK(slurm.query_steps({}).empty());
+  CHECK(slurm.query_steps({}).steps.empty());
   CHECK(sh.calls.size() == 1);
 }
 
@@ -420,8 +423,8 @@ TEST_CASE("slurm query_steps: failures, accounting off, long id lists", "[slurm]
     FakeShell sh;
     sh.on("sacct", failed(1, "SLURM accounting storage is disabled\n"));
     Slurm slurm(sh, bob());
-    CHECK(slurm.query_steps({"1"}).empty());
-    CHECK(slurm.query_steps({"1"}).empty());
+    CHECK(slurm.query_steps({"1"}).steps.empty());
+    CHECK_FALSE(slurm.query_steps({"1"}).kept);  // no step will ever be known
     CHECK(sh.count("sacct") == 1);
   }
   SECTION("split by command-line length only") {
@@ -437,7 +440,7 @@ TEST_CASE("slurm query_steps: failures, accounting off, long id lists", "[slurm]
     Slurm slurm(sh, opts);
     std::vector<std::string> ids;
     for (int i = 0; i < 100; ++i) ids.push_back(std::to_string(5000000 + i));
-    auto steps = slurm.query_steps(ids);
+    auto steps = slurm.query_steps(ids).steps;
     REQUIRE(steps.size() == ids.size());
     CHECK(steps.back().job_id == ids.back());
     CHECK(sh.count("sacct") > 1);

@@ -32,11 +32,11 @@ class ThrowingScheduler : public campaign::sched::Scheduler {
     return 0;
   }
   void cancel(const std::vector<std::string>&) override { thrower(); }
-  std::vector<campaign::sched::StepInfo> query_steps(const std::vector<std::string>&) override {
+  campaign::sched::StepRecords query_steps(const std::vector<std::string>&) override {
     thrower();
     campaign::sched::StepInfo step;
     step.step_id = "1.0";
-    return {step};
+    return {{step}, true, {"1"}};
   }
 };
 
@@ -80,7 +80,9 @@ TEST_CASE("TransportGuard passes query_steps to the back end", "[sched]") {
   auto inner = std::make_unique<ThrowingScheduler>();
   inner->thrower = [] {};
   campaign::sched::TransportGuard guard(std::move(inner));
-  auto steps = guard.query_steps({"1"});
-  REQUIRE(steps.size() == 1);
-  CHECK(steps[0].step_id == "1.0");
+  auto records = guard.query_steps({"1"});
+  REQUIRE(records.steps.size() == 1);
+  CHECK(records.steps[0].step_id == "1.0");
+  CHECK(records.kept);
+  CHECK(records.ended == std::set<std::string>{"1"});
 }
