@@ -288,6 +288,23 @@ std::vector<JobInfo> parse_sacct(std::string_view text_in, const std::vector<std
   return parse_sacct_rows(Table(columns, "jobname"), text::lines(text_in));
 }
 
+std::vector<StepInfo> parse_squeue_steps(std::string_view text_in) {
+  static const std::regex numbered(R"(^(\d+(?:_\d+)?)\.\d+$)");
+  std::vector<StepInfo> steps;
+  for (const auto& line : text::lines(text_in)) {
+    auto bar = line.find('|');
+    if (bar == std::string::npos) continue;
+    StepInfo step;
+    step.step_id = trim(line.substr(0, bar));
+    std::smatch m;
+    if (!std::regex_match(step.step_id, m, numbered)) continue;  // batch, extern
+    step.job_id = m[1].str();
+    step.name = line.substr(bar + 1);
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
 StepRecords parse_sacct_steps(std::string_view text_in, const std::vector<std::string>& columns) {
   Table table(columns, "jobname");
   if (!table.has("jobid") || !table.has("state"))
