@@ -197,6 +197,11 @@ check_eq "kill: one step per case, both COMPLETED" "COMPLETED COMPLETED 2" \
 ends=$(records "$kalloc" | awk -F'|' '$2 ~ /-pfk-first-a1$/ { e = $6 } $2 ~ /-pfk-second-a1$/ { s = $5 } END { print e, s }')
 check "kill: pfk-second's step started after pfk-first's ended ($ends)" \
   bash -c '[[ -n $1 && -n $2 && ! $2 < $1 ]]' _ $ends
+# To the sub-second: pfk-second's start marker after pfk-first's exit marker (the held node).
+check "kill: pfk-second started after pfk-first's exit marker" /usr/bin/python3 -c '
+import json, os, sys
+sys.exit(not json.load(open(sys.argv[2] + "/.start"))["time"] >= os.stat(sys.argv[1] + "/.exit").st_mtime)' \
+  "$wk/pfk-first" "$wk/pfk-second"
 check "kill: the allocation's script started the driver again" grep -q 'starting it again' "$klog"
 check_eq "kill: each case started once by the drivers" "1 1" \
   "$(grep -c '^pack-exec .*start pfk-first' "$klog") $(grep -c '^pack-exec .*start pfk-second' "$klog")"
