@@ -156,8 +156,8 @@ check "the engine retried af-nodefail as node_fail" \
   grep -q 'af-nodefail: attempt 1 ended node_fail; retrying (attempt 2' "$aw/campaign.log"
 check "the engine retried af-timeout as timeout" \
   grep -q 'af-timeout: attempt 1 ended timeout; retrying (attempt 2' "$aw/campaign.log"
-first=($(job_of "$aw" af-nodefail 1) $(job_of "$aw" af-timeout 1) $(job_of "$aw" af-ok 1))
-retries=($(job_of "$aw" af-nodefail 2) $(job_of "$aw" af-timeout 2))
+first=("$(job_of "$aw" af-nodefail 1)" "$(job_of "$aw" af-timeout 1)" "$(job_of "$aw" af-ok 1)")
+retries=("$(job_of "$aw" af-nodefail 2)" "$(job_of "$aw" af-timeout 2)")
 check_eq "attempt 1 of the 3 cases: tasks of one array" 1 "$(printf '%s\n' "${first[@]}" | cut -d_ -f1 | sort -u | wc -l)"
 check_eq "each retry: a new array of one task (task 0)" "${retries[0]%_*}_0 ${retries[1]%_*}_0" "${retries[*]}"
 all_ended() { for j in "${first[@]}" "${retries[@]}"; do acct_ended "$j" || return 1; done; }
@@ -188,7 +188,7 @@ check_eq "arraycancel: sacct has acx-r1 COMPLETED, acx-r2 CANCELLED, acx-r3 COMP
 
 # --- instances: the catalog, accounting and the instance directories ----------------------------------
 attempts "$iw" >"$WORK/instfaults.attempts"
-say "instfaults attempts: $(cat "$WORK/instfaults.attempts" | paste -sd';')"
+say "instfaults attempts: $(paste -sd";" "$WORK/instfaults.attempts")"
 check_eq "if-exit: attempt 1 failed with instance 1's exit code 3, not retried" "failed 3|" \
   "$(attempt "$iw" if-exit 1)|$(attempt "$iw" if-exit 2)"
 check "if-exit: instance 0 ended normally (its timer printed)" \
