@@ -84,6 +84,7 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
   if (request.ids.empty()) return false;
   PollAnswer answer;
   answer.jobs = scheduler_.query(request.ids);
+  answer.now = wall();
   PackedQuery packed = packed_query(latest, request, answer.jobs, memory_);
   if (!packed.allocations.empty()) answer.steps = scheduler_.query_steps(packed.allocations);
   // Start markers through the workspace: on this machine or on the login node.

@@ -240,7 +240,8 @@ void end_packed(Actions& out, Memory& memory, const AttemptRow& a, const sched::
     never = "its allocation " + a.job_id + " ended " + state_text(allocation) +
             " before its step started (the accounting has no step of it)";
   } else if (!step && vouched && !no_step && !own_failure &&
-             ++memory.awaiting_steps[a.id] < rules.confirm_after_polls) {
+             answer.now - memory.awaiting_steps.emplace(a.id, answer.now).first->second <
+                 std::chrono::duration<double>(rules.accounting_wait_s)) {
     return;  // the accounting's record of the allocation's end, and with it of its steps, is on its way
   }
   if (!never.empty()) {

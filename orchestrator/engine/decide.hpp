@@ -36,8 +36,8 @@ struct Memory {
   std::set<std::int64_t> submit_ended_here;    // submitting attempts whose submit command failed in this run
   std::set<std::int64_t> awaiting_submission;  // submitting attempts with no job yet (said once)
   // Packed attempts whose allocation ended without a step record of theirs, while the accounting
-  // has not recorded the allocation's end yet: polls waited.
-  std::map<std::int64_t, int> awaiting_steps;
+  // has not recorded the allocation's end yet: since when.
+  std::map<std::int64_t, Time> awaiting_steps;
 };
 
 // The engine's tunables the decisions read (EngineOptions has their documentation).
@@ -47,6 +47,7 @@ struct Rules {
   int confirm_every_polls = 3;
   double confirm_timeout_s = 600;
   double submit_grace_s = 60;
+  double accounting_wait_s = 120;
 };
 
 // Record `state` with `update` for an attempt (after recording `adopt_job` as its job, when set).
@@ -122,6 +123,7 @@ struct PollAnswer {
   // Packed attempts whose case runs its command in its script (`launch: false`): no step of theirs
   // ever shows in the accounting.
   std::set<std::int64_t> stepless;
+  Time now{};  // when the answer came
 };
 
 // What the loop must still gather for on_poll about packed attempts: the steps of allocations that
@@ -151,8 +153,9 @@ PackedQuery packed_query(const std::vector<AttemptRow>& latest, const PollReques
 //    and its srun then fails at once in the dying allocation). One exception: in an allocation that
 //    ended COMPLETED, a case whose own script exited non-zero before its step (a module that does
 //    not load, an srun that refuses its options) failed by itself, and is charged: it would fail
-//    the same way every time. While the accounting lacks the allocation's end, the attempt waits,
-//    `confirm_after_polls` polls at most, then is judged on its start marker alone;
+//    the same way every time. While the accounting lacks the allocation's end, the attempt waits for
+//    it, `accounting_wait_s` at most (slurmdbd may lag minutes behind a busy slurmctld: a count of
+//    polls would depend on how often they come), then is judged on its start marker alone;
 //  - without step accounting (LSF, the local executor, Slurm without accounting) and for a case
 //    that launches no step (`launch: false`, PollAnswer::stepless), its launched start marker is
 //    the evidence: on LSF a jsrun refused at once by a dying allocation cannot be told from a case

@@ -50,7 +50,7 @@ Engine::Engine(const matrix::Plan& plan, const fs::path& workdir, Catalog& catal
       workspace_(options_.workspace ? *options_.workspace : local_workspace_),
       submit_order_(interleaved_order(plan)),
       rules_{options_.lost_after_polls, options_.confirm_after_polls, options_.confirm_every_polls,
-             options_.confirm_timeout_s, options_.submit_grace_s},
+             options_.confirm_timeout_s, options_.submit_grace_s, options_.accounting_wait_s},
       rate_(plan.system.limits.max_submits_per_minute),
       started_at_(now()) {}
 

@@ -59,6 +59,9 @@ struct EngineOptions {
   // While other jobs run, completions on their markers are asked about at every this many polls.
   int confirm_every_polls = 3;
   double confirm_timeout_s = 600;
+  // A packed case whose allocation ended with no step of it in the accounting waits this long for
+  // the accounting to record the allocation's end before it is judged on its start marker alone.
+  double accounting_wait_s = 120;
   double limit_pause_s = 30;  // pause of submissions after a scheduler refused one for a limit
   // A `submitting` attempt left by an earlier run without a job of its name is
   // reverted to planned only this long after its submission began: the submit

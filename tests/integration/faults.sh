@@ -7,8 +7,8 @@
 #      srunfail  cn3 is set DOWN under `srun sleep 60`, whose script ends 0 all the same (as after
 #                srun's "Node failure on cn3" and exit 0), so its exit marker says 0; sacct says
 #                NODE_FAIL, and that is what the attempt ends as (then retried, and completes). The
-#                engine is stopped between two polls while this happens and resumed once the marker
-#                says 0 and the job has ended: it reads the 0 first, then the accounting;
+#                engine reads the 0 first and commits it unconfirmed; it is killed (-9) before the
+#                accounting's answer, and the next `campaign run` corrects the completion from it;
 #                nodefail is the other order: the accounting's NODE_FAIL and no 0 marker at all;
 #      timeout   sleeps past its 1-minute walltime: timeout, retried with 1.5x the walltime (the
 #                attempt-2 script asks for 2 minutes) and completes;
@@ -52,14 +52,30 @@ else
   bad "the nodefail job never ran on cn2"
 fi
 
-# --- node failure under srun: the marker says 0 before the engine sees the job's end ----------------
+# --- node failure under srun: the marker says 0, the run is killed before the accounting answers ---
+# The engine is stopped between two polls; cn3 goes DOWN; once the marker says 0 and the job has
+# ended NODE_FAIL, the engine goes on with its scheduler commands held at a gate: it reads the 0
+# marker, commits the completion unconfirmed, and blocks in its next poll. There it is killed (-9)
+# and `campaign run` started again: the new run must read the accounting's NODE_FAIL for the
+# completion it finds unconfirmed in the catalog, and retry the case.
 say "waiting for the srunfail job's srun step to run on cn3"
 srunfail_running() { [[ -n $(squeue -h -s -w cn3 -o %i 2>/dev/null | grep -v '\.batch$\|\.extern$') ]]; }
 marker_says_0() { [[ $(cat "$fw/srunfail/.exit" 2>/dev/null) == 0 ]]; }
 srunfail_ended() {
   [[ $(squeue -h -t all -n "${srunfail_job}" -o %T 2>/dev/null) == NODE_FAIL ]] ||
-    [[ $(sacct -X -n -P -a -S "$TEST_START" --name="$srunfail_job" -o State 2>/dev/null | head -1) == NODE_FAIL ]]
+    [[ $(sacct -X -n -P -a -S "$TEST_START" --name="${srunfail_job}" -o State 2>/dev/null | head -1) == NODE_FAIL ]]
 }
+gate_wrappers "$WORK/wrappers" "$WORK/gate" squeue sacct
+unconfirmed() {
+  /usr/bin/python3 - "$fw/campaign.db" <<'PY'
+import sqlite3, sys
+row = sqlite3.connect(sys.argv[1]).execute(
+    "SELECT a.state, a.confirmed FROM attempts a JOIN cases c ON c.id = a.case_id"
+    " WHERE c.name = 'srunfail' AND a.number = 1").fetchone()
+sys.exit(row != ("completed", 0))
+PY
+}
+held() { compgen -G "$WORK/gate.held.*" >/dev/null; }
 if wait_until 60 srunfail_running; then
   srunfail_job=$(field "$fw" srunfail 5)
   sleep 2
@@ -68,11 +84,22 @@ if wait_until 60 srunfail_running; then
     scontrol update nodename=cn3 state=down reason=campaign-integration-test
     check "srunfail: its script ended 0 after the node failure (.exit says 0)" wait_until 30 marker_says_0
     check "srunfail: the scheduler ended its job NODE_FAIL" wait_until 30 srunfail_ended
+    touch "$WORK/gate"
     kill -CONT "$faults_pid"
+    check "srunfail: the run read the 0 marker: completed, unconfirmed, in the catalog" wait_until 30 unconfirmed
+    check "srunfail: ... and waits for the scheduler's answer" wait_until 30 held
+    kill -9 "$faults_pid"
+    wait "$faults_pid" 2>/dev/null
+    check "srunfail: the run killed (-9) before its completion was confirmed" unconfirmed
   else
     kill -CONT "$faults_pid"
     bad "campaign run could not be stopped between two polls"
   fi
+  rm -f "$WORK/gate"
+  say "campaign run again"
+  env PATH="$WORK/wrappers:$PATH" "$CAMPAIGN" run "$faults" --workdir "$fw" -q >>"$WORK/faults.out" 2>&1 &
+  faults_pid=$!
+  BG_PIDS=("$faults_pid" "$limited_pid")
   sleep 3
   resume_cn3 # with ReturnToService=2 the node may already be back
   say "cn3: $(sinfo -h -n cn3 -o %T)"

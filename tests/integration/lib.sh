@@ -195,6 +195,20 @@ scheduler_wrappers() {
   done
 }
 
+# gate_wrappers DIR GATE CMD...: the scheduler_wrappers in DIR for each CMD hold while the file GATE
+# exists (each held call shows as a file GATE.held.PID), then go on: a run can be caught waiting for
+# the scheduler's answer, at a point its log does not show.
+gate_wrappers() {
+  local dir=$1 gate=$2 cmd
+  shift 2
+  for cmd in "$@"; do
+    { head -1 "$dir/$cmd"
+      printf 'if [ -e %q ]; then touch %q.held.$$; while [ -e %q ]; do sleep 0.05; done; fi\n' "$gate" "$gate" "$gate"
+      tail -n +2 "$dir/$cmd"; } >"$dir/$cmd.new"
+    chmod +x "$dir/$cmd.new" && mv "$dir/$cmd.new" "$dir/$cmd"
+  done
+}
+
 # stop_between_polls PID LOG: stops the `campaign run` PID (SIGSTOP; SIGCONT resumes it) at a moment
 # where its next poll of the scheduler comes after a fresh read of the exit markers. LOG is the log of
 # its scheduler_wrappers. Each tick of the engine reads the markers, then polls when a poll is due, and

@@ -4,7 +4,10 @@
 # unchanged over the SSH shell: every case completes once, accounting shows exactly 40 jobs with the
 # names the catalog recorded, one authenticated session serves the whole run, the job outputs are
 # mirrored locally. Then the 4-case campaign with file names holding spaces, quotes and $(...),
-# staged and run literally on Slurm, and status, cancel and a second run over ssh.
+# staged and run literally on Slurm, and status, cancel and a second run over ssh. Last, `cancel` of
+# running jobs over ssh: three jobs of 5 minutes submitted with `run --no-wait`; `cancel --case`
+# ends one (CANCELLED in sacct, the other two still running), `cancel` the other two; the catalog
+# says cancelled for the three, and nothing of them is left in the queue.
 #
 # Usage: bash ssh_slurm.sh CAMPAIGN_BINARY SOURCE_DIR        (label ssh, needs the cluster; about 50 s)
 source "$(dirname "$0")/lib.sh"
@@ -61,3 +64,33 @@ say "campaign run weird (4 cases) on the test cluster over ssh + jump host"
 "$CAMPAIGN" run "$WORK/camp/weird.yaml" --system "$profile" --workdir "$WORK/local/weird" -q
 check_eq "campaign run exits 0" 0 $?
 check_weird "$WORK/local/weird" "$WORK/remote/weird"
+
+cat >"$WORK/camp/long.yaml" <<'YAML'
+name: longjobs
+system: testcluster
+matrix:
+  n: [1, 2, 3]
+case_name: long-{{n}}
+job: {partition: mc, nodes: 1, ranks_per_node: 1, walltime: 10m, launch: false, command: "sleep 300"}
+YAML
+lw=$WORK/local/long
+"$CAMPAIGN" run "$WORK/camp/long.yaml" --system "$profile" --workdir "$lw" --no-wait -q
+check_eq "long jobs: run --no-wait over ssh exits 0" 0 $?
+lprefix=$(prefix_of "$lw")
+running() { [[ $(squeue -h -t R -o %j | grep -c "^${lprefix}long-") == "$1" ]]; }
+check "the three jobs run" wait_until 60 running 3
+"$CAMPAIGN" cancel "$WORK/camp/long.yaml" --system "$profile" --workdir "$lw" --case long-2 >"$WORK/cancel1.txt" 2>&1
+check "cancel --case long-2 over ssh: one case" grep -q 'cancelled 1 case;' "$WORK/cancel1.txt"
+check "... its job leaves the queue, the other two run on" wait_until 30 running 2
+check_eq "... in the catalog: long-2 cancelled, long-1 and long-3 not" "active cancelled active" \
+  "$(for n in 1 2 3; do field "$lw" long-$n 2; done | sed -E 's/^(queued|running)$/active/' | paste -sd' ')"
+"$CAMPAIGN" cancel "$WORK/camp/long.yaml" --system "$profile" --workdir "$lw" >"$WORK/cancel2.txt" 2>&1
+check "cancel over ssh: the other two" grep -q 'cancelled 2 cases;' "$WORK/cancel2.txt"
+check_eq "the catalog: all three cancelled" 3 "$(count_state "$lw" cancelled)"
+check "none of them left in the queue" wait_until 30 running 0
+long_states() { sacct -X -n -P -a -S "$TEST_START" -o JobName,State 2>/dev/null | grep "^${lprefix}long-" | sort; }
+long_ended() { [[ $(long_states | grep -c '|CANCELLED') == 3 ]]; }
+wait_until 60 long_ended
+check_eq "sacct: the three jobs CANCELLED, once each" \
+  "${lprefix}long-1-a1|CANCELLED ${lprefix}long-2-a1|CANCELLED ${lprefix}long-3-a1|CANCELLED" \
+  "$(long_states | sed 's/|CANCELLED by [0-9]*/|CANCELLED/' | paste -sd' ')"

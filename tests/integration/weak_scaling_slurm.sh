@@ -4,7 +4,10 @@
 # `mc` nodes and 1..8 on the `gpu` nodes, real and dummy data; 19 jobs). Every case completes at
 # its first attempt with one job in accounting; multi-node cases really ran all their ranks (gloo
 # over loopback); the report's tables have the expected rows; dummy-data epochs are not slower than
-# real-data ones beyond noise; the HTML report and the plots exist.
+# real-data ones beyond noise; the HTML report and the plots exist. `campaign site` and `campaign
+# trace` read this run's own output (not an import): the site's run page shows 19 of 19 cases and
+# each partition's throughput at the largest rank count as the report's CSV has it; the trace has a
+# row per case whose running phase lies within its job's times in sacct.
 #
 # Usage: bash weak_scaling_slurm.sh CAMPAIGN_BINARY SOURCE_DIR        (labels e2e, slurm; ~2.5 min on 2 cores)
 source "$(dirname "$0")/lib.sh"
@@ -58,3 +61,45 @@ check "dummy epochs not slower than real ones beyond noise ($gmean <= 1.20)" awk
 check_eq "history of the run: exit 0" 0 $?
 check "history reads both partitions' efficiency at their largest rank count" \
   test "$(grep -Ec 'ranks=(8|16) +1\.000 baseline$' "$WORK/history.out")" = 2
+
+"$CAMPAIGN" site "$WORK" -o "$WORK/site" >"$WORK/site.out" 2>&1
+check_eq "campaign site of the run: exit 0 (one run, nothing to regress)" 0 $?
+check "the site's run page: 19 of 19 cases, the throughput at the largest rank count as in the report" \
+  $py - "$WORK/site" "$rep" <<'PY'
+import csv, glob, html, re, sys
+site, rep = sys.argv[1:]
+pages = glob.glob(f"{site}/runs/*/*.html")
+index = open(f"{site}/index.html").read()
+fails = [] if len(pages) == 1 else [f"{len(pages)} run pages"]
+if not re.search(r'<td class="num">19 / 19</td><td class="num">0</td>', index): fails.append("index: not 19 / 19, 0 failed")
+page = open(pages[0]).read() if pages else ""
+for part in ("cpu", "gpu"):
+    rows = list(csv.DictReader(open(f"{rep}/weak_scaling-{part}.csv")))
+    top = max(rows, key=lambda r: float(r["ranks"]))
+    want = "%.3g" % float(top["throughputs"])
+    got = re.findall(r'weak_scaling\.throughputs@max</a></td><td>partition=' + part + r'</td><td class="num">([^<]*)</td>',
+                     html.unescape(page))
+    if got[:1] != [want.split()[0]] and not (got and got[0].startswith(want)): fails.append(f"{part}: site {got}, report {want}")
+print("\n".join(fails))
+sys.exit(bool(fails))
+PY
+"$CAMPAIGN" trace "$wd" -o "$WORK/trace.json" >/dev/null
+check_eq "campaign trace of the run: exit 0" 0 $?
+sacct -X -n -P -a -S "$TEST_START" -E now -o JobName,Start,End 2>/dev/null | grep "^$prefix" >"$WORK/times.txt"
+check "the trace: each of the 19 cases running within its job's times in sacct" \
+  $py - "$WORK/trace.json" "$WORK/times.txt" "$wd/campaign.db" <<'PY'
+import datetime, json, sqlite3, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+rows = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+us = lambda t: datetime.datetime.fromisoformat(t).timestamp() * 1e6
+times = {n: (us(s), us(e)) for n, s, e in (l.rstrip("\n").split("|") for l in open(sys.argv[2]))}
+names = dict(sqlite3.connect(sys.argv[3]).execute("SELECT c.name, a.job_name FROM attempts a JOIN cases c ON c.id = a.case_id"))
+fails = [] if len(names) == 19 else [f"{len(names)} attempts"]
+for case, job in names.items():
+    run = [e for e in ev if e["ph"] == "X" and e["name"] == "running" and rows.get((e["pid"], e["tid"])) == case]
+    start, end = times.get(job, (None, None))
+    if len(run) != 1 or start is None: fails.append(f"{case}: {len(run)} running phases, sacct {job in times}"); continue
+    if not (start - 1e6 <= run[0]["ts"] and run[0]["ts"] + run[0]["dur"] <= end + 1e6): fails.append(f"{case}: outside its job")
+print("\n".join(fails))
+sys.exit(bool(fails))
+PY

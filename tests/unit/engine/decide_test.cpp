@@ -336,7 +336,7 @@ TEST_CASE(
           "its allocation 50 ended NODE_FAIL before its step started (the accounting has no step of it)");
     CHECK(m.marker_exit.empty());
   }
-  SECTION("the accounting lacks the allocation's end: 3 and 4 wait for it, a few polls at most") {
+  SECTION("the accounting lacks the allocation's end: 3 and 4 wait for it, accounting_wait_s at most") {
     Actions first = on_poll(latest, request, {{alloc}, records(steps, {}), {1, 2, 3, 4}, {}}, rules, m);
     CHECK(first.marks.size() == 2);  // 1 and 2: their steps ran
     CHECK(first.returns.empty());
@@ -348,9 +348,18 @@ TEST_CASE(
       CHECK(a.returns.size() == 2);
       CHECK(m.awaiting_steps.empty());
     }
-    SECTION("it never comes: judged without steps, on their launched start markers") {
-      CHECK(on_poll(left, request, {{alloc}, records(steps, {}), {3, 4}, {}}, rules, m).empty());
-      Actions a = on_poll(left, request, {{alloc}, records(steps, {}), {3, 4}, {}}, rules, m);
+    SECTION("it never comes: judged without steps, on their launched start markers, after a while") {
+      // However many polls come meanwhile: only the time waited counts.
+      const Time t0{};
+      for (int poll = 0; poll < 10; ++poll)
+        CHECK(on_poll(left, request,
+                      {{alloc}, records(steps, {}), {3, 4}, {}, t0 + std::chrono::seconds(poll)}, rules, m)
+                  .empty());
+      CHECK(on_poll(left, request, {{alloc}, records(steps, {}), {3, 4}, {}, t0 + std::chrono::seconds(119)},
+                    rules, m)
+                .empty());
+      Actions a = on_poll(
+          left, request, {{alloc}, records(steps, {}), {3, 4}, {}, t0 + std::chrono::seconds(120)}, rules, m);
       REQUIRE(a.marks.size() == 2);
       CHECK(a.marks[0].state == State::node_fail);
       CHECK(a.marks[0].update.exit_code == 1);

@@ -324,3 +324,70 @@ TEST_CASE("22.05: job arrays, task by task in squeue -r, scontrol and sacct", "[
   CHECK(m["3499_5"].array_task == 5);
   CHECK(m["3499_5"].name == "rec-array2");
 }
+
+TEST_CASE("22.05: array tasks ending NODE_FAIL, TIMEOUT and CANCELLED (arrays/)", "[slurm][22.05]") {
+  // Array 4087: task 0 completed, 1 reached its time limit, 2 cancelled while running; array 4088:
+  // both tasks on cn4, set DOWN.
+  auto acct = by_id(parse_sacct(rec("arrays/sacct-array-ended.txt")));
+  REQUIRE(acct.size() == 5);
+  CHECK(acct["4087_0"].state == State::completed);
+  CHECK(acct["4087_1"].state == State::timeout);
+  CHECK(acct["4087_1"].array_task == 1);
+  CHECK(acct["4087_1"].exit_code == 0);  // sacct's TIMEOUT is 0:0; the state says why
+  CHECK(acct["4087_1"].elapsed_s == Approx(87));
+  CHECK(acct["4087_2"].state == State::cancelled);
+  CHECK(acct["4087_2"].raw_state == "CANCELLED by 0");
+  CHECK(acct["4088_0"].state == State::node_fail);
+  CHECK(acct["4088_1"].state == State::node_fail);
+  CHECK(acct["4088_1"].nodelist == "cn4");
+  CHECK(acct["4088_1"].name == "rec-array-nodefail");
+  CHECK(acct["4088_0"].end == local("2026-11-26T23:42:44"));
+  // Before the time limit: the task still runs; the ended ones are final already.
+  auto before = by_id(parse_sacct(rec("arrays/sacct-array-running.txt")));
+  REQUIRE(before.size() == 5);
+  CHECK(before["4087_1"].state == State::running);
+  CHECK_FALSE(before["4087_1"].end);
+  CHECK(before["4088_0"].state == State::node_fail);
+
+  // squeue -r -t all keeps ended tasks for MinJobAge, each under its own id, with the end's reason.
+  auto queue = by_id(parse_squeue(rec("arrays/squeue-r-array-ended.txt")));
+  REQUIRE(queue.size() == 5);
+  CHECK(queue["4087_1"].state == State::timeout);
+  CHECK(queue["4087_1"].reason == "TimeLimit");
+  CHECK(queue["4087_2"].state == State::cancelled);
+  CHECK(queue["4088_0"].state == State::node_fail);
+  CHECK(queue["4088_0"].reason == "NodeDown");
+  CHECK(queue["4088_0"].array_task == 0);
+  CHECK(by_id(parse_squeue(rec("arrays/squeue-r-array-running.txt")))["4087_1"].state == State::running);
+
+  // scontrol names an ended task by its own job id (JobId=4091) and ArrayJobId/ArrayTaskId: the
+  // task's id is the array's.
+  auto node_fail = scontrol_one("arrays/scontrol-show-job-array-node-fail.txt");
+  CHECK(node_fail.id == "4088_0");
+  CHECK(node_fail.array_task == 0);
+  CHECK(node_fail.state == State::node_fail);
+  CHECK(node_fail.reason == "NodeDown");
+  auto timeout = scontrol_one("arrays/scontrol-show-job-array-timeout.txt");
+  CHECK(timeout.id == "4087_1");
+  CHECK(timeout.state == State::timeout);
+  CHECK(timeout.signal == 15);
+  auto cancelled = scontrol_one("arrays/scontrol-show-job-array-cancelled.txt");
+  CHECK(cancelled.id == "4087_2");
+  CHECK(cancelled.state == State::cancelled);
+
+  SECTION("the back end: ended tasks seen in squeue are read from accounting, in one sacct") {
+    FakeShell sh;
+    sh.on("squeue", recorded("slurm/22.05/arrays/squeue-r-array-ended"));
+    sh.on("sacct", recorded("slurm/22.05/arrays/sacct-array-ended"));
+    Slurm slurm(sh, root());
+    auto jobs = by_id(slurm.query({"4087_0", "4087_1", "4087_2", "4088_0"}));
+    REQUIRE(jobs.size() == 4);
+    CHECK(jobs["4087_0"].state == State::completed);
+    CHECK(jobs["4087_0"].exit_code == 0);
+    CHECK(jobs["4087_1"].state == State::timeout);
+    CHECK(jobs["4087_2"].state == State::cancelled);
+    CHECK(jobs["4088_0"].state == State::node_fail);
+    CHECK(sh.count("sacct") == 1);
+    CHECK(sh.count("scontrol") == 0);
+  }
+}
