@@ -1,6 +1,6 @@
 // `campaign cancel FILE [--case PATTERN]`: cancel the campaign's jobs (all, or
-// the cases whose name matches a glob). Cancelled cases can be run again with
-// `campaign resume --failed`.
+// the cases whose name matches a glob; what that means for packed cases: Engine::cancel).
+// Cancelled cases can be run again with `campaign resume --failed`.
 #include <iostream>
 
 #include "catalog/catalog.hpp"
@@ -21,7 +21,9 @@ void add_cancel(CLI::App& app) {
       app.add_subcommand("cancel", "Cancel the campaign's queued and running jobs and its unsubmitted cases");
   add_campaign_options(*cmd, o->campaign);
   add_access_options(*cmd, o->access);
-  cmd->add_option("--case", o->pattern, "Only cases whose name matches this glob (e.g. 'scaling-gpu-*')");
+  cmd->add_option("--case", o->pattern,
+                  "Only cases whose name matches this glob (e.g. 'scaling-gpu-*'); a packed case alone: its "
+                  "step on Slurm (refused before its step runs), its whole allocation elsewhere");
   cmd->callback([o] {
     Opened opened = open_campaign(o->campaign, o->access, Verbosity::normal);
     Loaded& l = opened.loaded;

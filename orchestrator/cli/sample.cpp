@@ -1,10 +1,12 @@
 // `campaign sample [--interval SEC] [--out FILE] [--pid PID] [--gpu auto|on|off] [--duration SEC]`:
 // the utilisation sampler (sample/sampler.hpp) a job script starts beside its command (a job's
 // `sample:` option) and stops with SIGTERM. Exit status 0 when stopped, 1 on a write error.
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/cli.hpp"
 #include "sample/sampler.hpp"
+#include "sched/launchers.hpp"
 
 namespace campaign::cli {
 
@@ -25,9 +27,10 @@ void add_sample(CLI::App& app, int& status) {
   auto* cmd = app.add_subcommand(
       "sample",
       "Sample this node's CPU utilisation (and a process tree's, and the GPUs' through nvidia-smi) into "
-      "utilisation-<hostname>.csv until stopped (SIGTERM/SIGINT), --pid ends or --duration passes");
+      "utilisation-<node>.csv (the scheduler's name of the node, else the host's) until stopped "
+      "(SIGTERM/SIGINT), --pid ends or --duration passes");
   cmd->add_option("--interval", o->interval_s, "Seconds between samples (default 0.1)")->check(seconds);
-  cmd->add_option("--out", *out, "The CSV file rows are appended to (default utilisation-<hostname>.csv)");
+  cmd->add_option("--out", *out, "The CSV file rows are appended to (default utilisation-<node>.csv)");
   cmd->add_option("--pid", o->pid,
                   "Also sample this process and its descendants (device proc); stop when it ends")
       ->check(CLI::PositiveNumber);
@@ -38,6 +41,10 @@ void add_sample(CLI::App& app, int& status) {
       ->check(seconds);
   cmd->callback([o, out, gpu, &status] {
     o->out = *out;
+    // In a scheduler's job the node is named as its node lists name it (the catalog's nodes).
+    for (const char* v : sched::kNodeNameVariables)
+      if (const char* node = std::getenv(v); o->out.empty() && node && *node)
+        o->out = sample::kOutputPrefix + std::string(node) + ".csv";
     o->gpu = *gpu == "on" ? sample::Gpu::on : *gpu == "off" ? sample::Gpu::off : sample::Gpu::auto_;
     status = sample::run(*o, std::cerr);
   });

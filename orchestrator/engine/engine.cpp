@@ -14,6 +14,8 @@
 #include "engine/markers.hpp"
 #include "engine/rules.hpp"
 #include "render/catalog_rows.hpp"
+#include "util/error.hpp"
+#include "util/strings.hpp"
 #include "util/walltime.hpp"
 
 namespace fs = std::filesystem;
@@ -160,25 +162,58 @@ int Engine::cancel(const std::string& pattern) {
   auto cancellable = [](const AttemptRow& a) {
     return a.state == State::planned || (is_active(a.state) && !a.job_id.empty());
   };
+  auto packed = [&](const AttemptRow& a) {
+    return cancellable(a) && !a.step_name.empty() && !a.job_id.empty();
+  };
   std::set<std::int64_t> chosen;
-  std::set<std::string> allocations;  // packed: a job step cannot be cancelled before it starts
-  for (auto& a : latest) {
-    if (!cancellable(a) || (!pattern.empty() && fnmatch(pattern.c_str(), a.case_name.c_str(), 0) != 0))
-      continue;
-    chosen.insert(a.id);
-    if (!a.step_name.empty() && !a.job_id.empty()) allocations.insert(a.job_id);
-  }
   for (auto& a : latest)
-    if (cancellable(a) && !a.step_name.empty() && allocations.count(a.job_id) && chosen.insert(a.id).second)
-      spdlog::warn("{}: cancelled with its allocation {} (a case of it matched)", a.case_name, a.job_id);
+    if (cancellable(a) && (pattern.empty() || fnmatch(pattern.c_str(), a.case_name.c_str(), 0) == 0))
+      chosen.insert(a.id);
+  // A packed case shares its allocation's job: an allocation all of whose active cases are chosen is
+  // cancelled whole; a case chosen without the others ends its own step where the scheduler can end
+  // one (Slurm: scancel JOBID.STEP), else (LSF, local) the allocation goes, the others named.
+  std::map<std::string, std::vector<const AttemptRow*>> others;  // allocation -> active cases not chosen
+  for (auto& a : latest)
+    if (packed(a) && !chosen.count(a.id)) others[a.job_id].push_back(&a);
+  std::set<std::string> partial;
+  for (auto& a : latest)
+    if (packed(a) && chosen.count(a.id) && others.count(a.job_id)) partial.insert(a.job_id);
+  std::optional<std::vector<sched::StepInfo>> steps;
+  if (!partial.empty()) steps = scheduler_.running_steps({partial.begin(), partial.end()});
+  std::map<std::int64_t, std::string> own_step;  // chosen packed attempt -> its running step
+  std::vector<std::string> refused;
+  for (auto& a : latest) {
+    if (!chosen.count(a.id) || !packed(a) || !partial.count(a.job_id)) continue;
+    std::vector<std::string> names;
+    for (auto* o : others[a.job_id]) names.push_back(o->case_name);
+    if (!steps) {
+      for (auto* o : others[a.job_id])
+        if (chosen.insert(o->id).second)
+          spdlog::warn("{}: cancelled with its allocation {} (a case of it matched)", o->case_name, a.job_id);
+      continue;
+    }
+    for (auto& st : *steps)
+      if (st.job_id == a.job_id && st.name == a.step_name) own_step[a.id] = st.step_id;
+    if (!own_step.count(a.id))
+      refused.push_back(a.case_name + " (allocation " + a.job_id + ", beside " + join(names, ", ") + ")");
+  }
+  if (!refused.empty())
+    throw Error(
+        "cannot cancel a packed case alone before its step runs, and cancelling its allocation "
+        "would end the cases beside it: " +
+        join(refused, "; ") + ". Cancel it once it runs, or together with the cases beside it");
   Actions actions;
   std::set<std::string> ids;
   for (auto& a : latest) {
     if (!chosen.count(a.id)) continue;
     JobUpdate u;
     u.reason = "cancelled by the user";
+    auto step = own_step.find(a.id);
+    if (step != own_step.end())
+      ids.insert(step->second);
+    else if (!a.job_id.empty())
+      ids.insert(a.job_id);
     actions.marks.push_back({a.id, State::cancelled, u, "", "", false});
-    if (!a.job_id.empty()) ids.insert(a.job_id);
   }
   // First: a failing scheduler command changes no state.
   if (!ids.empty()) scheduler_.cancel(std::vector<std::string>(ids.begin(), ids.end()));

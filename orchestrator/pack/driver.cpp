@@ -249,9 +249,9 @@ int run_allocation(const Allocation& a, const DriverOptions& options) {
     }
     const bool any_running = std::count(phase.begin(), phase.end(), Phase::running) > 0;
     const bool any_held = std::count(phase.begin(), phase.end(), Phase::held) > 0;
-    const bool any_waiting = std::count(phase.begin(), phase.end(), Phase::waiting) > 0;
-    // Nothing more can start when nothing runs or is held: next_starts had room for it.
-    if (!any_running && (!any_held || stopping || !any_waiting)) break;
+    // Nothing more can start when nothing runs or is held: next_starts had room for it. A held case
+    // may still run: the allocation must not end under it (its end would cut the case's step).
+    if (!any_running && (!any_held || stopping)) break;
 
     int timeout_ms = 1000;  // also a periodic look, for a SIGCHLD another thread took, and held cases
     if (kill_due) {

@@ -253,6 +253,12 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
   interval << (sampling ? job.sample->interval_s : 0.0);
   set("sample_interval", interval.str());
   set("sample_gpu", sampling ? job.sample->gpu : "");
+  // A packed case's sampler: beside its step on each of its nodes where the scheduler can (a case
+  // that runs its command in its script, `launch: false`, is sampled where the script runs).
+  const bool steps = !(job.launch && !*job.launch);
+  const std::string sample_launch = o.packed && steps ? sched::step_sampler_launch(sys.scheduler) : "";
+  set("sample_launch",
+      sample_launch.empty() ? "" : Mustache(sample_launch, Location{sys.file}, "launcher").render(d, false));
   s.text = (o.packed ? case_script_ : t.script)->render(d, true);
   return s;
 }

@@ -20,8 +20,9 @@ enum class Gpu { auto_, on, off };
 
 struct Options {
   double interval_s = 0.1;
-  std::filesystem::path out;  // empty: utilisation-<hostname>.csv in the working directory
-  int pid = 0;                // 0: no process tree; else stop when it ends
+  // Empty: utilisation-<hostname>.csv here (`campaign sample` names the scheduler's node first).
+  std::filesystem::path out;
+  int pid = 0;  // 0: no process tree; else stop when it ends
   Gpu gpu = Gpu::auto_;
   double duration_s = 0;           // 0: until stopped
   std::string smi = "nvidia-smi";  // the program (tests put a fake in its place)

@@ -39,4 +39,10 @@ std::string step_launch_requirement(const std::string& kind) {
                         : "";
 }
 
+std::string step_sampler_launch(const std::string& kind) {
+  if (kind != "slurm") return "";
+  return "srun --overlap -N {{nodes}} -n {{nodes}} --ntasks-per-node=1 --cpus-per-task=1 ${" +
+         std::string(kNodesVariable) + ":+-w \"$" + kNodesVariable + "\"}";
+}
+
 }  // namespace campaign::sched

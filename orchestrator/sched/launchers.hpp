@@ -21,6 +21,10 @@ std::string default_launch(const std::string& kind);
 // The variable through which the pack driver names the nodes it gives a case (comma-separated);
 // unset or empty when it does not know them (LSF, local).
 inline constexpr const char* kNodesVariable = "CAMPAIGN_NODES";
+// The variables in which a scheduler tells a task the name of its node as the scheduler's node lists
+// write it (which may differ from the host's name; on the virtual test cluster every node is this
+// machine): the sampler names its file after it.
+inline constexpr const char* kNodeNameVariables[] = {"SLURMD_NODENAME"};
 // What an allocation exports about its GPUs and srun reads back as options of every step started in
 // it: a packed step asking one GPU per task would also ask the allocation's GPUs per node and hold
 // them all. The pack driver starts its steps without them.
@@ -37,5 +41,11 @@ inline constexpr const char* kAllocationGpuVariables[] = {
 // command cannot run a step (step_launch_requirement says why).
 std::optional<std::string> step_launch_template(const std::string& kind, const std::string& command);
 std::string step_launch_requirement(const std::string& kind);
+
+// What starts the utilisation sampler of a case run as a step of an allocation of scheduler `kind`
+// (a prefix of its `campaign sample` line): on Slurm one sampler per node of the case, a step sharing
+// its resources (`srun --overlap`, on the nodes the driver gave it); elsewhere "": the sampler runs
+// on the node of the case's script.
+std::string step_sampler_launch(const std::string& kind);
 
 }  // namespace campaign::sched

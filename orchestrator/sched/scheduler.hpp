@@ -202,6 +202,12 @@ class Scheduler {
   // executor runs no steps). Throws SchedulerUnavailable when the scheduler cannot be asked (as query
   // does).
   virtual StepRecords query_steps(const std::vector<std::string>& /*ids*/) { return {}; }
+  // The steps of the jobs `ids` that run now (ids, names; cancel() takes a step's id alone), or
+  // nullopt where the back end cannot end one step of a job (LSF, the local executor). Throws
+  // SchedulerUnavailable.
+  virtual std::optional<std::vector<StepInfo>> running_steps(const std::vector<std::string>& /*ids*/) {
+    return std::nullopt;
+  }
 };
 
 using SchedulerFactory =

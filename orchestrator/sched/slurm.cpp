@@ -255,4 +255,16 @@ StepRecords Slurm::query_steps(const std::vector<std::string>& ids_in) {
   return records;
 }
 
+std::optional<std::vector<StepInfo>> Slurm::running_steps(const std::vector<std::string>& ids_in) {
+  auto ids = command::unique(ids_in);
+  std::vector<StepInfo> steps;
+  if (ids.empty()) return steps;
+  std::vector<std::string> argv = {"squeue", "-h", "-s", "-j", join(ids, ","), "-o", "%i|%j"};
+  auto r = command::run(shell_, argv, options_);
+  // squeue -j names an ended job "Invalid job id": no step of it runs.
+  if (r.exit_code != 0 && !text::contains_ci(r.err, "Invalid job id"))
+    throw SchedulerUnavailable(command::failure(argv, r, shell_));
+  return parse_squeue_steps(r.out);
+}
+
 }  // namespace campaign::sched

@@ -8,6 +8,7 @@
 //   queued_jobs_of_user  1 squeue
 //   cancel               1 scancel
 //   query_steps          1 sacct (none when accounting is off: slurmctld keeps no ended steps)
+//   running_steps        1 squeue -s
 // Query commands run under `env SLURM_TIME_FORMAT=standard` so that times are ISO-8601 whatever the
 // user's environment says.
 #pragma once
@@ -27,6 +28,7 @@ class Slurm final : public Scheduler {
   int queued_jobs_of_user() override;
   void cancel(const std::vector<std::string>& ids) override;
   StepRecords query_steps(const std::vector<std::string>& ids) override;
+  std::optional<std::vector<StepInfo>> running_steps(const std::vector<std::string>& ids) override;
 
   // The squeue format (header-parsed): id, name, state, reason, nodes, elapsed, limit, nodes, submit
   // and start time.

@@ -288,13 +288,38 @@ std::vector<JobInfo> parse_sacct(std::string_view text_in, const std::vector<std
   return parse_sacct_rows(Table(columns, "jobname"), text::lines(text_in));
 }
 
+namespace {
+// A numbered step's id ("123.4", "123_5.0"; the job's own id in group 1): "123.batch", "123.extern",
+// "123.interactive" are not cases.
+const std::regex& numbered_step() {
+  static const std::regex numbered(R"(^(\d+(?:_\d+)?)\.\d+$)");
+  return numbered;
+}
+}  // namespace
+
+std::vector<StepInfo> parse_squeue_steps(std::string_view text_in) {
+  std::vector<StepInfo> steps;
+  for (const auto& line : text::lines(text_in)) {
+    auto bar = line.find('|');
+    if (bar == std::string::npos) continue;
+    StepInfo step;
+    step.step_id = trim(line.substr(0, bar));
+    std::smatch m;
+    if (!std::regex_match(step.step_id, m, numbered_step())) continue;
+    step.job_id = m[1].str();
+    step.name = line.substr(bar + 1);
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
 StepRecords parse_sacct_steps(std::string_view text_in, const std::vector<std::string>& columns) {
   Table table(columns, "jobname");
   if (!table.has("jobid") || !table.has("state"))
     throw UnexpectedOutput("sacct step fields lack JobID or State");
   // Numbered steps only: "123.batch", "123.extern", "123.interactive" are not cases; "123" and
   // "123_4" are the jobs themselves.
-  static const std::regex numbered(R"(^(\d+(?:_\d+)?)\.\d+$)"), whole(R"(^\d+(?:_\d+)?$)");
+  static const std::regex whole(R"(^\d+(?:_\d+)?$)");
   StepRecords records;
   auto& steps = records.steps;
   std::map<std::string, size_t> seen;
@@ -311,7 +336,7 @@ StepRecords parse_sacct_steps(std::string_view text_in, const std::vector<std::s
         records.ended.insert(step.step_id);
       continue;
     }
-    if (!std::regex_match(step.step_id, m, numbered)) continue;
+    if (!std::regex_match(step.step_id, m, numbered_step())) continue;
     step.job_id = m[1].str();
     step.name = table.get(row, "jobname");
     step.raw_state = trim(table.get(row, "state"));

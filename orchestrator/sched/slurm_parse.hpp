@@ -62,6 +62,8 @@ std::vector<JobInfo> parse_sacct(std::string_view text, const std::vector<std::s
 // JobName, State, ExitCode, Start, End, Elapsed, NodeList. A step listed twice keeps its last line. Throws
 // UnexpectedOutput when `columns` lacks JobID or State.
 StepRecords parse_sacct_steps(std::string_view text, const std::vector<std::string>& columns);
+// `squeue -h -s -o "%i|%j"`: the running steps (id "2086.3", name), batch and extern steps left out.
+std::vector<StepInfo> parse_squeue_steps(std::string_view text);
 
 // `scontrol show job [-o]` output: one job per line with -o, or blocks of indented lines without.
 // Array tasks get squeue's ids: "123_4", or "123_[5-8%2]" for tasks still pending together. Lines before the

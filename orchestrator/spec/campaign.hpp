@@ -85,7 +85,7 @@ struct Container {
 
 // The utilisation sampler beside the job (`campaign sample`): `sample: 0.1` (seconds between
 // samples), `sample: {interval: 0.1, gpu: auto|on|off}`, or `sample: false` (a step turns the
-// campaign's off). Its file: utilisation-<hostname>.csv in the run directory.
+// campaign's off). Its file: utilisation-<node>.csv in the run directory.
 struct Sample {
   bool enabled = true;
   double interval_s = 0.1;

@@ -98,8 +98,13 @@ class FakeScheduler final : public sched::Scheduler {
   void cancel(const std::vector<std::string>& ids) override {
     for (auto& id : ids) {
       cancelled.push_back(id);
-      jobs.at(id).info.state = State::cancelled;
+      if (auto it = jobs.find(id); it != jobs.end()) it->second.info.state = State::cancelled;  // else a step
     }
+  }
+  // The running steps of allocations (running_steps); nullopt: steps cannot be cancelled alone.
+  std::optional<std::vector<sched::StepInfo>> steps;
+  std::optional<std::vector<sched::StepInfo>> running_steps(const std::vector<std::string>&) override {
+    return steps;
   }
 
   size_t active() const {
@@ -476,4 +481,46 @@ job: {partition: "{{partition}}", nodes: 1, walltime: "00:10:00", command: "true
   std::vector<std::string> names;
   for (auto& id : s.sched.order) names.push_back(fs::path(s.sched.jobs.at(id).request.workdir).filename());
   CHECK(names == std::vector<std::string>{"mc-1", "gpu-1", "mc-2", "gpu-2", "mc-3", "gpu-3"});
+}
+
+TEST_CASE("cancel --case of a packed case: its running step alone, else refused, or the allocation") {
+  const char* packed = R"(name: packed
+matrix:
+  n: [1, 2, 3]
+case_name: p{{n}}
+job: {partition: mc, ranks: 1, cpus_per_rank: 1, walltime: "00:10:00", command: "true"}
+pack: {nodes: 1, walltime: "01:00:00"}
+)";
+  SECTION("Slurm: the case's step is cancelled, the allocation and the others go on") {
+    Setup s(packed, 100);
+    s.engine.tick(true);
+    REQUIRE(s.sched.jobs.size() == 1);
+    const std::string alloc = s.sched.order.at(0);
+    auto step = [&](const std::string& k, const std::string& c) {
+      sched::StepInfo st;
+      st.job_id = alloc, st.step_id = alloc + "." + k, st.name = s.attempt_of(c).step_name;
+      return st;
+    };
+    s.sched.steps = std::vector<sched::StepInfo>{step("0", "p1"), step("1", "p2")};
+    CHECK(s.engine.cancel("p2") == 1);
+    CHECK(s.sched.cancelled == std::vector<std::string>{alloc + ".1"});
+    CHECK(s.state_of("p2") == State::cancelled);
+    CHECK(s.state_of("p1") != State::cancelled);
+    CHECK(s.state_of("p3") != State::cancelled);
+    // A case without a step yet (p3 waits in the allocation) is refused; nothing changes.
+    CHECK_THROWS_WITH(s.engine.cancel("p3"), Catch::Contains("cannot cancel a packed case alone") &&
+                                                 Catch::Contains("p3 (allocation " + alloc + ", beside p1)"));
+    CHECK(s.state_of("p3") != State::cancelled);
+    CHECK(s.sched.cancelled.size() == 1);
+    // Every case of the allocation: the allocation itself.
+    CHECK(s.engine.cancel("p*") == 2);
+    CHECK(s.sched.cancelled.back() == alloc);
+  }
+  SECTION("without steps to cancel (LSF, local): the allocation, its other cases with it") {
+    Setup s(packed, 100);
+    s.engine.tick(true);
+    CHECK(s.engine.cancel("p2") == 3);
+    CHECK(s.sched.cancelled == std::vector<std::string>{s.sched.order.at(0)});
+    CHECK(s.state_of("p1") == State::cancelled);
+  }
 }

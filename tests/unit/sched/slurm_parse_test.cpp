@@ -262,6 +262,22 @@ TEST_CASE("parse_sacct with the back end's own field list", "[slurm][parse]") {
   CHECK_THROWS_AS(parse_sacct("sacct: error: Unknown arguments\n"), UnexpectedOutput);
 }
 
+TEST_CASE("parse_squeue_steps: the running numbered steps, names whole", "[slurm][parse]") {
+  // squeue -h -s -o "%i|%j" on the test cluster (Slurm 22.05): an allocation's batch step, two steps
+  // of packed cases and an array task's step.
+  auto steps = parse_squeue_steps(
+      "4092.batch|batch\n4092.0|cmp1a2b-pfc-victim-a1\n4092.1|cmp1a2b-pfc-keep-1-a1\n4093_2.0|sleep\n"
+      "4092.extern|extern\n\n");
+  REQUIRE(steps.size() == 3);
+  CHECK(steps[0].job_id == "4092");
+  CHECK(steps[0].step_id == "4092.0");
+  CHECK(steps[0].name == "cmp1a2b-pfc-victim-a1");
+  CHECK(steps[1].step_id == "4092.1");
+  CHECK(steps[2].job_id == "4093_2");
+  CHECK(steps[2].step_id == "4093_2.0");
+  CHECK(parse_squeue_steps("").empty());
+}
+
 TEST_CASE("parse_sacct_steps on recorded outputs: numbered steps only", "[slurm][parse]") {
   SECTION("ten steps and a batch step") {
     auto records = parse_sacct_steps(gc3pie("gc3pie-sacct-done-fractional-rusage.txt"), kGc3pieColumns);
