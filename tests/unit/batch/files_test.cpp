@@ -91,8 +91,9 @@ TEST_CASE("an allocation's files: its manifest, then its script, which asks for 
        {"#SBATCH --job-name=cmpabc123-alloc1-a1\n", "#SBATCH --nodes=3\n", "#SBATCH --exclusive\n",
         "#SBATCH --time=00:30:00\n", "#SBATCH --output=/w/.alloc/cmpabc123-alloc1-a1/slurm-%j.out\n",
         "#SBATCH --no-requeue\n", "#SBATCH --constraint=mc\n",
-        "exec /opt/bin/campaign pack-exec --nodes \"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\")\" "
-        "/w/.alloc/cmpabc123-alloc1-a1/manifest.json\n"})
+        "nodes=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\")\n",
+        "(trap - INT QUIT; exec /opt/bin/campaign pack-exec --nodes \"$nodes\" "
+        "/w/.alloc/cmpabc123-alloc1-a1/manifest.json) &\n"})
     CHECK_THAT(f.files[1].text, Contains(line));
   CHECK_THAT(f.files[1].text, !Contains("--gpus-per-node"));
 
