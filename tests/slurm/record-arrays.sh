@@ -11,6 +11,7 @@
 #     sleeps past its time limit (TIMEOUT), task 2 is cancelled by `scancel ARRAY_2` while it runs;
 #   rec-array-nodefail (--array=0-1 --no-requeue -w cn4 -c 2): both tasks run on cn4, set DOWN.
 # Writes NAME.txt per command and a README.md naming the command behind each file.
+source "$(dirname "${BASH_SOURCE[0]}")/record-lib.sh"
 source "$(dirname "$0")/../../tools/usage.sh" "$@"
 set -euo pipefail
 
@@ -24,14 +25,6 @@ trap 'scontrol update nodename=cn4 state=resume >/dev/null 2>&1 || true; rm -rf 
 cd "$WORK"
 
 say() { printf '[record-arrays] %s\n' "$*"; }
-wait_until() {
-    local deadline=$((SECONDS + $1))
-    shift
-    until "$@" >/dev/null 2>&1; do
-        ((SECONDS < deadline)) || { say "timed out: $*"; return 1; }
-        sleep 1
-    done
-}
 task_state() { squeue -h -r -t all -j "$1" -o %T 2>/dev/null; }
 task_is() { [[ $(task_state "$1") == "$2" ]]; }
 sacct_is() { [[ $(sacct -n -X -P -j "$1" -o State 2>/dev/null) == "$2"* ]]; }

@@ -8,6 +8,7 @@
 # get NODE_FAIL), and stops slurmdbd and slurmctld for a few seconds each (start-cluster.sh restarts them).
 # Writes, per recorded command, NAME.txt (stdout), NAME.stderr (if any) and NAME.exit (exit status, if
 # not 0), and a README.md listing the exact command behind each file.
+source "$(dirname "${BASH_SOURCE[0]}")/record-lib.sh"
 source "$(dirname "$0")/../../tools/usage.sh" "$@"
 set -euo pipefail
 
@@ -48,15 +49,6 @@ submit() {
     sbatch --parsable --job-name="$name" "$@" | cut -d';' -f1
 }
 
-# wait_until SECONDS COMMAND...: poll until COMMAND succeeds.
-wait_until() {
-    local deadline=$((SECONDS + $1))
-    shift
-    until "$@" >/dev/null 2>&1; do
-        ((SECONDS < deadline)) || { say "timed out: $*"; return 1; }
-        sleep 1
-    done
-}
 state_is() { [[ $(squeue -h -j "$1" -o %T 2>/dev/null) == "$2" ]]; }
 sacct_state_is() { [[ $(sacct -n -X -P -j "$1" -o State 2>/dev/null) == "$2"* ]]; }
 sacct_ended() { [[ $(sacct -n -X -P -j "$1" -o End 2>/dev/null) != *Unknown* ]]; }

@@ -13,6 +13,7 @@
 #     allocation's time limit.
 # Writes sacct-steps-running.txt (while the killed step still runs) and sacct-steps-ended.txt, both
 # with the Slurm back end's command, and a README.md.
+source "$(dirname "${BASH_SOURCE[0]}")/record-lib.sh"
 source "$(dirname "$0")/../../tools/usage.sh" "$@"
 set -euo pipefail
 
@@ -28,14 +29,6 @@ say() { printf '[record-steps] %s\n' "$*"; }
 steps() { env SLURM_TIME_FORMAT=standard sacct -P -n -o "$FIELDS" -j "$1"; }
 # step_state JOB NAME: the State of the step NAME of JOB.
 step_state() { steps "$1" | awk -F'|' -v n="$2" '$2 == n { print $3 }'; }
-wait_until() {
-    local deadline=$((SECONDS + $1))
-    shift
-    until "$@" >/dev/null 2>&1; do
-        ((SECONDS < deadline)) || { say "timed out: $*"; return 1; }
-        sleep 1
-    done
-}
 step_is() { [[ $(step_state "$1" "$2") == "$3"* ]]; }
 ended() { ! steps "$1" | grep -q '|Unknown|'; }
 
