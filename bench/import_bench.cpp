@@ -36,9 +36,10 @@ using Seconds = std::chrono::duration<double>;
 
 namespace {
 
-// The seed analysis' code for the same table: per run directory the mean epoch time after warm-up
-// and its throughput, then per rank count the means, ideal throughput and efficiency. Prints
-// "ranks time eff" per rank count.
+// The seed analysis' code for the same table: per run directory the mean epoch time after warm-up,
+// then per rank count the mean time, the throughput as samples over that mean (the rate over
+// repetitions as the CosmoFlow study defines it, analysis/scaling.cpp rate_of; not the mean of the
+// runs' rates), ideal throughput and efficiency. Prints "ranks time eff" per rank count.
 const char* kPandas = R"PY(import os, sys
 import pandas as pd
 root, warmup, per_rank = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
@@ -47,9 +48,10 @@ for d in os.listdir(root):
     ranks = int(d.split("-")[1][1:])
     h = pd.read_csv(os.path.join(root, d, "history.csv"))
     t = h.loc[h["epoch"] >= warmup, "time"].mean()
-    rows.append((ranks, t, per_rank * ranks / t))
-df = pd.DataFrame(rows, columns=["ranks", "time", "throughput"])
-g = df.groupby("ranks").agg(time=("time", "mean"), throughput=("throughput", "mean"))
+    rows.append((ranks, t))
+df = pd.DataFrame(rows, columns=["ranks", "time"])
+g = df.groupby("ranks").agg(time=("time", "mean"))
+g["throughput"] = per_rank * g.index / g["time"]
 r0 = g.index.min()
 g["eff"] = g["throughput"] / (g.loc[r0, "throughput"] * g.index / r0)
 for r, row in g.iterrows():
@@ -108,7 +110,8 @@ analyses:
   auto t0 = std::chrono::steady_clock::now();
   auto c = spec::parse_campaign(yaml, campaign_file.string());
   auto sys = spec::load_system_file(*spec::find_data_file(CAMPAIGN_SOURCE_DIR, "systems", "local", ".yaml"));
-  auto plan = matrix::expand(spec::for_system(c, "local"), sys, (root / "w").string());
+  // As `campaign import`: the runs came from elsewhere, this machine need not hold their ranks.
+  auto plan = matrix::expand(spec::for_system(c, "local"), sys, (root / "w").string(), matrix::Fit::skip);
   auto collectors = collect::load_collectors(c);
   auto t_alone = std::chrono::steady_clock::now();
   {  // the collectors alone, files already in the page cache: the floor for the import
@@ -173,6 +176,9 @@ analyses:
       auto it = theirs.find(r);
       if (it != theirs.end() && agree(v.first, it->second.first) && agree(v.second, it->second.second))
         ++same;
+      else if (it != theirs.end() && same + 1 == static_cast<size_t>(r))  // the first difference
+        std::printf("ranks %d: ours time %.12g eff %.12g, pandas time %.12g eff %.12g\n", r, v.first,
+                    v.second, it->second.first, it->second.second);
       grand_ours += v.first / static_cast<double>(ours.size());
     }
     for (auto& [r, v] : theirs) grand_theirs += v.first / static_cast<double>(theirs.size());
