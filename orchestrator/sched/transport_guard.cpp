@@ -46,6 +46,10 @@ StepRecords TransportGuard::query_steps(const std::vector<std::string>& ids) {
   return guarded("asking for job steps", [&] { return inner_->query_steps(ids); });
 }
 
+std::optional<std::vector<StepInfo>> TransportGuard::running_steps(const std::vector<std::string>& ids) {
+  return guarded("asking for running job steps", [&] { return inner_->running_steps(ids); });
+}
+
 void TransportGuard::cancel(const std::vector<std::string>& ids) {
   guarded("cancelling jobs", [&] {
     inner_->cancel(ids);

@@ -24,12 +24,16 @@ class TransportGuard final : public Scheduler {
 
   std::string name() const override { return inner_->name(); }
   bool starts_jobs_when_polled() const override { return inner_->starts_jobs_when_polled(); }
+  std::string array_task_id(const std::string& array_id, long index) const override {
+    return inner_->array_task_id(array_id, index);
+  }
   std::string submit(const SubmitRequest& request) override;
   std::vector<JobInfo> query(const std::vector<std::string>& ids) override;
   std::vector<JobInfo> find_by_name(const std::vector<std::string>& names) override;
   int queued_jobs_of_user() override;
   void cancel(const std::vector<std::string>& ids) override;
   StepRecords query_steps(const std::vector<std::string>& ids) override;
+  std::optional<std::vector<StepInfo>> running_steps(const std::vector<std::string>& ids) override;
 
   Scheduler& inner() { return *inner_; }
 

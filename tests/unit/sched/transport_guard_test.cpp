@@ -15,6 +15,9 @@ class ThrowingScheduler : public campaign::sched::Scheduler {
  public:
   std::function<void()> thrower;
   std::string name() const override { return "throwing"; }
+  std::string array_task_id(const std::string& array_id, long index) const override {
+    return array_id + "[" + std::to_string(index) + "]";  // as LSF names a task
+  }
   std::string submit(const campaign::sched::SubmitRequest&) override {
     thrower();
     return "1";
@@ -38,6 +41,13 @@ class ThrowingScheduler : public campaign::sched::Scheduler {
     step.step_id = "1.0";
     return {{step}, true, {"1"}};
   }
+  std::optional<std::vector<campaign::sched::StepInfo>> running_steps(
+      const std::vector<std::string>&) override {
+    thrower();
+    campaign::sched::StepInfo step;
+    step.step_id = "1.2";
+    return std::vector<campaign::sched::StepInfo>{step};
+  }
 };
 
 }  // namespace
@@ -54,6 +64,7 @@ TEST_CASE("TransportGuard: a dropped link is a transient error, a refused key is
   CHECK_THROWS_AS(guard.queued_jobs_of_user(), SchedulerUnavailable);
   CHECK_THROWS_AS(guard.cancel({"1"}), SchedulerUnavailable);
   CHECK_THROWS_AS(guard.query_steps({"1"}), SchedulerUnavailable);
+  CHECK_THROWS_AS(guard.running_steps({"1"}), SchedulerUnavailable);
   try {
     guard.submit(campaign::sched::SubmitRequest{});
     FAIL("no exception");
@@ -85,4 +96,17 @@ TEST_CASE("TransportGuard passes query_steps to the back end", "[sched]") {
   CHECK(records.steps[0].step_id == "1.0");
   CHECK(records.kept);
   CHECK(records.ended == std::set<std::string>{"1"});
+}
+
+// Every back end is reached through the guard (cli/backend.cpp): what it does not pass on, the
+// engine never sees (cancel of one packed step would become its allocation's; LSF's task ids Slurm's).
+TEST_CASE("TransportGuard passes running_steps and array_task_id to the back end", "[sched]") {
+  auto inner = std::make_unique<ThrowingScheduler>();
+  inner->thrower = [] {};
+  campaign::sched::TransportGuard guard(std::move(inner));
+  auto steps = guard.running_steps({"1"});
+  REQUIRE(steps);
+  REQUIRE(steps->size() == 1);
+  CHECK((*steps)[0].step_id == "1.2");
+  CHECK(guard.array_task_id("7", 3) == "7[3]");
 }
