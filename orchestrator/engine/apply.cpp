@@ -97,13 +97,7 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
     if (auto m = texts[k] ? pack::parse_start_marker(*texts[k]) : std::nullopt;
         m && m->allocation == a.job_name && m->launched)
       answer.started.insert(a.id);
-    // A case that runs its command in its script has no step of its own (decide.hpp).
-    auto index = std::find(case_ids_.begin(), case_ids_.end(), a.case_id);
-    if (index != case_ids_.end()) {
-      const auto& launch =
-          plan_.step_of(plan_.cases[static_cast<size_t>(index - case_ids_.begin())]).job.launch;
-      if (launch && !*launch) answer.stepless.insert(a.id);
-    }
+    if (stepless_cases_.count(a.case_id)) answer.stepless.insert(a.id);
   }
   return apply(on_poll(latest, request, answer, rules_, memory_), latest);
 }

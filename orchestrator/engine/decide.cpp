@@ -26,11 +26,16 @@ std::string state_text(const sched::JobInfo& j) {
   return j.raw_state.empty() ? std::string(to_string(j.state)) : j.raw_state;
 }
 
-// An attempt ends: what the engine remembered about its job is dropped.
+// An attempt's job is done with: what the engine remembered about it is dropped.
+void forget(Memory& memory, std::int64_t attempt) {
+  memory.misses.erase(attempt);
+  memory.marker_exit.erase(attempt);
+  memory.awaiting_steps.erase(attempt);
+}
+
+// An attempt ends.
 void finish(Actions& out, Memory& memory, const AttemptRow& a, State state, JobUpdate u) {
-  memory.misses.erase(a.id);
-  memory.marker_exit.erase(a.id);
-  memory.awaiting_steps.erase(a.id);
+  forget(memory, a.id);
   out.marks.push_back({a.id, state, std::move(u), "", "", false});
 }
 
@@ -51,8 +56,7 @@ void confirm(Actions& out, Memory& memory, const AttemptRow& a, const sched::Job
       m.state = info->state;
       m.note = a.case_name + ": " + *u.reason;
       m.warn = true;
-      memory.misses.erase(a.id);
-      memory.marker_exit.erase(a.id);
+      forget(memory, a.id);
     } else {
       u.exit_code.reset();  // the marker's 0
       u.reason = "";
@@ -245,9 +249,7 @@ void end_packed(Actions& out, Memory& memory, const AttemptRow& a, const sched::
     return;  // the accounting's record of the allocation's end, and with it of its steps, is on its way
   }
   if (!never.empty()) {
-    memory.misses.erase(a.id);
-    memory.marker_exit.erase(a.id);
-    memory.awaiting_steps.erase(a.id);
+    forget(memory, a.id);
     out.returns.push_back({a.id, never});
     return;
   }

@@ -49,8 +49,8 @@ Engine::Engine(const matrix::Plan& plan, const fs::path& workdir, Catalog& catal
       local_workspace_(shell, workdir),
       workspace_(options_.workspace ? *options_.workspace : local_workspace_),
       submit_order_(interleaved_order(plan)),
-      rules_{options_.lost_after_polls, options_.confirm_after_polls, options_.confirm_every_polls,
-             options_.confirm_timeout_s, options_.submit_grace_s, options_.accounting_wait_s},
+      rules_{options_.lost_after_polls,  options_.confirm_after_polls, options_.confirm_every_polls,
+             options_.confirm_timeout_s, options_.submit_grace_s,      options_.accounting_wait_s},
       rate_(plan.system.limits.max_submits_per_minute),
       started_at_(now()) {}
 
@@ -72,6 +72,9 @@ void Engine::start() {
   auto rows = render::case_rows(plan_, workdir_);
   auto sync = catalog_.sync_cases(campaign_id_, rows);
   case_ids_ = sync.ids;
+  for (size_t i = 0; i < plan_.cases.size(); ++i)
+    if (const auto& launch = plan_.step_of(plan_.cases[i]).job.launch; launch && !*launch)
+      stepless_cases_.insert(case_ids_[i]);
   if (sync.inserted) spdlog::info("{} new cases in the catalog", sync.inserted);
   if (sync.retired) spdlog::warn("{} cases of the catalog are no longer in the campaign file", sync.retired);
 

@@ -151,9 +151,12 @@ class Engine {
   std::int64_t campaign_id_ = 0;
   std::string job_id_prefix_;           // render::campaign_id salted with the catalog's creation time
   std::vector<std::int64_t> case_ids_;  // by plan index
-  std::vector<size_t> submit_order_;    // plan indices, interleaved across node classes
-  Rules rules_;                         // from options_
-  Memory memory_;                       // what the decisions remember between ticks
+  // Cases that run their command in their script (`launch: false`): a packed one has no step of
+  // its own in the accounting (PollAnswer::stepless).
+  std::set<std::int64_t> stepless_cases_;
+  std::vector<size_t> submit_order_;                    // plan indices, interleaved across node classes
+  Rules rules_;                                         // from options_
+  Memory memory_;                                       // what the decisions remember between ticks
   std::optional<Clock::time_point> unreachable_since_;  // the scheduler has failed every poll since
   std::vector<AttemptRow> latest_;                      // cached_latest()
   bool latest_valid_ = false;
