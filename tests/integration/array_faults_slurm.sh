@@ -20,18 +20,6 @@ ensure_cluster
 
 C=$SRC/tests/integration/campaigns
 aw=$WORK/arrayfaults pw=$WORK/plaincancel cw=$WORK/arraycancel iw=$WORK/instfaults
-DOWN_NODES=()
-resume_down() { for n in "${DOWN_NODES[@]}"; do scontrol update nodename="$n" state=resume >/dev/null 2>&1; done; }
-on_exit resume_down
-# node_down NODE: sets NODE DOWN under its jobs, then resumes it 3 s later.
-node_down() {
-  DOWN_NODES+=("$1")
-  say "scontrol update nodename=$1 state=down"
-  scontrol update nodename="$1" state=down reason=campaign-integration-test
-  sleep 3
-  resume_down
-  say "$1: $(sinfo -h -n "$1" -o %T)"
-}
 # attempts WORKDIR: "case number state exit_code job_id|reason" of every attempt, from the catalog.
 attempts() {
   /usr/bin/python3 - "$1/campaign.db" <<'PY'

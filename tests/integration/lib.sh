@@ -43,6 +43,23 @@ EXIT_HOOKS=()
 # on_exit COMMAND: run COMMAND (eval) when the test ends, before the jobs are cancelled.
 on_exit() { EXIT_HOOKS+=("$*"); }
 
+# node_down NODE: sets NODE DOWN under its jobs (a node failure), then resumes it 3 s later; every
+# node set down is resumed at the test's exit too, whatever happened in between.
+DOWN_NODES=()
+resume_down() {
+  local n
+  for n in "${DOWN_NODES[@]}"; do scontrol update nodename="$n" state=resume >/dev/null 2>&1; done
+}
+node_down() {
+  ((${#DOWN_NODES[@]})) || on_exit resume_down
+  DOWN_NODES+=("$1")
+  say "scontrol update nodename=$1 state=down"
+  scontrol update nodename="$1" state=down reason=campaign-integration-test
+  sleep 3
+  resume_down
+  say "$1: $(sinfo -h -n "$1" -o %T)"
+}
+
 # Jobs of the local executor are processes detached from `campaign run`: those whose working directory
 # is under WORK are this test's.
 kill_local_jobs() {

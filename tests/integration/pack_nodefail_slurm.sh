@@ -9,9 +9,6 @@ ensure_cluster
 
 file=$SRC/tests/integration/campaigns/packfail.yaml
 wd=$WORK/packfail
-down=""
-resume_down() { [[ -n $down ]] && scontrol update nodename="$down" state=resume >/dev/null 2>&1; }
-on_exit resume_down
 
 "$CAMPAIGN" run "$file" --workdir "$wd" -q >"$WORK/run.out" 2>&1 &
 pid=$!
@@ -21,11 +18,7 @@ long_started() { [[ -s $wd/pf-long-r1/.start ]]; }
 if wait_until 90 long_started; then
   sleep 2
   down=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["nodes"][0])' "$wd/pf-long-r1/.start")
-  say "scontrol update nodename=$down state=down"
-  scontrol update nodename="$down" state=down reason=campaign-integration-test
-  sleep 3
-  resume_down
-  say "$down: $(sinfo -h -n "$down" -o %T)"
+  node_down "$down"
 else
   bad "the long case never started"
 fi

@@ -11,9 +11,6 @@ ensure_cluster
 
 file=$SRC/tests/integration/campaigns/packnostep.yaml
 wd=$WORK/packnostep
-down=""
-resume_down() { [[ -n $down ]] && scontrol update nodename="$down" state=resume >/dev/null 2>&1; }
-on_exit resume_down
 
 "$CAMPAIGN" run "$file" --workdir "$wd" -q >"$WORK/run.out" 2>&1 &
 pid=$!
@@ -24,11 +21,7 @@ both_started() { launched "$wd/pn-step" && launched "$wd/pn-setup" && squeue -h 
 say "waiting for pn-step's step and pn-setup's script"
 if wait_until 90 both_started; then
   down=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["nodes"][0])' "$wd/pn-step/.start")
-  say "scontrol update nodename=$down state=down"
-  scontrol update nodename="$down" state=down reason=campaign-integration-test
-  sleep 3
-  resume_down
-  say "$down: $(sinfo -h -n "$down" -o %T)"
+  node_down "$down"
 else
   bad "pn-step's step and pn-setup's script never ran together"
 fi
