@@ -128,6 +128,10 @@ int run_campaign(const RunOptions& o, bool resume) {
     std::cout << (rc == 0 ? "done: "
                           : (rc == 130 ? "interrupted: " : (o.no_wait ? "submitted: " : "finished: ")))
               << counts.line() << "; work directory " << l.workdir.string() << "\n";
+    if (int d = engine.duplicates_cancelled())
+      std::cout << "duplicates: " << d << " second job" << (d == 1 ? "" : "s")
+                << " of a case's name found and cancelled (submissions that landed twice; "
+                   "`campaign status` lists them)\n";
     if (report) std::cout << "report: " << report->string() << "\n";
   }
   if (!unsuccessful.empty()) print_unsuccessful(unsuccessful, std::cerr);

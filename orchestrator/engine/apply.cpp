@@ -8,12 +8,30 @@
 
 namespace campaign::engine {
 
+namespace {
+
+const std::vector<State> kEveryState = {
+    State::planned, State::submitting, State::queued,    State::running,       State::completed,
+    State::failed,  State::timeout,    State::cancelled, State::node_fail,     State::preempted,
+    State::oom,     State::lost,       State::collected, State::collect_failed};
+
+}  // namespace
+
 bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest) {
   // The scheduler first: when cancelling fails, no state has changed (the next poll decides again).
   if (!actions.cancel.empty()) scheduler_.cancel(actions.cancel);
   for (auto& note : actions.notes) spdlog::info("{}", note);
   std::map<std::int64_t, AttemptRow*> rows;
   for (auto& a : latest) rows[a.id] = &a;
+  for (auto& d : actions.duplicates) {
+    // A second job of one attempt's name (a submission that landed twice): cancelled above; said
+    // loudly, kept in the catalog and counted for the run's summary.
+    std::string what = "job " + d.job_id + " is a second job of the attempt's name (its own is " + d.adopted +
+                       "): cancelled";
+    catalog_.add_event("duplicate", what, {.attempt_id = d.attempt});
+    spdlog::warn("{}: {}", rows.at(d.attempt)->case_name, what);
+    ++duplicates_cancelled_;
+  }
   bool changed = false;
   for (auto& m : actions.marks) {
     AttemptRow& row = *rows.at(m.attempt);
@@ -64,13 +82,61 @@ bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest) {
   return changed;
 }
 
+std::string Engine::record_of(const AttemptRow& a) const {
+  // Unique to the submission: an attempt refused by a limit is submitted again under its name.
+  return (workspace_.script_root() / ".submit" /
+          (a.job_name + "." + std::to_string(a.submitted ? a.submitted->time_since_epoch().count() : 0)))
+      .string();
+}
+
 bool Engine::reconcile(std::vector<AttemptRow>& latest) {
   std::vector<std::string> names;
   for (auto& a : latest)
     if (a.state == State::submitting) names.push_back(a.job_name);
   if (names.empty()) return false;
+  unclear_submissions_ = true;  // a job of these names may land twice: swept for at the end
   auto found = scheduler_.find_by_name(names);
-  return apply(on_reconcile(latest, found, wall(), rules_, memory_), latest);
+  std::map<std::int64_t, sched::SubmitRecord> records;
+  const bool recorded = scheduler_.records_submissions();
+  if (recorded) {
+    std::vector<const AttemptRow*> asked;
+    std::vector<std::string> prefixes;
+    for (auto& a : latest)
+      if (a.state == State::submitting && a.submitted) asked.push_back(&a), prefixes.push_back(record_of(a));
+    auto got = scheduler_.submission_records(prefixes);
+    for (size_t k = 0; k < asked.size(); ++k) {
+      sched::SubmitRecord r = got.at(k);
+      if (r.outcome == sched::SubmitRecord::Outcome::submitted && asked[k]->array_task)
+        r.job_id = scheduler_.array_task_id(r.job_id, *asked[k]->array_task);
+      records[asked[k]->id] = std::move(r);
+    }
+  }
+  return apply(on_reconcile(latest, found, records, recorded, wall(), rules_, memory_), latest);
+}
+
+void Engine::sweep_duplicates() {
+  // Jobs of this campaign's names that no attempt owns: a submission that landed twice, found after
+  // its attempt was adopted. Only after a run that had unclear submissions: it costs a name lookup.
+  if (!unclear_submissions_) return;
+  std::set<std::string> owned, names;
+  for (auto& a : catalog_.attempts_in(campaign_id_, kEveryState)) {
+    if (!a.job_id.empty()) owned.insert(a.job_id);
+    if (!a.job_name.empty()) names.insert(a.job_name);
+  }
+  if (names.empty()) return;
+  std::vector<std::string> stray;
+  for (auto& j : scheduler_.find_by_name({names.begin(), names.end()}))
+    if (!owned.count(j.id) && !is_final(j.state)) stray.push_back(j.id);
+  if (stray.empty()) return;
+  scheduler_.cancel(stray);
+  for (auto& id : stray) {
+    std::string what = "job " + id +
+                       " of this campaign's names is owned by no attempt (a submission that "
+                       "landed twice): cancelled";
+    catalog_.add_event("duplicate", what, {.campaign_id = campaign_id_});
+    spdlog::warn("{}", what);
+    ++duplicates_cancelled_;
+  }
 }
 
 bool Engine::apply_markers(std::vector<AttemptRow>& latest) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "engine/policy.hpp"
 #include "engine/rules.hpp"
@@ -28,7 +29,7 @@ std::string state_text(const sched::JobInfo& j) {
 
 // An attempt's job is done with: what the engine remembered about it is dropped.
 void forget(Memory& memory, std::int64_t attempt) {
-  memory.misses.erase(attempt);
+  memory.missing.erase(attempt);
   memory.marker_exit.erase(attempt);
   memory.awaiting_steps.erase(attempt);
 }
@@ -72,27 +73,64 @@ void confirm(Actions& out, Memory& memory, const AttemptRow& a, const sched::Job
 
 }  // namespace
 
+namespace {
+
+// `job` is `id` or one of its array's tasks ("50_3", "50[3]").
+bool of_job(const std::string& job, const std::string& id) {
+  return job == id ||
+         (job.size() > id.size() && job.compare(0, id.size(), id) == 0 && !std::isdigit(job[id.size()]));
+}
+
+}  // namespace
+
 Actions on_reconcile(const std::vector<AttemptRow>& latest, const std::vector<sched::JobInfo>& found,
-                     Time now, const Rules& rules, Memory& memory) {
+                     const std::map<std::int64_t, sched::SubmitRecord>& records, bool recorded, Time now,
+                     const Rules& rules, Memory& memory) {
+  using Outcome = sched::SubmitRecord::Outcome;
   Actions out;
+  std::set<std::string> cancelled;
   for (auto& a : latest) {
     if (a.state != State::submitting) continue;
-    const sched::JobInfo* job = nullptr;
+    auto rec = records.find(a.id);
+    const sched::SubmitRecord none;
+    const sched::SubmitRecord& record = rec == records.end() ? none : rec->second;
     // A task of a job array is its own task of the array's name.
+    std::vector<const sched::JobInfo*> jobs;
     for (auto& j : found)
-      if (j.name == a.job_name && j.array_task == a.array_task && (!job || newer_id(j.id, job->id))) job = &j;
+      if (j.name == a.job_name && j.array_task == a.array_task) jobs.push_back(&j);
+    const sched::JobInfo* job = nullptr;  // the one its submit command printed, else the oldest
+    if (record.outcome == Outcome::submitted)
+      for (auto* j : jobs)
+        if (of_job(j->id, record.job_id)) job = j;
+    if (!job)
+      for (auto* j : jobs)
+        if (!job || newer_id(job->id, j->id)) job = j;
     if (job) {
       State seen = job->state == State::lost ? State::queued : job->state;
       Mark m{a.id, seen, update_from(*job), job->id, "", false};
-      m.note = a.case_name + ": adopting job " + job->id + " submitted before an interruption";
+      m.note = a.case_name + ": adopting job " + job->id + " of its submission";
       out.marks.push_back(std::move(m));
-    } else if (a.submitted && !memory.submit_ended_here.count(a.id) &&
-               now - *a.submitted < std::chrono::duration<double>(rules.submit_grace_s)) {
-      // The submit command of a run that died may still be on its way: look again at the next poll.
+      for (auto* j : jobs) {
+        if (j == job) continue;
+        out.duplicates.push_back({a.id, j->id, job->id});
+        if (!is_final(j->state) && cancelled.insert(j->id).second) out.cancel.push_back(j->id);
+      }
+    } else if (record.outcome == Outcome::submitted) {
+      Mark m{a.id, State::queued, {}, record.job_id, "", false};
+      m.note = a.case_name + ": adopting job " + record.job_id + ", which its submit command recorded";
+      out.marks.push_back(std::move(m));
+    } else if (record.outcome == Outcome::refused) {
+      out.notes.push_back(a.case_name + ": its submission was refused: " + record.message);
+      out.reverts.push_back({a.id, "not submitted: " + record.message});
+    } else if (double wait = recorded ? rules.submit_record_wait_s : rules.submit_grace_s;
+               a.submitted && now - *a.submitted < std::chrono::duration<double>(wait)) {
+      // The submit command may still be running, or its job on its way: look again at the next poll.
       if (memory.awaiting_submission.insert(a.id).second)
         out.notes.push_back(fmt::format(
-            "{}: no job named {} yet; its submission may still be on its way (waiting up to {:.0f} s)",
-            a.case_name, a.job_name, rules.submit_grace_s));
+            "{}: no job named {} yet; its submission {} (waiting up to {:.0f} s)", a.case_name, a.job_name,
+            record.outcome == Outcome::unclear ? "failed unclearly (" + record.message + ")"
+                                               : std::string("may still be on its way"),
+            wait));
       continue;
     } else {
       out.notes.push_back(a.case_name + ": no job named " + a.job_name +
@@ -100,7 +138,6 @@ Actions on_reconcile(const std::vector<AttemptRow>& latest, const std::vector<sc
       out.reverts.push_back({a.id, "no job of this name: not submitted"});
     }
     memory.awaiting_submission.erase(a.id);
-    memory.submit_ended_here.erase(a.id);
   }
   return out;
 }
@@ -129,7 +166,7 @@ Actions on_markers(const std::vector<AttemptRow>& latest, const std::vector<std:
     u.ended = now;
     u.reason = kAwaitingAccounting;
     u.confirmed = false;
-    memory.unconfirmed[a.id] = {a.job_id, 0};
+    memory.unconfirmed[a.id] = {a.job_id, std::nullopt};
     finish(out, memory, a, State::completed, std::move(u));
   }
   return out;
@@ -219,9 +256,30 @@ void confirm_packed(Actions& out, Memory& memory, const AttemptRow& a, const sch
   } else if (step && is_final(step->state)) {
     sched::JobInfo j = as_job(*step);
     confirm(out, memory, a, &j, "");
-  } else if (!step && (!allocation || is_final(allocation->state)) &&
-             ++u.unrecorded >= rules.confirm_after_polls) {
-    confirm(out, memory, a, nullptr, "no accounting record of its job step " + a.step_name);
+  } else if (!step && (!allocation || is_final(allocation->state))) {
+    if (allocation && (!answer.steps.kept || answer.stepless.count(a.id))) {
+      // No step of it will ever be recorded: its marker is all there is.
+      confirm(out, memory, a, nullptr,
+              answer.steps.kept ? "it launches no job step" : "the scheduler keeps no step records");
+    } else if (allocation && answer.steps.ended.count(a.job_id)) {
+      // The accounting holds the allocation's end and no step of it (decide.hpp): the allocation's end
+      // is its only record, and a failure of it wins over the marker (srun exits 0 on a failed node).
+      if (allocation->state == State::completed) {
+        confirm(out, memory, a, nullptr, "the accounting has no record of its job step " + a.step_name);
+      } else {
+        sched::JobInfo j = *allocation;
+        j.raw_state = "no step " + a.step_name + " of it, and its allocation " + a.job_id + " ended " +
+                      state_text(*allocation);
+        confirm(out, memory, a, &j, "");
+      }
+    } else {
+      // The accounting may lag minutes behind: wait for its record by time, not by a count of polls.
+      if (!u.unrecorded_since) u.unrecorded_since = answer.now;
+      if (answer.now - *u.unrecorded_since >= std::chrono::duration<double>(rules.accounting_wait_s))
+        confirm(out, memory, a, nullptr,
+                fmt::format("no accounting record of its job step {} after {:.0f} s", a.step_name,
+                            rules.accounting_wait_s));
+    }
   }
 }
 
@@ -291,8 +349,14 @@ Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& reques
         confirm_packed(out, memory, a, found == by_id.end() ? nullptr : found->second, answer, rules);
       else if (found != by_id.end() && is_final(found->second->state) && found->second->state != State::lost)
         confirm(out, memory, a, found->second, "");
-      else if (found == by_id.end() && ++u->second.unrecorded >= rules.confirm_after_polls)
-        confirm(out, memory, a, nullptr, "the scheduler has no record of job " + a.job_id);
+      else if (found == by_id.end()) {
+        auto& since = u->second.unrecorded_since;
+        if (!since) since = answer.now;
+        if (answer.now - *since >= std::chrono::duration<double>(rules.accounting_wait_s))
+          confirm(out, memory, a, nullptr,
+                  fmt::format("the scheduler has had no record of job {} for {:.0f} s", a.job_id,
+                              rules.accounting_wait_s));
+      }
     }
   std::set<std::string> cancelled;
   for (auto& a : latest) {
@@ -305,14 +369,17 @@ Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& reques
         u.exit_code = marker->second;
         u.reason = "exit status from the job's marker file";
         finish(out, memory, a, State::failed, std::move(u));
-      } else if (++memory.misses[a.id] >= rules.lost_after_polls) {
+      } else if (answer.now - memory.missing.emplace(a.id, answer.now).first->second >=
+                 std::chrono::duration<double>(rules.lost_after_s)) {
+        // By time, not by a count of polls: the accounting may lag behind the queue's forgetting.
         JobUpdate u;
-        u.reason = "the scheduler no longer knows job " + a.job_id + " and it left no exit marker";
+        u.reason = fmt::format("the scheduler has not known job {} for {:.0f} s and it left no exit marker",
+                               a.job_id, rules.lost_after_s);
         finish(out, memory, a, State::lost, std::move(u));
       }
       continue;
     }
-    memory.misses.erase(a.id);
+    memory.missing.erase(a.id);
     const sched::JobInfo& info = *it->second;
     if (is_final(info.state) && !a.step_name.empty()) {
       end_packed(out, memory, a, info, answer, rules);

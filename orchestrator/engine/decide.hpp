@@ -23,17 +23,18 @@ namespace campaign::engine {
 
 // What the engine remembers between ticks about its jobs, beside the catalog.
 struct Memory {
-  std::map<std::int64_t, int> misses;       // attempt id -> polls in which the scheduler did not know its job
+  // Attempt id -> since when the scheduler has not known its job (no record in the queue or the
+  // accounting) while it left no exit marker.
+  std::map<std::int64_t, Time> missing;
   std::map<std::int64_t, int> marker_exit;  // attempt id -> non-zero exit marker awaiting the scheduler
   struct Unconfirmed {
     std::string job_id;
-    int unrecorded = 0;  // polls in which the scheduler had no record of the job
+    std::optional<Time> unrecorded_since;  // the scheduler has had no record of the job (or step) since
   };
   // Attempts completed on their marker, awaiting the scheduler's accounting.
   std::map<std::int64_t, Unconfirmed> unconfirmed;
   // Starts "due": an engine's first poll asks (status --refresh is one tick, resume starts afresh).
   int polls_since_confirm = std::numeric_limits<int>::max() - 1;
-  std::set<std::int64_t> submit_ended_here;    // submitting attempts whose submit command failed in this run
   std::set<std::int64_t> awaiting_submission;  // submitting attempts with no job yet (said once)
   // Packed attempts whose allocation ended without a step record of theirs, while the accounting
   // has not recorded the allocation's end yet: since when.
@@ -42,12 +43,12 @@ struct Memory {
 
 // The engine's tunables the decisions read (EngineOptions has their documentation).
 struct Rules {
-  int lost_after_polls = 3;
-  int confirm_after_polls = 3;
+  double lost_after_s = 120;
   int confirm_every_polls = 3;
   double confirm_timeout_s = 600;
   double submit_grace_s = 60;
   double accounting_wait_s = 120;
+  double submit_record_wait_s = 120;
 };
 
 // Record `state` with `update` for an attempt (after recording `adopt_job` as its job, when set).
@@ -76,23 +77,42 @@ struct Retry {  // a new attempt for a case
   std::string note;  // said to the user (info), when not empty
 };
 
+struct Duplicate {  // a second job of an attempt's name: cancelled (in Actions::cancel), recorded
+  std::int64_t attempt = 0;
+  std::string job_id;   // the duplicate
+  std::string adopted;  // the attempt's own job
+};
+
 struct Actions {
   std::vector<Mark> marks;
+  std::vector<Duplicate> duplicates;
   std::vector<Revert> reverts;
   std::vector<Return> returns;
   std::vector<Retry> retries;
   std::vector<std::string> cancel;  // job ids to cancel, after the marks
   std::vector<std::string> notes;   // said to the user (info)
   bool empty() const {
-    return marks.empty() && reverts.empty() && returns.empty() && retries.empty() && cancel.empty();
+    return marks.empty() && reverts.empty() && returns.empty() && retries.empty() && cancel.empty() &&
+           duplicates.empty();
   }
 };
 
-// Attempts left `submitting` and the scheduler's jobs of their names: adopt the newest job of each
-// name, revert those without one once their submission is `submit_grace_s` old (the submit command
-// of a run that was killed may still reach the scheduler), wait for the others.
+// Attempts left `submitting` (a run killed during a submission, or a submission whose outcome was
+// unclear), the scheduler's jobs of their names and, where the back end records its submissions
+// (`recorded`), what each one's submit command recorded (`records`, by attempt; an array task's
+// job id already its task's):
+//  - a job of its name: adopted (its recorded one when several; else the oldest); any other job of
+//    that name is a duplicate: cancelled and reported (Actions::duplicates);
+//  - none, and the record has the job id: adopted (the name lookup lags behind);
+//  - none, and the record says nothing was submitted: back to planned;
+//  - none, and no record yet, or an unclear one: the submit command may still be running (it
+//    outlives a lost connection) and its job may still land. Wait: with records, until the
+//    submission is `submit_record_wait_s` old (the wrapper bounds the command: past it the wrapper
+//    itself died); without, `submit_grace_s`. Then back to planned.
+// Never at once: a submit command that failed here may have reached the scheduler all the same.
 Actions on_reconcile(const std::vector<AttemptRow>& latest, const std::vector<sched::JobInfo>& found,
-                     Time now, const Rules& rules, Memory& memory);
+                     const std::map<std::int64_t, sched::SubmitRecord>& records, bool recorded, Time now,
+                     const Rules& rules, Memory& memory);
 
 // The exit markers of `latest`'s active attempts (read_markers' order: active attempts with a job,
 // see marker_dirs()). A zero completes the attempt at once, unconfirmed; any other status waits for

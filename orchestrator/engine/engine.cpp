@@ -49,8 +49,8 @@ Engine::Engine(const matrix::Plan& plan, const fs::path& workdir, Catalog& catal
       local_workspace_(shell, workdir),
       workspace_(options_.workspace ? *options_.workspace : local_workspace_),
       submit_order_(interleaved_order(plan)),
-      rules_{options_.lost_after_polls,  options_.confirm_after_polls, options_.confirm_every_polls,
-             options_.confirm_timeout_s, options_.submit_grace_s,      options_.accounting_wait_s},
+      rules_{options_.lost_after_s,   options_.confirm_every_polls, options_.confirm_timeout_s,
+             options_.submit_grace_s, options_.accounting_wait_s,   options_.submit_record_wait_s},
       rate_(plan.system.limits.max_submits_per_minute),
       started_at_(now()) {}
 
@@ -82,7 +82,7 @@ void Engine::start() {
   reconcile(latest);  // throws SchedulerUnavailable: nothing may be submitted before this succeeds
   // Completions an earlier run saw on their markers alone: the scheduler is asked again.
   for (auto& a : latest)
-    if (a.state == State::completed && !a.confirmed) memory_.unconfirmed[a.id] = {a.job_id, 0};
+    if (a.state == State::completed && !a.confirmed) memory_.unconfirmed[a.id] = {a.job_id, std::nullopt};
   int ours = 0;
   for (auto& a : latest) ours += is_active(a.state) ? 1 : 0;
   others_in_queue_ = std::max(0, scheduler_.queued_jobs_of_user() - ours);
@@ -161,6 +161,28 @@ bool Engine::finished() {
 }
 
 int Engine::cancel(const std::string& pattern) {
+  auto matches = [&](const AttemptRow& a) {
+    return pattern.empty() || fnmatch(pattern.c_str(), a.case_name.c_str(), 0) == 0;
+  };
+  // A submission whose outcome is not known yet may still make a job: cancelling its attempt now
+  // would leave that job running unowned. Wait until reconciliation knows (on_reconcile's bound).
+  for (bool said = false;;) {
+    auto latest = catalog_.latest_attempts(campaign_id_);
+    std::vector<std::string> waiting;
+    for (auto& a : latest)
+      if (a.state == State::submitting && matches(a)) waiting.push_back(a.case_name);
+    if (waiting.empty()) break;
+    if (!said)
+      spdlog::warn("waiting for the outcome of the submission of {} before cancelling", join(waiting, ", "));
+    said = true;
+    if (!reconcile(latest)) {
+      const double pause = plan_.system.limits.poll_min_s;
+      if (options_.sleep)
+        options_.sleep(pause);
+      else
+        std::this_thread::sleep_for(std::chrono::duration<double>(pause));
+    }
+  }
   auto latest = catalog_.latest_attempts(campaign_id_);
   auto cancellable = [](const AttemptRow& a) {
     return a.state == State::planned || (is_active(a.state) && !a.job_id.empty());
@@ -170,8 +192,7 @@ int Engine::cancel(const std::string& pattern) {
   };
   std::set<std::int64_t> chosen;
   for (auto& a : latest)
-    if (cancellable(a) && (pattern.empty() || fnmatch(pattern.c_str(), a.case_name.c_str(), 0) == 0))
-      chosen.insert(a.id);
+    if (cancellable(a) && matches(a)) chosen.insert(a.id);
   // A packed case shares its allocation's job: an allocation all of whose active cases are chosen is
   // cancelled whole; a case chosen without the others ends its own step where the scheduler can end
   // one (Slurm: scancel JOBID.STEP), else (LSF, local) the allocation goes, the others named.
@@ -274,12 +295,12 @@ int Engine::run() {
     watch.reset();
   });
   Backoff backoff(plan_.system.limits.poll_min_s, plan_.system.limits.poll_max_s);
-  Clock::time_point next_poll = Clock::now();
+  Clock::time_point next_poll = now();
   auto marker_step = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(std::min(options_.marker_interval_s, plan_.system.limits.poll_min_s)));
   std::function<void(const boost::system::error_code&)> on_tick = [&](const boost::system::error_code& ec) {
     if (signal_received || (ec && ec != boost::asio::error::operation_aborted)) return;
-    bool poll_now = Clock::now() >= next_poll;
+    bool poll_now = now() >= next_poll;
     bool changed = tick(poll_now);
     if (watch) {
       std::set<std::string> dirs;
@@ -300,15 +321,14 @@ int Engine::run() {
     soon |= tail;
     if (tail && changed && !poll_now) {
       backoff.reset();
-      next_poll = Clock::now();
+      next_poll = now();
     } else if (poll_now) {
       double wait = backoff.next(soon);
-      next_poll =
-          Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait));
+      next_poll = now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait));
     } else if (soon) {
       backoff.reset();
-      next_poll = std::min(next_poll, Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                         std::chrono::duration<double>(backoff.current())));
+      next_poll = std::min(next_poll, now() + std::chrono::duration_cast<Clock::duration>(
+                                                  std::chrono::duration<double>(backoff.current())));
     }
     bool all_final = std::all_of(latest_.begin(), latest_.end(),
                                  [](const AttemptRow& a) { return !a.in_spec || settled(a); });
@@ -326,12 +346,19 @@ int Engine::run() {
         return;
       }
     }
-    auto wait = std::min(marker_step, std::max(Clock::duration::zero(), next_poll - Clock::now()));
+    auto wait = std::min(marker_step, std::max(Clock::duration::zero(), next_poll - now()));
     timer.expires_after(more_to_submit_ ? Clock::duration::zero() : wait);
     timer.async_wait(on_tick);
   };
   boost::asio::post(io, [&] { on_tick({}); });
   io.run();
+  if (!signal_received) {
+    try {
+      sweep_duplicates();
+    } catch (const sched::SchedulerUnavailable& e) {
+      spdlog::warn("could not look for duplicate jobs at the end of the run: {}", e.what());
+    }
+  }
   report(true);
   if (signal_received) {
     spdlog::warn("interrupted by signal {}: jobs keep running; `campaign run` again picks them up",

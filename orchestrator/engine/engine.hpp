@@ -51,11 +51,12 @@ struct EngineOptions {
   std::optional<CodeRecord> code;
   double marker_interval_s = 0.5;  // how often exit markers are read (at most poll_min)
   double submit_slice_s = 0.5;     // longest run of submissions before markers and polls get a turn
-  int lost_after_polls = 3;  // polls a job may be unknown to the scheduler, without marker, before it is lost
+  // How long a job may be unknown to the scheduler (neither queue nor accounting), with no exit
+  // marker, before it is lost: by time, since the accounting may lag behind the queue's forgetting.
+  double lost_after_s = 120;
   // A completion on the exit marker is confirmed without the accounting, saying so in its reason,
-  // when the scheduler has no record of the job for this many polls (no accounting: the local
-  // executor's records expired, slurmdbd without the job) or cannot be reached for this long.
-  int confirm_after_polls = 3;
+  // when the scheduler has had no record of the job for accounting_wait_s (no accounting: the local
+  // executor's records expired, slurmdbd without the job) or cannot be reached for confirm_timeout_s.
   // While other jobs run, completions on their markers are asked about at every this many polls.
   int confirm_every_polls = 3;
   double confirm_timeout_s = 600;
@@ -68,6 +69,10 @@ struct EngineOptions {
   // command of a run that was killed keeps going and may reach the scheduler
   // after the next run looked.
   double submit_grace_s = 60;
+  // The same where the back end records its submissions (SubmitRequest::record): no record after
+  // this long means that the submit command's wrapper died (its command is bounded by the scheduler
+  // command timeout), and the name lookup alone decides.
+  double submit_record_wait_s = 120;
   // Progress: called after every tick that changed something (and at start and end).
   std::function<void(const std::string& line, bool final)> progress;
   // Called for each attempt whose completion the scheduler confirmed (collection).
@@ -83,6 +88,8 @@ struct EngineOptions {
   // still wait in real time).
   std::function<Clock::time_point()> steady_now;
   std::function<Time()> wall_now;
+  // How cancel() waits between looks at a submission whose outcome is unknown; null: sleeps.
+  std::function<void(double seconds)> sleep;
 };
 
 struct Counts {
@@ -117,6 +124,8 @@ class Engine {
   int cancel(const std::string& pattern);
 
   Counts counts();
+  // Second jobs of an attempt's name found and cancelled in this run (submissions that landed twice).
+  int duplicates_cancelled() const { return duplicates_cancelled_; }
   std::int64_t campaign_id() const { return campaign_id_; }
   // The last time the scheduler could not be reached, for messages.
   const std::string& scheduler_problem() const { return scheduler_problem_; }
@@ -125,6 +134,11 @@ class Engine {
   // The effects (apply.cpp): observations gathered, decided on (decide.hpp), the actions performed.
   bool apply(const Actions& actions, std::vector<AttemptRow>& latest);
   bool reconcile(std::vector<AttemptRow>& latest);
+  // Where the submit command of `a`'s submission records its outcome (SubmitRequest::record).
+  std::string record_of(const AttemptRow& a) const;
+  // At the end of a run with unclear submissions: cancels jobs of the campaign's names that no
+  // attempt owns.
+  void sweep_duplicates();
   bool apply_markers(std::vector<AttemptRow>& latest);
   bool poll(std::vector<AttemptRow>& latest);
   void confirm_unreachable(std::vector<AttemptRow>& latest);
@@ -160,10 +174,12 @@ class Engine {
   std::optional<Clock::time_point> unreachable_since_;  // the scheduler has failed every poll since
   std::vector<AttemptRow> latest_;                      // cached_latest()
   bool latest_valid_ = false;
-  bool poll_soon_ = false;       // something needs the scheduler's answer soon
-  bool more_to_submit_ = false;  // the last submission slice ended with ready cases left
-  int others_in_queue_ = 0;      // the user's jobs outside this campaign
-  std::string last_job_id_;      // the scheduler's answer to the last submission
+  bool poll_soon_ = false;            // something needs the scheduler's answer soon
+  bool more_to_submit_ = false;       // the last submission slice ended with ready cases left
+  int others_in_queue_ = 0;           // the user's jobs outside this campaign
+  std::string last_job_id_;           // the scheduler's answer to the last submission
+  bool unclear_submissions_ = false;  // some submission's outcome had to be reconciled in this run
+  int duplicates_cancelled_ = 0;
   RateLimit rate_;
   Clock::time_point submit_pause_until_{};
   std::string scheduler_problem_;

@@ -45,12 +45,18 @@ bool Engine::submit_batch(const Batch& b, const std::vector<AttemptRow*>& rows,
     starts.push_back(std::move(st));
   }
   catalog_.begin_submit(starts);
-  for (size_t k = 0; k < rows.size(); ++k) rows[k]->array_task = starts[k].array_task;
+  const auto submitted = catalog_.attempt(rows.front()->id).submitted;  // one time for the batch
+  for (size_t k = 0; k < rows.size(); ++k) {
+    rows[k]->array_task = starts[k].array_task;
+    rows[k]->job_name = job_name;
+    rows[k]->submitted = submitted;
+  }
 
   sched::SubmitRequest req;
   req.job_name = job_name;
   req.depends_on = after;
   req.walltime_s = s.walltime_s;
+  if (scheduler_.records_submissions()) req.record = record_of(*rows.front());
   if (s.kind == batch::Kind::single) {
     req.script_path = scripts.front().path.string();
     req.workdir = scripts.front().run_dir.string();
@@ -92,13 +98,14 @@ bool Engine::submit_job(const std::vector<AttemptRow*>& rows, const sched::Submi
                      options_.limit_pause_s);
         return false;
       case sched::SubmitFailure::transient:
-        // The job may exist: the next poll reconciles it by name. Our submit command has ended, so
-        // no job of this name can appear later: no grace period for it.
-        spdlog::warn("{}: submission outcome unknown ({}); reconciling by job name", who, e.what());
+        // The job may exist, or still land: a submit command outlives the connection that started
+        // it. The next poll reconciles by name and by the command's record (on_reconcile).
+        spdlog::warn("{}: submission outcome unknown ({}); reconciling by job name{}", who, e.what(),
+                     req.record.empty() ? "" : " and the submit command's record");
+        unclear_submissions_ = true;
         for (auto* row : rows) {
           row->state = State::submitting;
           row->job_name = req.job_name;
-          memory_.submit_ended_here.insert(row->id);
         }
         scheduler_problem_ = e.what();  // no more submissions until a poll succeeds
         latest_valid_ = false;

@@ -3,6 +3,8 @@
 // where it ran and what it printed, so that every SchedulerError is actionable as it stands.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,28 @@ transport::CommandResult run(transport::Shell& shell, const std::vector<std::str
 inline bool killed_by_signal(const transport::CommandResult& r) {
   return r.exit_code > 128 && r.exit_code <= 192;
 }
+
+// How a back end reads its submit command's result: the job id, or the SubmitError it means.
+// `argv` is the command as the user would type it (for messages).
+using ReadSubmit =
+    std::function<std::string(const std::vector<std::string>& argv, const transport::CommandResult& r)>;
+
+// The checks every submit command's result gets first: timed out or killed (transient: it may have
+// submitted), not found or not executable (invalid). Throws SubmitError.
+void check_submit_ran(const std::vector<std::string>& argv, const transport::CommandResult& r,
+                      const transport::Shell& shell);
+
+// `argv` under a POSIX sh wrapper that records its outcome at `record` (SubmitRequest::record): it
+// ignores the hang-up and broken pipe of a lost connection, writes the command's output to
+// RECORD.out/.err, bounds it by `timeout` (coreutils' timeout, where the machine has it), then
+// writes its exit status to RECORD.rc (renamed into place: whole or absent) and prints the output
+// as the command would have.
+std::vector<std::string> recorded(const std::vector<std::string>& argv, const std::string& record,
+                                  std::chrono::milliseconds timeout);
+// The records at these prefixes, read in one round trip and judged by `read` (with `argv`, the
+// command's words, for its messages).
+std::vector<SubmitRecord> read_records(transport::Shell& shell, const std::vector<std::string>& records,
+                                       const std::vector<std::string>& argv, const ReadSubmit& read);
 
 // The account name on the machine `shell` runs on (`id -un`); throws SchedulerUnavailable.
 std::string current_user(transport::Shell& shell, const SchedulerOptions& options);

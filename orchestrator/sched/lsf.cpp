@@ -69,15 +69,19 @@ std::string Lsf::submit(const SubmitRequest& request) {
     argv.push_back(request.script_path);
   }
 
-  auto r = shell_.run(argv, options_.command_timeout, script);
-  if (r.timed_out)
-    throw SubmitError(SubmitFailure::transient,
-                      command::failure(argv, r, shell_) + " (the job may have been submitted)");
-  if (r.exit_code == 126 || r.exit_code == 127)
-    throw SubmitError(SubmitFailure::invalid, command::failure(argv, r, shell_));
-  if (command::killed_by_signal(r))
-    throw SubmitError(SubmitFailure::transient,
-                      command::failure(argv, r, shell_) + " (killed: the job may have been submitted)");
+  auto r = shell_.run(
+      request.record.empty() ? argv : command::recorded(argv, request.record, options_.command_timeout),
+      options_.command_timeout, script);
+  command::check_submit_ran(argv, r, shell_);
+  return read_bsub(argv, r);
+}
+
+std::vector<SubmitRecord> Lsf::submission_records(const std::vector<std::string>& records) {
+  return command::read_records(shell_, records, {"bsub"},
+                               [&](const auto& argv, const auto& r) { return read_bsub(argv, r); });
+}
+
+std::string Lsf::read_bsub(const std::vector<std::string>& argv, const transport::CommandResult& r) {
   auto id = parse_bsub(r.out + "\n" + r.err);
   if (r.exit_code != 0)
     throw SubmitError(classify_bsub_error(r.out + "\n" + r.err), command::failure(argv, r, shell_));

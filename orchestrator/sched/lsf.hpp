@@ -1,7 +1,9 @@
 // IBM Spectrum LSF back end (Summit and its kin): bsub, bjobs, bkill.
 //
 // Commands per call, whatever the number of jobs (id lists split only by command-line length):
-//   submit               1 bsub (script as argument, or on stdin with lsf_script_on_stdin)
+//   submit               1 bsub (script as argument, or on stdin with lsf_script_on_stdin; under
+//                        the recording wrapper, command.hpp, when a record is asked)
+//   submission_records   1 read of the records' files (only after an unclear submission)
 //   query                1 bjobs -o '<fields>' -json IDS (or -noheader with a delimiter)
 //   find_by_name         1 bjobs -a -u USER: unfinished jobs and those finished within LSF's
 //                        CLEAN_PERIOD (one hour by default); LSF keeps no longer history in bjobs
@@ -24,6 +26,8 @@ class Lsf final : public Scheduler {
     return array_id + "[" + std::to_string(index) + "]";
   }
   std::string submit(const SubmitRequest& request) override;
+  bool records_submissions() const override { return true; }
+  std::vector<SubmitRecord> submission_records(const std::vector<std::string>& records) override;
   std::vector<JobInfo> query(const std::vector<std::string>& ids) override;
   std::vector<JobInfo> find_by_name(const std::vector<std::string>& names) override;
   int queued_jobs_of_user() override;
@@ -37,6 +41,8 @@ class Lsf final : public Scheduler {
 
  private:
   const std::string& user();
+  // bsub's result: the job id, or the SubmitError it means.
+  std::string read_bsub(const std::vector<std::string>& argv, const transport::CommandResult& r);
   // bjobs with `filters` (-a, -u USER), the configured output format and `ids` (split by length).
   std::vector<JobInfo> bjobs(const std::vector<std::string>& filters, const std::vector<std::string>& ids,
                              const std::string& fields);

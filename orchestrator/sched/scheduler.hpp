@@ -97,6 +97,25 @@ struct SubmitRequest {
   // The job's time limit. Batch schedulers read it from the script's directives; a back end whose
   // scripts carry none (the local executor) applies this one.
   long walltime_s = 0;
+  // Where the submit command records its outcome, as a path prefix on the machine the scheduler's
+  // commands run on (files PREFIX.rc, .out, .err); "" records nothing. A back end that
+  // records_submissions() runs its submit command under a wrapper that survives the loss of the
+  // connection that started it and writes the record when the command ends, so that after an
+  // unclear outcome the engine learns whether the job was submitted before it submits again.
+  std::string record;
+};
+
+// What a submit command left in its record (SubmitRequest::record).
+struct SubmitRecord {
+  enum class Outcome {
+    none,       // no record (yet): the command still runs, never started, or its wrapper died
+    submitted,  // it printed the job id `job_id`
+    refused,    // it failed, saying that nothing was submitted (a limit, an invalid request)
+    unclear,    // it failed or was killed in a way that may have submitted the job
+  };
+  Outcome outcome = Outcome::none;
+  std::string job_id;
+  std::string message;  // what the command said, when it failed
 };
 
 // Job arrays by scheduler kind: whether the back end submits them and the index of an array's
@@ -186,6 +205,14 @@ class Scheduler {
   // Submits one job script (one job array with SubmitRequest::array_tasks) and returns its job id
   // (an array's own id, without a task). Throws SubmitError.
   virtual std::string submit(const SubmitRequest& request) = 0;
+  // The back end's submit command records its outcome (SubmitRequest::record); false: an unclear
+  // submission can only be looked for by name.
+  virtual bool records_submissions() const { return false; }
+  // The records of earlier submissions, one per prefix, in order (Outcome::none where a back end
+  // keeps none). Throws SchedulerUnavailable when they cannot be read now.
+  virtual std::vector<SubmitRecord> submission_records(const std::vector<std::string>& records) {
+    return std::vector<SubmitRecord>(records.size());
+  }
   // The state of these jobs, in the order asked; ids the scheduler no longer knows are left out.
   // Throws SchedulerUnavailable.
   virtual std::vector<JobInfo> query(const std::vector<std::string>& ids) = 0;

@@ -41,7 +41,7 @@ const std::string& Slurm::user() {
   return user_;
 }
 
-std::string Slurm::submit(const SubmitRequest& request) {
+std::vector<std::string> Slurm::sbatch_argv(const SubmitRequest& request) {
   std::vector<std::string> argv = {"sbatch", "--parsable"};
   if (!request.job_name.empty()) argv.push_back("--job-name=" + request.job_name);
   if (!request.depends_on.empty()) argv.push_back("--dependency=afterok:" + join(request.depends_on, ":"));
@@ -51,16 +51,10 @@ std::string Slurm::submit(const SubmitRequest& request) {
                    (request.array_throttle > 0 ? "%" + std::to_string(request.array_throttle) : ""));
   argv.insert(argv.end(), request.extra_args.begin(), request.extra_args.end());
   argv.push_back(request.script_path);
+  return argv;
+}
 
-  auto r = shell_.run(argv, options_.command_timeout);
-  if (r.timed_out)
-    throw SubmitError(SubmitFailure::transient,
-                      command::failure(argv, r, shell_) + " (the job may have been submitted)");
-  if (r.exit_code == 126 || r.exit_code == 127)
-    throw SubmitError(SubmitFailure::invalid, command::failure(argv, r, shell_));
-  if (command::killed_by_signal(r))
-    throw SubmitError(SubmitFailure::transient,
-                      command::failure(argv, r, shell_) + " (killed: the job may have been submitted)");
+std::string Slurm::read_sbatch(const std::vector<std::string>& argv, const transport::CommandResult& r) {
   if (r.exit_code != 0)
     throw SubmitError(classify_sbatch_error(r.err + "\n" + r.out), command::failure(argv, r, shell_));
   auto id = parse_sbatch(r.out);
@@ -69,6 +63,20 @@ std::string Slurm::submit(const SubmitRequest& request) {
                                                     " printed no job id (the job may have been submitted): " +
                                                     trim(r.out + " " + r.err));
   return *id;
+}
+
+std::string Slurm::submit(const SubmitRequest& request) {
+  auto argv = sbatch_argv(request);
+  auto r = shell_.run(
+      request.record.empty() ? argv : command::recorded(argv, request.record, options_.command_timeout),
+      options_.command_timeout);
+  command::check_submit_ran(argv, r, shell_);
+  return read_sbatch(argv, r);
+}
+
+std::vector<SubmitRecord> Slurm::submission_records(const std::vector<std::string>& records) {
+  return command::read_records(shell_, records, {"sbatch"},
+                               [&](const auto& argv, const auto& r) { return read_sbatch(argv, r); });
 }
 
 std::vector<JobInfo> Slurm::squeue(bool recently_ended) {

@@ -1,7 +1,8 @@
 // Slurm back end: sbatch, squeue, sacct (scontrol when accounting is off), scancel.
 //
 // Commands per call, whatever the number of jobs (id lists split only by command-line length):
-//   submit               1 sbatch
+//   submit               1 sbatch (under the recording wrapper, command.hpp, when a record is asked)
+//   submission_records   1 read of the records' files (only after an unclear submission)
 //   query                1 squeue for all the user's jobs; 1 sacct for the ids that left the queue;
 //                        1 scontrol only for ids sacct cannot give (accounting off, not yet recorded)
 //   find_by_name         1 squeue -t all + 1 sacct (or 1 scontrol without accounting)
@@ -23,6 +24,8 @@ class Slurm final : public Scheduler {
 
   std::string name() const override { return "slurm"; }
   std::string submit(const SubmitRequest& request) override;
+  bool records_submissions() const override { return true; }
+  std::vector<SubmitRecord> submission_records(const std::vector<std::string>& records) override;
   std::vector<JobInfo> query(const std::vector<std::string>& ids) override;
   std::vector<JobInfo> find_by_name(const std::vector<std::string>& names) override;
   int queued_jobs_of_user() override;
@@ -40,6 +43,9 @@ class Slurm final : public Scheduler {
 
  private:
   const std::string& user();
+  static std::vector<std::string> sbatch_argv(const SubmitRequest& request);
+  // sbatch's result: the job id, or the SubmitError it means.
+  std::string read_sbatch(const std::vector<std::string>& argv, const transport::CommandResult& r);
   // All the user's jobs in slurmctld; with `recently_ended`, also those that ended within MinJobAge.
   std::vector<JobInfo> squeue(bool recently_ended);
   // The outputs of `base flag LIST`, one per chunk of `list`; nullopt when accounting is disabled.

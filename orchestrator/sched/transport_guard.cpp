@@ -30,6 +30,10 @@ std::string TransportGuard::submit(const SubmitRequest& request) {
   }
 }
 
+std::vector<SubmitRecord> TransportGuard::submission_records(const std::vector<std::string>& records) {
+  return guarded("reading submission records", [&] { return inner_->submission_records(records); });
+}
+
 std::vector<JobInfo> TransportGuard::query(const std::vector<std::string>& ids) {
   return guarded("asking for job states", [&] { return inner_->query(ids); });
 }

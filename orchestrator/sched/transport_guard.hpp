@@ -28,6 +28,8 @@ class TransportGuard final : public Scheduler {
     return inner_->array_task_id(array_id, index);
   }
   std::string submit(const SubmitRequest& request) override;
+  bool records_submissions() const override { return inner_->records_submissions(); }
+  std::vector<SubmitRecord> submission_records(const std::vector<std::string>& records) override;
   std::vector<JobInfo> query(const std::vector<std::string>& ids) override;
   std::vector<JobInfo> find_by_name(const std::vector<std::string>& names) override;
   int queued_jobs_of_user() override;

@@ -43,7 +43,7 @@ TEST_CASE(
     "completions on their markers are asked about every third poll while jobs run, at every poll after") {
   Rules rules;
   Memory m;
-  m.unconfirmed[1] = {"11", 0};
+  m.unconfirmed[1] = {"11", std::nullopt};
   std::vector<AttemptRow> latest{row(1, State::completed, "11"), row(2, State::running, "12")};
   auto first = what_to_poll(latest, rules, m);  // a new engine's first poll asks
   CHECK(first.confirm);
@@ -52,7 +52,7 @@ TEST_CASE(
   CHECK_FALSE(what_to_poll(latest, rules, m).confirm);
   CHECK(what_to_poll(latest, rules, m).confirm);
   latest[1].state = State::completed;  // nothing runs: every poll
-  m.unconfirmed[2] = {"12", 0};
+  m.unconfirmed[2] = {"12", std::nullopt};
   CHECK(what_to_poll(latest, rules, m).confirm);
   CHECK(what_to_poll(latest, rules, m).confirm);
 }
@@ -60,7 +60,7 @@ TEST_CASE(
 TEST_CASE("the accounting confirms a marker's completion, or corrects it, or is given up on") {
   Rules rules;
   Memory m;
-  m.unconfirmed = {{1, {"11", 0}}, {2, {"12", 0}}, {3, {"13", 0}}};
+  m.unconfirmed = {{1, {"11", std::nullopt}}, {2, {"12", std::nullopt}}, {3, {"13", std::nullopt}}};
   std::vector<AttemptRow> latest{row(1, State::completed, "11"), row(2, State::completed, "12"),
                                  row(3, State::completed, "13")};
   PollRequest request{{"11", "12", "13"}, true};
@@ -68,7 +68,7 @@ TEST_CASE("the accounting confirms a marker's completion, or corrects it, or is 
   ok.exit_code = 0;
   ok.elapsed_s = 42;
   auto node_fail = job("12", State::node_fail, "NODE_FAIL");
-  Actions a = on_poll(latest, request, {{ok, node_fail}, {}, {}, {}}, rules, m);
+  Actions a = on_poll(latest, request, {{ok, node_fail}, {}, {}, {}, kNow}, rules, m);
   REQUIRE(a.marks.size() == 2);
   CHECK(a.marks[0].state == State::completed);
   CHECK(a.marks[0].update.confirmed == true);
@@ -80,19 +80,25 @@ TEST_CASE("the accounting confirms a marker's completion, or corrects it, or is 
   CHECK(*a.marks[1].update.reason ==
         "the scheduler's accounting says NODE_FAIL; the job's exit marker said 0");
   CHECK(m.unconfirmed.size() == 1);
-  // Job 13 unknown to the scheduler: given up on at the third poll.
-  CHECK(on_poll(latest, request, {}, rules, m).marks.empty());
-  Actions given_up = on_poll(latest, request, {}, rules, m);
+  // Job 13 unknown to the scheduler: given up on accounting_wait_s after the first poll that did not
+  // know it, however many polls came in between (the accounting may lag minutes behind).
+  auto at = [](int s) {
+    PollAnswer none;
+    none.now = kNow + std::chrono::seconds(s);
+    return none;
+  };
+  for (int s : {0, 1, 2, 3, 60, 119}) CHECK(on_poll(latest, request, at(s), rules, m).marks.empty());
+  Actions given_up = on_poll(latest, request, at(120), rules, m);
   REQUIRE(given_up.marks.size() == 1);
   CHECK(given_up.marks[0].update.reason->find(
-            "accounting unavailable (the scheduler has no record of job 13)") == 0);
+            "accounting unavailable (the scheduler has had no record of job 13 for 120 s)") == 0);
   CHECK(m.unconfirmed.empty());
 }
 
 TEST_CASE("an unreachable scheduler is waited for up to confirm_timeout_s before markers are trusted alone") {
   Rules rules;
   Memory m;
-  m.unconfirmed[1] = {"11", 0};
+  m.unconfirmed[1] = {"11", std::nullopt};
   std::vector<AttemptRow> latest{row(1, State::completed, "11")};
   CHECK(on_unreachable(latest, 599, rules, m).marks.empty());
   Actions a = on_unreachable(latest, 601, rules, m);
@@ -101,21 +107,35 @@ TEST_CASE("an unreachable scheduler is waited for up to confirm_timeout_s before
   CHECK(a.marks[0].update.reason->find("could not be asked for 601 s") != std::string::npos);
 }
 
-TEST_CASE("a job the scheduler forgot fails on its marker, or is lost after a few polls without one") {
+TEST_CASE("a job the scheduler forgot fails on its marker, or is lost after lost_after_s without one") {
   Rules rules;
   Memory m;
   m.marker_exit[1] = 3;
   std::vector<AttemptRow> latest{row(1, State::running, "11"), row(2, State::running, "12")};
   PollRequest request{{"11", "12"}, false};
-  Actions first = on_poll(latest, request, {}, rules, m);
+  auto at = [](int s) {
+    PollAnswer none;
+    none.now = kNow + std::chrono::seconds(s);
+    return none;
+  };
+  Actions first = on_poll(latest, request, at(0), rules, m);
   REQUIRE(first.marks.size() == 1);
   CHECK(first.marks[0].state == State::failed);
   CHECK(first.marks[0].update.exit_code == 3);
-  CHECK(on_poll(latest, request, {}, rules, m).marks.empty());
-  Actions third = on_poll(latest, request, {}, rules, m);
-  REQUIRE(third.marks.size() == 1);
-  CHECK(third.marks.back().attempt == 2);
-  CHECK(third.marks.back().state == State::lost);
+  // By time, not by a count of polls: ten quick polls lose nothing.
+  for (int s = 1; s <= 10; ++s) CHECK(on_poll(latest, request, at(s), rules, m).marks.empty());
+  CHECK(on_poll(latest, request, at(119), rules, m).marks.empty());
+  Actions lost = on_poll(latest, request, at(120), rules, m);
+  REQUIRE(lost.marks.size() == 1);
+  CHECK(lost.marks.back().attempt == 2);
+  CHECK(lost.marks.back().state == State::lost);
+  // A job the scheduler knows again in between starts the wait afresh.
+  Memory again;
+  on_poll(latest, request, at(0), rules, again);
+  auto back = job("12", State::running);
+  on_poll(latest, request, {{job("11", State::running), back}, {}, {}, {}, kNow + std::chrono::seconds(100)},
+          rules, again);
+  CHECK(on_poll(latest, request, at(130), rules, again).marks.empty());
 }
 
 TEST_CASE(
@@ -148,6 +168,7 @@ TEST_CASE(
     "submissions left by an interruption: adopted by name, waited for within the grace, then reverted") {
   Rules rules;
   Memory m;
+  const std::map<std::int64_t, sched::SubmitRecord> none;
   auto recent = row(1, State::submitting);
   recent.submitted = kNow - std::chrono::seconds(10);
   auto old = row(2, State::submitting);
@@ -156,16 +177,77 @@ TEST_CASE(
   auto older_job = job("30", State::running), newer_job = job("31", State::queued);
   older_job.name = newer_job.name = "job-3";
   std::vector<AttemptRow> latest{recent, old, adopted};
-  Actions a = on_reconcile(latest, {older_job, newer_job}, kNow, rules, m);
+  Actions a = on_reconcile(latest, {older_job, newer_job}, none, false, kNow, rules, m);
   REQUIRE(a.marks.size() == 1);
-  CHECK(a.marks[0].adopt_job == "31");
-  CHECK(a.marks[0].state == State::queued);
+  CHECK(a.marks[0].adopt_job == "30");  // the oldest of two jobs of one name is adopted,
+  CHECK(a.marks[0].state == State::running);
+  REQUIRE(a.duplicates.size() == 1);  // the other is a duplicate: cancelled and reported
+  CHECK(a.duplicates[0].job_id == "31");
+  CHECK(a.duplicates[0].adopted == "30");
+  CHECK(a.cancel == std::vector<std::string>{"31"});
   REQUIRE(a.reverts.size() == 1);
   CHECK(a.reverts[0].attempt == 2);
-  CHECK(a.notes.size() == 2);                                             // waiting for c1, reverting c2
-  CHECK(on_reconcile({recent}, {}, kNow, rules, m).notes.empty());        // said once
-  m.submit_ended_here.insert(1);                                          // our own submit failed:
-  CHECK(on_reconcile({recent}, {}, kNow, rules, m).reverts.size() == 1);  // no grace
+  CHECK(a.notes.size() == 2);  // waiting for c1, reverting c2
+  CHECK(on_reconcile({recent}, {}, none, false, kNow, rules, m).notes.empty());  // said once
+}
+
+TEST_CASE("a submission whose outcome was unclear: never reverted at once; its record decides when kept") {
+  // The submit command that failed over a dropped connection may still run on the login node and
+  // land its job later: a revert at once submitted cases twice (issue 30).
+  using Outcome = sched::SubmitRecord::Outcome;
+  Rules rules;
+  Memory m;
+  auto a = row(1, State::submitting);
+  a.submitted = kNow - std::chrono::seconds(1);
+  const std::vector<AttemptRow> latest{a};
+  auto with = [](Outcome o, std::string id = "", std::string message = "") {
+    return std::map<std::int64_t, sched::SubmitRecord>{{1, {o, std::move(id), std::move(message)}}};
+  };
+  SECTION("no record yet (the command still runs): waited for, submit_record_wait_s at most") {
+    CHECK(on_reconcile(latest, {}, with(Outcome::none), true, kNow, rules, m).reverts.empty());
+    CHECK(on_reconcile(latest, {}, with(Outcome::none), true, kNow + std::chrono::seconds(118), rules, m)
+              .reverts.empty());
+    CHECK(on_reconcile(latest, {}, with(Outcome::none), true, kNow + std::chrono::seconds(119), rules, m)
+              .reverts.size() == 1);
+  }
+  SECTION("without records, the grace period applies to our own failed submission too") {
+    CHECK(on_reconcile(latest, {}, {}, false, kNow, rules, m).reverts.empty());
+    CHECK(on_reconcile(latest, {}, {}, false, kNow + std::chrono::seconds(59), rules, m).reverts.size() == 1);
+  }
+  SECTION("the record has the job id, the name lookup not yet: adopted") {
+    Actions x = on_reconcile(latest, {}, with(Outcome::submitted, "77"), true, kNow, rules, m);
+    REQUIRE(x.marks.size() == 1);
+    CHECK(x.marks[0].adopt_job == "77");
+    CHECK(x.marks[0].state == State::queued);
+  }
+  SECTION("the record says nothing was submitted: planned again at once") {
+    Actions x = on_reconcile(latest, {}, with(Outcome::refused, "", "QOSMaxSubmitJobPerUserLimit"), true,
+                             kNow, rules, m);
+    REQUIRE(x.reverts.size() == 1);
+    CHECK(x.notes[0].find("QOSMaxSubmitJobPerUserLimit") != std::string::npos);
+  }
+  SECTION("an unclear record (the command was killed): waited for like no record") {
+    CHECK(
+        on_reconcile(latest, {}, with(Outcome::unclear, "", "killed"), true, kNow, rules, m).reverts.empty());
+  }
+  SECTION("two jobs of its name: the recorded one is adopted, the other cancelled") {
+    auto first = job("40", State::queued), second = job("41", State::queued);
+    first.name = second.name = "job-1";
+    Actions x = on_reconcile(latest, {first, second}, with(Outcome::submitted, "41"), true, kNow, rules, m);
+    REQUIRE(x.marks.size() == 1);
+    CHECK(x.marks[0].adopt_job == "41");
+    CHECK(x.cancel == std::vector<std::string>{"40"});
+    REQUIRE(x.duplicates.size() == 1);
+    CHECK(x.duplicates[0].job_id == "40");
+  }
+  SECTION("a duplicate that already ended is reported, not cancelled") {
+    auto first = job("40", State::running), second = job("41", State::completed);
+    first.name = second.name = "job-1";
+    Actions x = on_reconcile(latest, {first, second}, {}, true, kNow, rules, m);
+    CHECK(x.marks[0].adopt_job == "40");
+    CHECK(x.cancel.empty());
+    CHECK(x.duplicates.size() == 1);
+  }
 }
 
 TEST_CASE("tasks of a job array left submitting are adopted task by task, by the array's name") {
@@ -187,7 +269,7 @@ TEST_CASE("tasks of a job array left submitting are adopted task by task, by the
   auto old = latest[1];
   old.submitted = kNow - std::chrono::seconds(100);
   latest[1] = old;
-  Actions a = on_reconcile(latest, {plain, t2, t0}, kNow, rules, m);
+  Actions a = on_reconcile(latest, {plain, t2, t0}, {}, false, kNow, rules, m);
   REQUIRE(a.marks.size() == 2);
   CHECK(a.marks[0].attempt == 1);
   CHECK(a.marks[0].adopt_job == "50_0");
@@ -414,35 +496,58 @@ TEST_CASE("in an allocation that ended well, a script that failed before its ste
 TEST_CASE("a packed completion is confirmed by its own step, and kept when its allocation fails later") {
   Rules rules;
   Memory m;
-  m.unconfirmed = {{1, {"50", 0}}, {2, {"50", 0}}, {3, {"50", 0}}};
+  m.unconfirmed = {{1, {"50", std::nullopt}}, {2, {"50", std::nullopt}}, {3, {"50", std::nullopt}}};
   std::vector<AttemptRow> latest{packed(1, State::completed), packed(2, State::completed),
                                  packed(3, State::completed)};
   auto alloc = job("50", State::node_fail, "NODE_FAIL");
   PollRequest request{{"50"}, true};
   CHECK(packed_query(latest, request, {alloc}, m).allocations == std::vector<std::string>{"50"});
+  // The accounting has the two steps, not yet the allocation's end.
   PollAnswer answer{
       {alloc},
-      records({step("step-1", State::completed), step("step-2", State::node_fail, "NODE_FAIL")}),
+      records({step("step-1", State::completed), step("step-2", State::node_fail, "NODE_FAIL")}, {}),
       {},
-      {}};
+      {},
+      kNow};
   Actions a = on_poll(latest, request, answer, rules, m);
   REQUIRE(a.marks.size() == 2);
   CHECK(a.marks[0].state == State::completed);  // the allocation's NODE_FAIL came after it
   CHECK(a.marks[0].update.confirmed == true);
   CHECK(a.marks[1].state == State::node_fail);  // its own step's record corrects the marker
-  // 3 has no step record (no step accounting): confirmed on its marker after a few polls.
-  on_poll(latest, request, answer, rules, m);
-  Actions last = on_poll(latest, request, answer, rules, m);
-  REQUIRE(last.marks.size() == 1);
-  CHECK(last.marks[0].state == State::completed);
-  CHECK(last.marks[0].update.reason->find("no accounting record of its job step step-3") !=
-        std::string::npos);
+  // 3 has no step record while the accounting lacks its allocation's end: it waits for it by time,
+  // accounting_wait_s, however many polls come (slurmdbd may lag; srun may exit 0 on a node failure).
+  for (int s : {0, 1, 2, 3, 119}) {
+    answer.now = kNow + std::chrono::seconds(s);
+    CHECK(on_poll(latest, request, answer, rules, m).marks.empty());
+  }
+  SECTION("the accounting's end comes, without a step of it: the allocation's NODE_FAIL is its end") {
+    answer.steps.ended = {"50"};
+    Actions last = on_poll(latest, request, answer, rules, m);
+    REQUIRE(last.marks.size() == 1);
+    CHECK(last.marks[0].state == State::node_fail);
+    CHECK(last.marks[0].update.reason->find("no step step-3 of it") != std::string::npos);
+  }
+  SECTION("it never comes: confirmed on its marker alone after accounting_wait_s, saying so") {
+    answer.now = kNow + std::chrono::seconds(120);
+    Actions last = on_poll(latest, request, answer, rules, m);
+    REQUIRE(last.marks.size() == 1);
+    CHECK(last.marks[0].state == State::completed);
+    CHECK(last.marks[0].update.reason->find("no accounting record of its job step step-3 after 120 s") !=
+          std::string::npos);
+  }
+  SECTION("a back end without step accounting: its marker is all there is, at once") {
+    answer.steps = no_step_accounting();
+    Actions last = on_poll(latest, request, answer, rules, m);
+    REQUIRE(last.marks.size() == 1);
+    CHECK(last.marks[0].state == State::completed);
+    CHECK(last.marks[0].update.reason->find("keeps no step records") != std::string::npos);
+  }
 }
 
 TEST_CASE("a packed completion whose step was cancelled by its allocation's node failure is a node failure") {
   Rules rules;
   Memory m;
-  m.unconfirmed = {{1, {"50", 0}}};
+  m.unconfirmed = {{1, {"50", std::nullopt}}};
   std::vector<AttemptRow> latest{packed(1, State::completed)};
   PollRequest request{{"50"}, true};
   auto running = job("50", State::running);

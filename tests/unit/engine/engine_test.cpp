@@ -314,17 +314,19 @@ TEST_CASE("a scheduler outage changes no state and submits nothing; polling resu
   CHECK(s.sched.jobs.size() == 3);  // c2's place went to c3
 }
 
-TEST_CASE("a job the scheduler forgot without a marker is lost after a few polls, then retried") {
+TEST_CASE("a job the scheduler forgot without a marker is lost after lost_after_s, then retried") {
   Setup s(std::string(kSix) + "retry: {max_attempts: 2, on: [lost]}\n", 1);
   s.engine.tick(true);
   REQUIRE(s.sched.jobs.size() == 1);
   s.sched.jobs.clear();  // purged from the scheduler's memory, no marker written
-  s.engine.tick(true);
-  s.engine.tick(true);
-  CHECK(s.attempt_of("c1").state == State::queued);  // not yet: it may be a hiccup
+  s.polls(10);
+  s.advance(std::chrono::seconds(119));
+  s.polls(2);
+  CHECK(s.attempt_of("c1").state == State::queued);  // not yet: the accounting may lag, however often asked
+  s.advance(std::chrono::seconds(1));
   s.engine.tick(true);
   auto a = s.attempt_of("c1");
-  CHECK(a.number == 2);  // lost after 3 polls, and the policy retries lost attempts
+  CHECK(a.number == 2);  // lost after 120 s, and the policy retries lost attempts
   CHECK(a.state == State::queued);
 }
 
@@ -424,12 +426,15 @@ TEST_CASE("a completion the scheduler has no record of is confirmed on its marke
   const std::string id = s.sched.order.at(0);
   s.sched.write_marker(id, 0);
   s.sched.jobs.erase(id);  // no accounting: purged, or an executor that keeps no records
+  s.polls(9);
+  s.advance(std::chrono::seconds(100));
   s.polls(3);
-  CHECK_FALSE(s.attempt_of("c1").confirmed);  // asked at most twice so far
-  s.polls(6);                                 // asked three times without a record
+  CHECK_FALSE(s.attempt_of("c1").confirmed);  // asked several times, not for long enough
+  s.advance(std::chrono::seconds(30));
+  s.polls(3);  // asked again past accounting_wait_s without a record
   auto attempts = s.catalog.attempts_of_case(s.attempt_of("c1").case_id);
   CHECK(attempts.at(0).confirmed);
-  CHECK(attempts.at(0).reason.find("accounting unavailable (the scheduler has no record of job") == 0);
+  CHECK(attempts.at(0).reason.find("accounting unavailable (the scheduler has had no record of job") == 0);
   CHECK(s.collected == std::vector<std::string>{"c1"});
 }
 
