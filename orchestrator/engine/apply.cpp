@@ -97,8 +97,7 @@ bool Engine::reconcile(std::vector<AttemptRow>& latest) {
   unclear_submissions_ = true;  // a job of these names may land twice: swept for at the end
   auto found = scheduler_.find_by_name(names);
   std::map<std::int64_t, sched::SubmitRecord> records;
-  const bool recorded = scheduler_.records_submissions();
-  if (recorded) {
+  if (scheduler_.records_submissions()) {
     std::vector<const AttemptRow*> asked;
     std::vector<std::string> prefixes;
     for (auto& a : latest)
@@ -111,7 +110,7 @@ bool Engine::reconcile(std::vector<AttemptRow>& latest) {
       records[asked[k]->id] = std::move(r);
     }
   }
-  return apply(on_reconcile(latest, found, records, recorded, wall(), rules_, memory_), latest);
+  return apply(on_reconcile(latest, found, records, wall(), rules_, memory_), latest);
 }
 
 void Engine::sweep_duplicates() {

@@ -84,8 +84,8 @@ bool of_job(const std::string& job, const std::string& id) {
 }  // namespace
 
 Actions on_reconcile(const std::vector<AttemptRow>& latest, const std::vector<sched::JobInfo>& found,
-                     const std::map<std::int64_t, sched::SubmitRecord>& records, bool recorded, Time now,
-                     const Rules& rules, Memory& memory) {
+                     const std::map<std::int64_t, sched::SubmitRecord>& records, Time now, const Rules& rules,
+                     Memory& memory) {
   using Outcome = sched::SubmitRecord::Outcome;
   Actions out;
   std::set<std::string> cancelled;
@@ -122,14 +122,17 @@ Actions on_reconcile(const std::vector<AttemptRow>& latest, const std::vector<sc
     } else if (record.outcome == Outcome::refused) {
       out.notes.push_back(a.case_name + ": its submission was refused: " + record.message);
       out.reverts.push_back({a.id, "not submitted: " + record.message});
-    } else if (double wait = recorded ? rules.submit_record_wait_s : rules.submit_grace_s;
+    } else if (double wait = record.outcome == Outcome::started || record.outcome == Outcome::unclear
+                                 ? rules.submit_record_wait_s
+                                 : rules.submit_grace_s;
                a.submitted && now - *a.submitted < std::chrono::duration<double>(wait)) {
       // The submit command may still be running, or its job on its way: look again at the next poll.
       if (memory.awaiting_submission.insert(a.id).second)
         out.notes.push_back(fmt::format(
             "{}: no job named {} yet; its submission {} (waiting up to {:.0f} s)", a.case_name, a.job_name,
-            record.outcome == Outcome::unclear ? "failed unclearly (" + record.message + ")"
-                                               : std::string("may still be on its way"),
+            record.outcome == Outcome::unclear   ? "failed unclearly (" + record.message + ")"
+            : record.outcome == Outcome::started ? std::string("still runs on the login node")
+                                                 : std::string("may still be on its way"),
             wait));
       continue;
     } else {

@@ -80,6 +80,27 @@ std::vector<std::string> recorded(const std::vector<std::string>& argv, const st
   return out;
 }
 
+transport::CommandResult run_submit(transport::Shell& shell, const std::vector<std::string>& argv,
+                                    const std::string& record, std::chrono::milliseconds timeout,
+                                    const std::string& stdin_data) {
+  if (record.empty()) return shell.run(argv, timeout, stdin_data);
+  auto wrapped = recorded(argv, record, timeout);
+  auto plain = [&](const transport::TransportError& e) {
+    std::string what = e.what();
+    const std::string shown = transport::display_command(wrapped);
+    if (auto at = what.find(shown); at != std::string::npos)
+      what.replace(at, shown.size(), transport::display_command(argv) + " (recorded in " + record + ".*)");
+    return what;
+  };
+  try {
+    return shell.run(wrapped, timeout, stdin_data);
+  } catch (const transport::AccessError& e) {
+    throw transport::AccessError(plain(e));
+  } catch (const transport::TransportError& e) {
+    throw transport::TransportError(plain(e));
+  }
+}
+
 std::vector<SubmitRecord> read_records(transport::Shell& shell, const std::vector<std::string>& records,
                                        const std::vector<std::string>& argv, const ReadSubmit& read) {
   std::vector<std::string> paths;
@@ -99,7 +120,11 @@ std::vector<SubmitRecord> read_records(transport::Shell& shell, const std::vecto
     int status = 0;
     const std::string word = rc ? trim(*rc) : "";
     auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), status);
-    if (word.empty() || ec != std::errc() || end != word.data() + word.size()) continue;  // none yet
+    if (word.empty() || ec != std::errc() || end != word.data() + word.size()) {
+      // No status yet: the wrapper writes .out before it runs the command.
+      if (texts.at(3 * k + 1)) out[k].outcome = SubmitRecord::Outcome::started;
+      continue;
+    }
     transport::CommandResult r{status, texts[3 * k + 1].value_or(""), texts[3 * k + 2].value_or(""), false};
     SubmitRecord& rec = out[k];
     try {

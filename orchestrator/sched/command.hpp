@@ -47,6 +47,11 @@ void check_submit_ran(const std::vector<std::string>& argv, const transport::Com
 // as the command would have.
 std::vector<std::string> recorded(const std::vector<std::string>& argv, const std::string& record,
                                   std::chrono::milliseconds timeout);
+// Runs `argv` through `shell`, under recorded() when `record` is not empty. A transport failure's
+// message names `argv` as the user would type it, not the wrapper.
+transport::CommandResult run_submit(transport::Shell& shell, const std::vector<std::string>& argv,
+                                    const std::string& record, std::chrono::milliseconds timeout,
+                                    const std::string& stdin_data = {});
 // The records at these prefixes, read in one round trip and judged by `read` (with `argv`, the
 // command's words, for its messages).
 std::vector<SubmitRecord> read_records(transport::Shell& shell, const std::vector<std::string>& records,

@@ -69,9 +69,7 @@ std::string Lsf::submit(const SubmitRequest& request) {
     argv.push_back(request.script_path);
   }
 
-  auto r = shell_.run(
-      request.record.empty() ? argv : command::recorded(argv, request.record, options_.command_timeout),
-      options_.command_timeout, script);
+  auto r = command::run_submit(shell_, argv, request.record, options_.command_timeout, script);
   command::check_submit_ran(argv, r, shell_);
   return read_bsub(argv, r);
 }

@@ -108,7 +108,8 @@ struct SubmitRequest {
 // What a submit command left in its record (SubmitRequest::record).
 struct SubmitRecord {
   enum class Outcome {
-    none,       // no record (yet): the command still runs, never started, or its wrapper died
+    none,       // no record: the command has not started (yet), or the back end keeps none
+    started,    // it started and has not ended (or its wrapper died before it could say)
     submitted,  // it printed the job id `job_id`
     refused,    // it failed, saying that nothing was submitted (a limit, an invalid request)
     unclear,    // it failed or was killed in a way that may have submitted the job

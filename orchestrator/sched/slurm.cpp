@@ -67,9 +67,7 @@ std::string Slurm::read_sbatch(const std::vector<std::string>& argv, const trans
 
 std::string Slurm::submit(const SubmitRequest& request) {
   auto argv = sbatch_argv(request);
-  auto r = shell_.run(
-      request.record.empty() ? argv : command::recorded(argv, request.record, options_.command_timeout),
-      options_.command_timeout);
+  auto r = command::run_submit(shell_, argv, request.record, options_.command_timeout);
   command::check_submit_ran(argv, r, shell_);
   return read_sbatch(argv, r);
 }

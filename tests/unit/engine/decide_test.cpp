@@ -177,7 +177,7 @@ TEST_CASE(
   auto older_job = job("30", State::running), newer_job = job("31", State::queued);
   older_job.name = newer_job.name = "job-3";
   std::vector<AttemptRow> latest{recent, old, adopted};
-  Actions a = on_reconcile(latest, {older_job, newer_job}, none, false, kNow, rules, m);
+  Actions a = on_reconcile(latest, {older_job, newer_job}, none, kNow, rules, m);
   REQUIRE(a.marks.size() == 1);
   CHECK(a.marks[0].adopt_job == "30");  // the oldest of two jobs of one name is adopted,
   CHECK(a.marks[0].state == State::running);
@@ -187,8 +187,8 @@ TEST_CASE(
   CHECK(a.cancel == std::vector<std::string>{"31"});
   REQUIRE(a.reverts.size() == 1);
   CHECK(a.reverts[0].attempt == 2);
-  CHECK(a.notes.size() == 2);  // waiting for c1, reverting c2
-  CHECK(on_reconcile({recent}, {}, none, false, kNow, rules, m).notes.empty());  // said once
+  CHECK(a.notes.size() == 2);                                             // waiting for c1, reverting c2
+  CHECK(on_reconcile({recent}, {}, none, kNow, rules, m).notes.empty());  // said once
 }
 
 TEST_CASE("a submission whose outcome was unclear: never reverted at once; its record decides when kept") {
@@ -203,37 +203,37 @@ TEST_CASE("a submission whose outcome was unclear: never reverted at once; its r
   auto with = [](Outcome o, std::string id = "", std::string message = "") {
     return std::map<std::int64_t, sched::SubmitRecord>{{1, {o, std::move(id), std::move(message)}}};
   };
-  SECTION("no record yet (the command still runs): waited for, submit_record_wait_s at most") {
-    CHECK(on_reconcile(latest, {}, with(Outcome::none), true, kNow, rules, m).reverts.empty());
-    CHECK(on_reconcile(latest, {}, with(Outcome::none), true, kNow + std::chrono::seconds(118), rules, m)
+  SECTION("the command started and has not ended: waited for, submit_record_wait_s at most") {
+    CHECK(on_reconcile(latest, {}, with(Outcome::started), kNow, rules, m).reverts.empty());
+    CHECK(on_reconcile(latest, {}, with(Outcome::started), kNow + std::chrono::seconds(118), rules, m)
               .reverts.empty());
-    CHECK(on_reconcile(latest, {}, with(Outcome::none), true, kNow + std::chrono::seconds(119), rules, m)
+    CHECK(on_reconcile(latest, {}, with(Outcome::started), kNow + std::chrono::seconds(119), rules, m)
               .reverts.size() == 1);
   }
-  SECTION("without records, the grace period applies to our own failed submission too") {
-    CHECK(on_reconcile(latest, {}, {}, false, kNow, rules, m).reverts.empty());
-    CHECK(on_reconcile(latest, {}, {}, false, kNow + std::chrono::seconds(59), rules, m).reverts.size() == 1);
+  SECTION("no record at all, or no records kept: the grace period, for our own failed submission too") {
+    CHECK(on_reconcile(latest, {}, with(Outcome::none), kNow, rules, m).reverts.empty());
+    CHECK(on_reconcile(latest, {}, {}, kNow + std::chrono::seconds(58), rules, m).reverts.empty());
+    CHECK(on_reconcile(latest, {}, {}, kNow + std::chrono::seconds(59), rules, m).reverts.size() == 1);
   }
   SECTION("the record has the job id, the name lookup not yet: adopted") {
-    Actions x = on_reconcile(latest, {}, with(Outcome::submitted, "77"), true, kNow, rules, m);
+    Actions x = on_reconcile(latest, {}, with(Outcome::submitted, "77"), kNow, rules, m);
     REQUIRE(x.marks.size() == 1);
     CHECK(x.marks[0].adopt_job == "77");
     CHECK(x.marks[0].state == State::queued);
   }
   SECTION("the record says nothing was submitted: planned again at once") {
-    Actions x = on_reconcile(latest, {}, with(Outcome::refused, "", "QOSMaxSubmitJobPerUserLimit"), true,
-                             kNow, rules, m);
+    Actions x =
+        on_reconcile(latest, {}, with(Outcome::refused, "", "QOSMaxSubmitJobPerUserLimit"), kNow, rules, m);
     REQUIRE(x.reverts.size() == 1);
     CHECK(x.notes[0].find("QOSMaxSubmitJobPerUserLimit") != std::string::npos);
   }
   SECTION("an unclear record (the command was killed): waited for like no record") {
-    CHECK(
-        on_reconcile(latest, {}, with(Outcome::unclear, "", "killed"), true, kNow, rules, m).reverts.empty());
+    CHECK(on_reconcile(latest, {}, with(Outcome::unclear, "", "killed"), kNow, rules, m).reverts.empty());
   }
   SECTION("two jobs of its name: the recorded one is adopted, the other cancelled") {
     auto first = job("40", State::queued), second = job("41", State::queued);
     first.name = second.name = "job-1";
-    Actions x = on_reconcile(latest, {first, second}, with(Outcome::submitted, "41"), true, kNow, rules, m);
+    Actions x = on_reconcile(latest, {first, second}, with(Outcome::submitted, "41"), kNow, rules, m);
     REQUIRE(x.marks.size() == 1);
     CHECK(x.marks[0].adopt_job == "41");
     CHECK(x.cancel == std::vector<std::string>{"40"});
@@ -243,7 +243,7 @@ TEST_CASE("a submission whose outcome was unclear: never reverted at once; its r
   SECTION("a duplicate that already ended is reported, not cancelled") {
     auto first = job("40", State::running), second = job("41", State::completed);
     first.name = second.name = "job-1";
-    Actions x = on_reconcile(latest, {first, second}, {}, true, kNow, rules, m);
+    Actions x = on_reconcile(latest, {first, second}, {}, kNow, rules, m);
     CHECK(x.marks[0].adopt_job == "40");
     CHECK(x.cancel.empty());
     CHECK(x.duplicates.size() == 1);
@@ -269,7 +269,7 @@ TEST_CASE("tasks of a job array left submitting are adopted task by task, by the
   auto old = latest[1];
   old.submitted = kNow - std::chrono::seconds(100);
   latest[1] = old;
-  Actions a = on_reconcile(latest, {plain, t2, t0}, {}, false, kNow, rules, m);
+  Actions a = on_reconcile(latest, {plain, t2, t0}, {}, kNow, rules, m);
   REQUIRE(a.marks.size() == 2);
   CHECK(a.marks[0].attempt == 1);
   CHECK(a.marks[0].adopt_job == "50_0");

@@ -66,10 +66,12 @@ TEST_CASE("the submission record says what the submit command did, and prints wh
     CHECK(r.exit_code == 137);
     CHECK(record_of(shell, prefix).outcome == Outcome::unclear);
   }
-  SECTION("a half-written status is no record yet") {
+  SECTION("a half-written status is no status yet") {
     fs::create_directories(dir.path / ".submit");
     std::ofstream(prefix + ".rc") << "";
     CHECK(record_of(shell, prefix).outcome == Outcome::none);
+    std::ofstream(prefix + ".out") << "";
+    CHECK(record_of(shell, prefix).outcome == Outcome::started);
   }
   SECTION("a new submission under the same prefix drops the old status before it runs") {
     shell.run(command::recorded({"sh", "-c", "exit 1"}, prefix, std::chrono::seconds(30)));
@@ -85,7 +87,7 @@ TEST_CASE("the submission record says what the submit command did, and prints wh
     // The wrapper removed the old status first thing; wait for that state, not for a time.
     for (int i = 0; i < 3000 && fs::exists(prefix + ".rc"); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    CHECK(record_of(shell, prefix).outcome == Outcome::none);
+    CHECK(record_of(shell, prefix).outcome == Outcome::started);
     std::ofstream(gate) << "go\n";  // opens the gate
     for (int i = 0; i < 3000 && !fs::exists(prefix + ".rc"); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -109,8 +111,11 @@ TEST_CASE("the recorded submit command outlives the process that started it (a d
                                       "session"};
   session.insert(session.end(), wrapped.begin(), wrapped.end());
   auto r = shell.run(session);
-  CHECK(r.exit_code == 137);                                               // the session is gone
-  CHECK(record_of(shell, prefix).outcome == SubmitRecord::Outcome::none);  // the command has not ended
+  CHECK(r.exit_code == 137);  // the session is gone
+  // The command has not ended (the wrapper may still be starting: wait for the state that matters).
+  for (int i = 0; i < 3000 && !fs::exists(prefix + ".out"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(record_of(shell, prefix).outcome == SubmitRecord::Outcome::started);
   std::ofstream(gate) << "go\n";  // the command reaches the scheduler after its session died
   for (int i = 0; i < 3000 && !fs::exists(prefix + ".rc"); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
