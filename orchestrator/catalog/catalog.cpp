@@ -612,6 +612,18 @@ std::vector<EventRow> Catalog::events(std::int64_t campaign_id, std::size_t limi
   });
 }
 
+std::vector<EventRow> Catalog::events_of_kind(std::int64_t campaign_id, std::string_view kind) {
+  Impl& c = *impl_;
+  return c.guard("events_of_kind", [&] {
+    auto q = c.query(std::string(kEventSelect) + "WHERE campaign_id = ? AND kind = ? ORDER BY id");
+    q->bind(1, campaign_id);
+    q->bind(2, std::string(kind));
+    std::vector<EventRow> out;
+    while (q->executeStep()) out.push_back(read_event(*q));
+    return out;
+  });
+}
+
 std::vector<EventRow> Catalog::events_of_attempt(std::int64_t attempt_id) {
   Impl& c = *impl_;
   return c.guard("events_of_attempt", [&] {

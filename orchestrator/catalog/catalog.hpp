@@ -330,6 +330,9 @@ class Catalog {
   // The last `limit` events of the campaign, oldest first.
   std::vector<EventRow> events(std::int64_t campaign_id, std::size_t limit);
   std::vector<EventRow> events_of_attempt(std::int64_t attempt_id);
+  // Every event of this kind of the campaign, oldest first (e.g. "duplicate": jobs cancelled as
+  // second jobs of one attempt's name).
+  std::vector<EventRow> events_of_kind(std::int64_t campaign_id, std::string_view kind);
 
   // --- health --------------------------------------------------------------
   // Problems found, empty when sound: SQLite's integrity and foreign-key

@@ -56,6 +56,7 @@ void print_table(const std::vector<AttemptRow>& rows, std::ostream& os) {
 }
 
 nlohmann::json to_json(const CampaignRecord& c, const std::vector<AttemptRow>& rows,
+                       const std::vector<EventRow>& duplicates,
                        const std::optional<stage::RemoteRecord>& remote) {
   nlohmann::json cases = nlohmann::json::array();
   for (auto& a : rows) {
@@ -76,6 +77,13 @@ nlohmann::json to_json(const CampaignRecord& c, const std::vector<AttemptRow>& r
       {"campaign", c.name}, {"system", c.system}, {"workdir", c.workdir}, {"code", code}, {"cases", cases}};
   if (remote && remote->system == c.system)
     out["remote"] = {{"host", remote->host}, {"workdir", remote->workdir}};
+  nlohmann::json dups = nlohmann::json::array();
+  for (auto& e : duplicates) {
+    nlohmann::json d{{"message", e.message}, {"time", e.time.time_since_epoch().count()}};
+    if (e.scope.attempt_id) d["attempt_id"] = *e.scope.attempt_id;
+    dups.push_back(d);
+  }
+  out["duplicates"] = dups;
   return out;
 }
 
@@ -132,7 +140,7 @@ void add_status(CLI::App& app) {
     for (auto& c : catalog.campaigns()) {
       auto rows = catalog.latest_attempts(c.id);
       if (o->json) {
-        all.push_back(to_json(c, rows, remote));
+        all.push_back(to_json(c, rows, catalog.events_of_kind(c.id, "duplicate"), remote));
         continue;
       }
       std::map<State, int> counts;
@@ -149,6 +157,17 @@ void add_status(CLI::App& app) {
       char nh[32];
       std::snprintf(nh, sizeof nh, "%.2f", catalog.consumed_node_hours(c.id));
       std::cout << "\n" << summary << "; " << nh << " node-hours used\n";
+      // Second jobs of one attempt's name (a submission that landed twice): cancelled, and said here
+      // so that a user who finds them in sacct knows why.
+      if (auto dups = catalog.events_of_kind(c.id, "duplicate"); !dups.empty()) {
+        std::cout << "\nduplicate jobs found and cancelled: " << dups.size() << "\n";
+        std::map<std::int64_t, std::string> names;
+        for (auto& a : rows) names[a.id] = a.case_name;
+        for (auto& e : dups) {
+          auto who = e.scope.attempt_id ? names.find(*e.scope.attempt_id) : names.end();
+          std::cout << "  " << (who != names.end() ? who->second + ": " : std::string()) << e.message << "\n";
+        }
+      }
     }
     if (o->json) std::cout << all.dump(2) << "\n";
   });

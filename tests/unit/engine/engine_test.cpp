@@ -40,6 +40,10 @@ class FakeScheduler final : public sched::Scheduler {
   int others = 0;
   bool down = false;  // every call throws SchedulerUnavailable
   int refuse = 0;     // the next submissions refused by a limit
+  // The next submissions land, then their caller's connection is lost: the submit throws transient.
+  int land_then_lose = 0;
+  int twice = 0;  // the next submissions make two jobs of one name (a submission answered twice)
+  int lose = 0;   // the next submissions' connection is lost before they reach the scheduler
   int queries = 0;
   // When set, each submitted job writes its exit marker (0) this long after its submission, from
   // another thread, the way job scripts do (.exit.tmp renamed to .exit).
@@ -52,6 +56,7 @@ class FakeScheduler final : public sched::Scheduler {
   std::string name() const override { return "fake"; }
   std::string submit(const sched::SubmitRequest& r) override {
     if (down) throw sched::SubmitError(sched::SubmitFailure::transient, "controller down");
+    if (lose > 0 && lose--) throw sched::SubmitError(sched::SubmitFailure::transient, "connection lost");
     if (refuse > 0 && refuse--)
       throw sched::SubmitError(sched::SubmitFailure::refused_by_limit, "QOSMaxSubmitJobPerUserLimit");
     std::string id = std::to_string(100 + order.size());
@@ -61,6 +66,14 @@ class FakeScheduler final : public sched::Scheduler {
     j.info.state = State::queued;
     jobs[id] = j;
     order.push_back(id);
+    if (twice > 0 && twice--) {
+      std::string again = std::to_string(100 + order.size());
+      j.info.id = again;
+      jobs[again] = j;
+      order.push_back(again);
+    }
+    if (land_then_lose > 0 && land_then_lose--)
+      throw sched::SubmitError(sched::SubmitFailure::transient, "connection lost while running sbatch");
     if (marker_after)
       writers.emplace_back([dir = fs::path(r.workdir), after = *marker_after] {
         std::this_thread::sleep_for(after);
@@ -528,4 +541,91 @@ pack: {nodes: 1, walltime: "01:00:00"}
     CHECK(s.sched.cancelled == std::vector<std::string>{s.sched.order.at(0)});
     CHECK(s.state_of("p1") == State::cancelled);
   }
+}
+
+TEST_CASE("a submission whose caller lost the connection after it landed is adopted, never submitted again") {
+  Setup s(kSix, 1);
+  s.sched.land_then_lose = 1;
+  s.engine.tick(true);  // submits c1: the job lands, the answer is lost
+  REQUIRE(s.sched.jobs.size() == 1);
+  CHECK(s.attempt_of("c1").state == State::submitting);
+  // However long the reconciliation takes, and however often it looks, one job only.
+  for (int i = 0; i < 5; ++i) {
+    s.advance(std::chrono::seconds(30));
+    s.engine.tick(true);
+  }
+  CHECK(s.sched.jobs.size() == 1);
+  CHECK(s.attempt_of("c1").job_id == s.sched.order.at(0));
+}
+
+TEST_CASE("a failed submission whose job never appears is submitted again only after the grace period") {
+  Setup s(kSix, 1);
+  s.catalog.set_clock([&s] { return s.wall; });  // the submission's time, as the engine sees time
+  s.sched.lose = 1;
+  s.engine.tick(true);
+  REQUIRE(s.attempt_of("c1").state == State::submitting);
+  s.engine.tick(true);
+  s.advance(std::chrono::seconds(30));
+  s.engine.tick(true);
+  CHECK(s.sched.jobs.empty());  // its submit command may still be on its way: not submitted again yet
+  s.advance(std::chrono::seconds(31));
+  s.engine.tick(true);
+  s.engine.tick(true);
+  CHECK(s.sched.jobs.size() == 1);
+  CHECK(s.attempt_of("c1").state == State::queued);
+}
+
+TEST_CASE("two jobs of one attempt's name: one adopted, the other cancelled and recorded") {
+  Setup s(kSix, 1);
+  s.sched.twice = 1;
+  s.sched.land_then_lose = 1;
+  s.engine.tick(true);
+  REQUIRE(s.sched.jobs.size() == 2);
+  s.engine.tick(true);
+  const auto a = s.attempt_of("c1");
+  CHECK(a.job_id == s.sched.order.at(0));
+  CHECK(s.sched.cancelled == std::vector<std::string>{s.sched.order.at(1)});
+  CHECK(s.engine.duplicates_cancelled() == 1);
+  auto events = s.catalog.events_of_kind(s.engine.campaign_id(), "duplicate");
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].scope.attempt_id == a.id);
+  CHECK(events[0].message.find("job " + s.sched.order.at(1)) == 0);
+}
+
+TEST_CASE("cancel waits for a submission whose outcome is unknown, then cancels its job") {
+  TempDir dir;
+  auto plan = Setup::make_plan(kSix, 1, dir.path);
+  FakeScheduler sched;
+  transport::LocalShell shell;
+  Time wall{std::chrono::seconds(1'800'000'000)};
+  {
+    Catalog catalog = Catalog::open(dir.path);
+    catalog.set_clock([&] { return wall; });
+    engine::EngineOptions o;
+    o.wall_now = [&] { return wall; };
+    engine::Engine first(plan, dir.path, catalog, sched, shell, o);
+    first.start();
+    sched.lose = 1;
+    first.tick(true);  // c1 left `submitting`, as by a run killed during its sbatch
+    REQUIRE(catalog.latest_attempts(first.campaign_id()).at(0).state == State::submitting);
+  }
+  Catalog catalog = Catalog::open(dir.path);
+  catalog.set_clock([&] { return wall; });
+  engine::EngineOptions o;
+  o.wall_now = [&] { return wall; };
+  int naps = 0;
+  // While cancel waits, the submission that was on its way lands.
+  o.sleep = [&](double) {
+    if (++naps != 2) return;
+    sched::SubmitRequest late;
+    late.job_name = catalog.latest_attempts(1).at(0).job_name;
+    late.workdir = (dir.path / "c1").string();
+    sched.submit(late);
+  };
+  engine::Engine cancel(plan, dir.path, catalog, sched, shell, o);
+  cancel.start();
+  cancel.cancel("c1");
+  REQUIRE(sched.jobs.size() == 1);
+  CHECK(sched.cancelled == std::vector<std::string>{sched.order.at(0)});  // the job that landed
+  CHECK(catalog.latest_attempts(1).at(0).state == State::cancelled);
 }
