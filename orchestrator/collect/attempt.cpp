@@ -2,6 +2,7 @@
 #include "collect/attempt.hpp"
 
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 
@@ -113,13 +114,13 @@ long instance_count(const fs::path& run_dir) {
 
 CollectOutcome collect_dir(const fs::path& run_dir, const std::string& job_id,
                            const std::vector<Collector>& collectors, std::vector<campaign::Metric>& metrics,
-                           const std::string& step_name) {
+                           const std::string& step_name, const std::optional<AttemptStart>& since) {
   CollectOutcome o;
   const long instances = instance_count(run_dir);
   std::string where;
   try {
     if (instances == 0) {
-      auto r = collect(collectors, run_dir, job_output(run_dir, job_id, step_name));
+      auto r = collect(collectors, run_dir, job_output(run_dir, job_id, step_name), since);
       metrics = to_catalog(r.metrics);
       o.warnings = std::move(r.warnings);
     }
@@ -128,7 +129,7 @@ CollectOutcome collect_dir(const fs::path& run_dir, const std::string& job_id,
       const fs::path dir = run_dir / render::instance_dir(i);
       std::error_code ec;
       if (!fs::is_directory(dir, ec)) throw Error("no such directory in " + run_dir.string());
-      auto r = collect(collectors, dir, dir / render::kInstanceOutput);
+      auto r = collect(collectors, dir, dir / render::kInstanceOutput, since);
       for (auto& m : to_catalog(r.metrics)) {
         metrics.push_back(std::move(m));
         metrics.back().instance = i;
@@ -145,10 +146,26 @@ CollectOutcome collect_dir(const fs::path& run_dir, const std::string& job_id,
   return o;
 }
 
+std::optional<AttemptStart> attempt_start(const fs::path& run_dir, int attempt, std::string& warning) {
+  if (attempt <= 1) return std::nullopt;
+  const std::string stamp = render::start_stamp(attempt);
+  struct stat st;
+  if (::stat((run_dir / stamp).c_str(), &st) != 0) {
+    warning = "no start stamp " + stamp + " (the job script does not write {{start_stamp}}): its files are " +
+              "not checked against earlier attempts'";
+    return std::nullopt;
+  }
+  return AttemptStart{attempt, st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec};
+}
+
 CollectOutcome collect_attempt(Catalog& catalog, const AttemptRow& attempt,
                                const std::vector<Collector>& collectors) {
   std::vector<campaign::Metric> metrics;
-  CollectOutcome o = collect_dir(attempt.run_dir, attempt.job_id, collectors, metrics, attempt.step_name);
+  std::string warning;
+  const auto since = attempt_start(attempt.run_dir, attempt.number, warning);
+  CollectOutcome o =
+      collect_dir(attempt.run_dir, attempt.job_id, collectors, metrics, attempt.step_name, since);
+  if (!warning.empty()) o.warnings.insert(o.warnings.begin(), warning);
   for (auto& w : o.warnings) spdlog::warn("{}: {}", attempt.case_name, w);
   if (o.ok) {
     catalog.record_collection(attempt.id, metrics);

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,17 @@ struct CollectOutcome {
   std::vector<std::string> warnings;
 };
 
+// The start of attempt `attempt` in `run_dir` for collect(): none for a first attempt (nothing
+// earlier to be credited with); for a retry the modification time of its start stamp
+// (render::start_stamp). A retry without a stamp (a campaign's own template that does not write
+// {{start_stamp}}) is not checked, and `warning` says so.
+std::optional<AttemptStart> attempt_start(const std::filesystem::path& run_dir, int attempt,
+                                          std::string& warning);
+
 // Collects one attempt's run directory into the catalog: `collected` with its
-// metrics, or `collect_failed` with the reason.
+// metrics, or `collect_failed` with the reason. A retry (attempt N > 1) is
+// collected only from files modified since its start (attempt_start): an
+// earlier attempt's output makes it `collect_failed`, naming the file.
 CollectOutcome collect_attempt(Catalog& catalog, const AttemptRow& attempt,
                                const std::vector<Collector>& collectors);
 
@@ -50,7 +60,8 @@ long instance_count(const std::filesystem::path& run_dir);
 // instance; a missing or unreadable instance fails the whole case, named.
 CollectOutcome collect_dir(const std::filesystem::path& run_dir, const std::string& job_id,
                            const std::vector<Collector>& collectors, std::vector<campaign::Metric>& metrics,
-                           const std::string& step_name = {});
+                           const std::string& step_name = {},
+                           const std::optional<AttemptStart>& since = std::nullopt);
 
 // Converts collector metrics for the catalog.
 std::vector<campaign::Metric> to_catalog(const std::vector<Metric>& metrics);

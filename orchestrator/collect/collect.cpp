@@ -6,11 +6,15 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
+#include <sstream>
 
 #include "collect/components.hpp"
 #include "collect/engines.hpp"
 #include "collect/source.hpp"
+#include "render/script.hpp"
+#include "util/strings.hpp"
 
 namespace campaign::collect {
 
@@ -25,9 +29,47 @@ struct Found {
   std::string display;
 };
 
+std::int64_t mtime_ns(const fs::path& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0 ? st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec : 0LL;
+}
+
+std::string seconds_text(std::int64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ns) / 1e9);
+  return buf;
+}
+
+// A retry's files must be its own (collect.hpp): those modified before the attempt's start are an
+// earlier attempt's. Files that cannot be stat'ed are left to the reading to report.
+void check_fresh(const Source& src, const std::vector<Found>& files, const AttemptStart& since) {
+  std::vector<std::string> stale;
+  std::int64_t oldest = since.ns;
+  for (const Found& f : files) {
+    struct stat st;
+    if (::stat(f.path.c_str(), &st) != 0) continue;
+    const std::int64_t t = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+    if (t >= since.ns) continue;
+    stale.push_back(f.display);
+    oldest = std::min(oldest, t);
+  }
+  if (stale.empty()) return;
+  std::ostringstream what;
+  if (files.size() == 1)
+    what << "written";
+  else
+    what << stale.size() << " of " << files.size() << " files written";
+  what << ' ' << seconds_text(since.ns - oldest) << " s before attempt " << since.attempt << " started ("
+       << render::start_stamp(since.attempt) << ')';
+  if (files.size() > 1) what << ": " << join(stale, ", ");
+  what << ": an earlier attempt's output, not this attempt's (`any_attempt: true` on the source collects it "
+          "anyway)";
+  throw CollectError(Location{src.file, 0, 0}, what.str());
+}
+
 // The files a source reads: none (missing), one, or all matches for `multiple: all`.
 std::vector<Found> find_files(const Source& src, const fs::path& run_dir, const fs::path& job_output,
-                              std::vector<std::string>& warnings) {
+                              const std::optional<AttemptStart>& since, std::vector<std::string>& warnings) {
   if (src.from_stdout) {
     if (job_output.empty())
       throw CollectError(Location{"<job output>", 0, 0}, "the job's output file is not known");
@@ -39,17 +81,17 @@ std::vector<Found> find_files(const Source& src, const fs::path& run_dir, const 
     }
     return {Found{p, display}};
   }
-  if (!has_wildcards(src.file)) return {Found{run_dir / src.file, src.file}};
+  if (!has_wildcards(src.file)) {
+    std::vector<Found> one{Found{run_dir / src.file, src.file}};
+    if (since && !src.any_attempt) check_fresh(src, one, *since);
+    return one;
+  }
   std::vector<Found> found;
   for (auto& rel : glob(run_dir, src.file)) found.push_back(Found{run_dir / rel, rel});
   if (found.size() > 1 && src.multiple == Multiple::newest) {
     // Several attempts' outputs, say: the newest is the one this attempt wrote.
-    auto mtime = [](const fs::path& p) {
-      struct stat st;
-      return ::stat(p.c_str(), &st) == 0 ? st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec : 0LL;
-    };
     auto newest = std::max_element(found.begin(), found.end(), [&](const Found& a, const Found& b) {
-      auto ta = mtime(a.path), tb = mtime(b.path);
+      auto ta = mtime_ns(a.path), tb = mtime_ns(b.path);
       return ta != tb ? ta < tb : a.display < b.display;
     });
     warnings.push_back(src.file + ": " + std::to_string(found.size()) + " files match; using the newest, " +
@@ -57,12 +99,14 @@ std::vector<Found> find_files(const Source& src, const fs::path& run_dir, const 
     found = {*newest};
   }
   if (found.empty()) throw CollectError(Location{src.file, 0, 0}, "no file matches in " + run_dir.string());
+  if (since && !src.any_attempt) check_fresh(src, found, *since);
   return found;
 }
 
-void read_source(const Source& src, const fs::path& run_dir, const fs::path& job_output, CollectResult& r,
+void read_source(const Source& src, const fs::path& run_dir, const fs::path& job_output,
+                 const std::optional<AttemptStart>& since, CollectResult& r,
                  std::vector<std::string>& warnings, Warnings& capped) {
-  std::vector<Found> files = find_files(src, run_dir, job_output, warnings);
+  std::vector<Found> files = find_files(src, run_dir, job_output, since, warnings);
   std::vector<std::string> texts;
   std::vector<Input> inputs;
   texts.reserve(files.size());
@@ -104,14 +148,15 @@ void read_source(const Source& src, const fs::path& run_dir, const fs::path& job
     if (std::find(r.files.begin(), r.files.end(), f.display) == r.files.end()) r.files.push_back(f.display);
 }
 
-void run_source(const Source& src, const fs::path& run_dir, const fs::path& job_output, CollectResult& r) {
+void run_source(const Source& src, const fs::path& run_dir, const fs::path& job_output,
+                const std::optional<AttemptStart>& since, CollectResult& r) {
   const size_t first_metric = r.metrics.size();
   const size_t first_file = r.files.size();
   std::vector<std::string> warnings;
   Warnings capped(warnings);
   try {
     try {
-      read_source(src, run_dir, job_output, r, warnings, capped);
+      read_source(src, run_dir, job_output, since, r, warnings, capped);
     } catch (const CollectError&) {
       throw;
     } catch (const std::exception& e) {
@@ -186,11 +231,11 @@ void dedupe(std::vector<Metric>& metrics, std::vector<std::string>& warnings) {
 }  // namespace
 
 CollectResult collect(const std::vector<Collector>& collectors, const fs::path& run_dir,
-                      const fs::path& job_output) {
+                      const fs::path& job_output, const std::optional<AttemptStart>& since) {
   CollectResult r;
   std::vector<size_t> bounds{0};  // collector i produced metrics[bounds[i]..bounds[i + 1])
   for (const Collector& c : collectors) {
-    for (const auto& src : c.sources) run_source(*src, run_dir, job_output, r);
+    for (const auto& src : c.sources) run_source(*src, run_dir, job_output, since, r);
     bounds.push_back(r.metrics.size());
   }
   for (size_t i = 0; i < collectors.size(); ++i)

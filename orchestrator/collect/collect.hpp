@@ -16,6 +16,7 @@
 //     Nothing a job can write makes it crash or hang.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -97,9 +98,21 @@ Collector parse_collector(const YAML::Node& node, const std::string& file);
 // matches_template (util/strings.hpp) for what such a name stands for.
 std::vector<std::string> declared_metrics(const Collector& c);
 
+// The start of the attempt being collected: the modification time of its start stamp
+// (render::start_stamp, written by its job script first), in nanoseconds since the epoch.
+struct AttemptStart {
+  int attempt = 0;
+  std::int64_t ns = 0;
+};
+
 // Applies every collector to `run_dir`. `job_output` is the job's stdout file
 // (absolute, or relative to run_dir); sources with `stdout: true` read it.
+// With `since`, a file a source reads must have been modified at or after it (else it is an
+// earlier attempt's output: a CollectError naming the file(s), for an optional source a warning),
+// unless the source says `any_attempt: true`. The job's output is named after its job and is
+// never checked.
 CollectResult collect(const std::vector<Collector>& collectors, const std::filesystem::path& run_dir,
-                      const std::filesystem::path& job_output = {});
+                      const std::filesystem::path& job_output = {},
+                      const std::optional<AttemptStart>& since = std::nullopt);
 
 }  // namespace campaign::collect

@@ -24,7 +24,7 @@ using spec::fail;
 namespace {
 
 const std::vector<std::string> kTopKeys{"name", "description", "sources", "components"};
-const std::vector<std::string> kCommonKeys{"engine", "file", "stdout", "required", "multiple"};
+const std::vector<std::string> kCommonKeys{"engine", "file", "stdout", "required", "multiple", "any_attempt"};
 const std::vector<std::string> kEngines{"csv", "mllog", "regex", "json", "yaml", "nsys", "tau"};
 const std::vector<std::string> kMultiples{"newest", "all"};
 // The keys of each engine, in the order of Engine (json and yaml share theirs).
@@ -80,6 +80,8 @@ std::shared_ptr<const Source> read_source(const std::string& file, const YAML::N
          "required key is missing (a glob relative to the run directory; or give 'stdout: true')");
   }
   if (auto v = m.get("required"); v.IsDefined()) src->required = spec::as_bool(file, v, m.path("required"));
+  if (auto v = m.get("any_attempt"); v.IsDefined())
+    src->any_attempt = spec::as_bool(file, v, m.path("any_attempt"));
   if (auto v = m.get("multiple"); v.IsDefined()) {
     const std::string key = m.path("multiple");
     src->multiple = spec::one_of(file, v, key, kMultiples) == "all" ? Multiple::all : Multiple::newest;

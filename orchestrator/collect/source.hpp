@@ -8,6 +8,9 @@
 //            required [true]: false turns a missing file into silence and a
 //                     malformed one into a warning
 //            multiple [newest]: all (regex, csv and nsys) reads every match
+//            any_attempt [false]: true collects the file in a retry even when an earlier
+//                     attempt wrote it (a workload that reuses its outputs on purpose); else a
+//                     file older than the attempt's start fails the attempt (collect.hpp)
 //   csv:     step [row index]: COLUMN, step_scale: the step times this, rounded
 //            to an integer (Unix seconds * 1000: exact milliseconds), delimiter [,],
 //            metrics: [COLUMN | {column, name [column], unit, scale [1], optional [false]}]
@@ -157,6 +160,7 @@ struct Source {
   bool from_stdout = false;  // read the job's output instead
   bool required = true;
   Multiple multiple = Multiple::newest;
+  bool any_attempt = false;  // an earlier attempt's file is this attempt's too
   std::variant<CsvSpec, MllogSpec, RegexSpec, DocSpec, NsysSpec, TauSpec> spec;
 };
 

@@ -9,8 +9,9 @@ namespace campaign::engine {
 
 void LocalWorkspace::prepare(const render::Script& script) {
   // The script and a clean run directory: a stale marker of an earlier attempt must not complete
-  // this one.
+  // this one; the earlier attempt's script is kept, not overwritten.
   fs::create_directories(script.run_dir);
+  render::keep_previous_script(script);
   render::write_script(script);
   std::error_code ec;
   fs::remove(script.run_dir / render::kExitMarker, ec);

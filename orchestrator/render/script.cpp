@@ -131,6 +131,7 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
                         c, o.attempt);
   s.run_dir = o.workdir / c.name;
   s.path = s.run_dir / kScriptName;
+  s.attempt = o.attempt;
   long walltime = o.walltime_s > 0 ? o.walltime_s : c.walltime_s;
 
   MustacheData d;
@@ -143,6 +144,7 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
   set("run_dir", s.run_dir.string());
   set("script_path", s.path.string());
   set("exit_marker", kExitMarker);
+  set("start_stamp", start_stamp(o.attempt));
   set("campaign_exe", o.campaign_exe);
   set("nodes", std::to_string(c.nodes));
   set("ranks", std::to_string(c.ranks));
@@ -281,6 +283,19 @@ constexpr fs::perms kScriptPerms = fs::perms::owner_all | fs::perms::group_read 
 }  // namespace
 
 void write_script(const Script& script) { write_file_atomic(script.path, script.text, kScriptPerms); }
+
+void keep_previous_script(const Script& script) {
+  if (script.attempt <= 1) return;
+  const fs::path kept = script.run_dir / attempt_dir(script.attempt - 1) / kScriptName;
+  std::error_code ec;
+  if (fs::exists(kept, ec) || !fs::exists(script.path, ec)) return;
+  std::ifstream in(script.path, std::ios::binary);
+  if (!in) throw Error("cannot read " + script.path.string() + " to keep it as " + kept.string());
+  std::ostringstream text;
+  text << in.rdbuf();
+  fs::create_directories(kept.parent_path());
+  write_file_atomic(kept, text.str(), kScriptPerms);
+}
 
 void write_scripts(const std::vector<Script>& scripts, const fs::path& workdir) {
   std::error_code ec;

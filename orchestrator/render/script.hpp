@@ -22,6 +22,18 @@ namespace campaign::render {
 
 inline constexpr const char* kExitMarker = ".exit";
 inline constexpr const char* kScriptName = "job.sh";
+// A retry runs in its case's run directory, where the earlier attempts' files stay (a checkpoint-
+// restart workload reads them). So that an attempt is never credited with an earlier one's outputs,
+// its script's first act writes the stamp RUN_DIR/.started-<attempt> (templates: {{start_stamp}}),
+// on the machine and file system the job's files are written on; collection takes for attempt N > 1
+// only files modified at or after that stamp (collect/attempt.hpp).
+inline constexpr const char* kStartStampPrefix = ".started-";
+inline std::string start_stamp(int attempt) { return kStartStampPrefix + std::to_string(attempt); }
+// Before attempt N > 1 is written, attempt N-1's script is kept as RUN_DIR/attempt-<N-1>/job.sh
+// (keep_previous_script): a retry replaces job.sh, where the scheduler reads it, but loses nothing.
+// The scheduler's output files are named after their job id and are never overwritten.
+inline constexpr const char* kAttemptDirPrefix = "attempt-";
+inline std::string attempt_dir(int attempt) { return kAttemptDirPrefix + std::to_string(attempt); }
 // A job script's exit status when a `module load` failed (sysexits' EX_CONFIG): the engine names it
 // in the attempt's reason. Templates see it as {{module_load_failed}}.
 inline constexpr int kModuleLoadFailed = 78;
@@ -51,6 +63,7 @@ struct Script {
   std::filesystem::path run_dir;
   std::filesystem::path path;  // run_dir/job.sh
   std::string text;
+  int attempt = 1;
 };
 
 // A stable short id of a campaign in one work directory, used in job names.
@@ -93,6 +106,10 @@ std::vector<Script> render_all(const matrix::Plan& plan, const RenderOptions& op
 void write_scripts(const std::vector<Script>& scripts, const std::filesystem::path& workdir);
 // Writes one script in place (temporary file + rename); its directory must exist.
 void write_script(const Script& script);
+// Before `script` (attempt N > 1) replaces its run directory's job.sh: keeps that job.sh, attempt
+// N-1's, as attempt-<N-1>/job.sh. Never replaces a kept script, so preparing attempt N again (a
+// submission retried) keeps attempt N-1's, not N's. Throws Error when the copy cannot be written.
+void keep_previous_script(const Script& script);
 
 // A case's geometry and what it asks beyond it (resource/model.hpp), for scripts and directives:
 // ranks_per_node, cpus_per_rank, gpus_per_rank, node_cores, node_gpus, node_memory_mb (per node; on

@@ -18,11 +18,18 @@ namespace campaign::stage {
 
 namespace {
 
-// Arguments: RUN_DIR SCRIPT MARKER; the script text on standard input. Creates the run directory,
-// removes a stale exit marker, writes the script under a temporary name and renames it.
+// Arguments: RUN_DIR SCRIPT MARKER KEEP; the script text on standard input. Creates the run
+// directory, removes a stale exit marker, keeps the script there as KEEP (the earlier attempt's,
+// render::keep_previous_script; none when KEEP is empty or already kept), writes the script under a
+// temporary name and renames it.
 constexpr const char* kPrepareScript = R"SH(set -e
 mkdir -p -- "$1"
 rm -f -- "$1/$3"
+if [ -n "$4" ] && [ -f "$2" ] && [ ! -e "$4" ]; then
+  mkdir -p -- "$(dirname -- "$4")"
+  cp -- "$2" "$4.campaign-tmp.$$"
+  mv -f -- "$4.campaign-tmp.$$" "$4"
+fi
 tmp="$2.campaign-tmp.$$"
 cat > "$tmp"
 chmod 755 "$tmp"
@@ -86,12 +93,18 @@ void RemoteWorkspace::prepare(const render::Script& script) {
   render::Script local = script;
   local.run_dir = mirror;
   local.path = mirror / render::kScriptName;
+  render::keep_previous_script(local);
   render::write_script(local);
   std::error_code ec;
   fs::remove(mirror / render::kExitMarker, ec);
 
+  const std::string keep =
+      script.attempt > 1
+          ? (script.run_dir / render::attempt_dir(script.attempt - 1) / render::kScriptName).string()
+          : "";
   const std::vector<std::string> argv = {
-      "sh", "-c", kPrepareScript, "sh", script.run_dir.string(), script.path.string(), render::kExitMarker};
+      "sh", "-c", kPrepareScript, "sh", script.run_dir.string(), script.path.string(), render::kExitMarker,
+      keep};
   transport::CommandResult r;
   try {
     r = shell_.run(argv, std::chrono::seconds(60), script.text);
@@ -221,7 +234,9 @@ std::string resolve_remote_root(const std::map<std::string, std::string>& env, c
 
 std::vector<std::string> fetch_patterns(const std::vector<collect::Collector>& collectors,
                                         const spec::Fetch& fetch, const std::string& job_id) {
-  std::vector<std::string> out = {render::kExitMarker, sample::kOutputGlob};
+  // The start stamps (render::start_stamp) with their times: collection compares outputs with them.
+  std::vector<std::string> out = {render::kExitMarker, sample::kOutputGlob,
+                                  std::string(render::kStartStampPrefix) + "*"};
   if (!job_id.empty())
     for (const char* prefix : {"slurm-", "job-", "lsf-"})
       out.push_back(ssh::fnmatch_escape(prefix + job_id + ".out"));

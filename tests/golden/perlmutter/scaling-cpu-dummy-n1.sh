@@ -19,6 +19,9 @@
 # news of the job's end for the orchestrator, which the scheduler's accounting
 # then confirms or corrects (srun exits 0 after a node failure).
 cd @WORKDIR@/scaling-cpu-dummy-n1 || exit 1
+# The attempt's start, written first on the machine that runs it: files older than this stamp are
+# an earlier attempt's, never collected as this one's measurement.
+echo 1 >.started-1
 rm -f .exit
 trap 'echo $? > .exit.tmp && mv -f .exit.tmp .exit' EXIT
 trap 'exit 143' TERM

@@ -3,6 +3,7 @@
 // remote paths in one command, inputs sent only when changed, results fetched back by pattern.
 #include "stage/remote_workspace.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <yaml-cpp/yaml.h>
 
@@ -187,4 +188,45 @@ TEST_CASE("the remote record names the host and directory, nothing secret", "[st
   CHECK(r->workdir == "/scratch/me/campaigns/x");
   write_file(dir / "remote.json", "{not json");
   CHECK_THROWS_WITH(campaign::stage::read_remote_record(dir), Catch::Contains("remote.json"));
+}
+
+TEST_CASE("a retry keeps the earlier script on both sides; start stamps come back with their times",
+          "[ssh][stage]") {
+  SshShell sh(sshd().options());
+  const fs::path base = test_root() / "retry";
+  const fs::path local = base / "local";
+  const std::string remote = (base / "remote").string();
+  RemoteWorkspace ws(sh, local, remote);
+  campaign::render::Script script;
+  script.case_name = "c1";
+  script.run_dir = fs::path(remote) / "c1";
+  script.path = script.run_dir / "job.sh";
+  for (int attempt : {1, 2, 2}) {  // attempt 2 twice: a submission retried keeps attempt 1's copy
+    script.attempt = attempt;
+    script.text = "# attempt " + std::to_string(attempt) + "\n";
+    ws.prepare(script);
+  }
+  CHECK(slurp(script.path) == "# attempt 2\n");
+  CHECK(slurp(script.run_dir / "attempt-1" / "job.sh") == "# attempt 1\n");
+  CHECK(slurp(local / "c1" / "job.sh") == "# attempt 2\n");
+  CHECK(slurp(local / "c1" / "attempt-1" / "job.sh") == "# attempt 1\n");
+
+  // The job's start stamp is fetched with its modification time to the nanosecond, as the
+  // collectors' files are: collection compares them in the mirror.
+  write_file(script.run_dir / ".started-2", "2\n");
+  write_file(script.run_dir / "history.csv", "epoch,time\n0,1\n");
+  const timespec stamp[2] = {{0, UTIME_OMIT}, {1700000000, 123456789}};
+  const timespec older[2] = {{0, UTIME_OMIT}, {1700000000, 123456788}};
+  REQUIRE(::utimensat(AT_FDCWD, (script.run_dir / ".started-2").c_str(), stamp, 0) == 0);
+  REQUIRE(::utimensat(AT_FDCWD, (script.run_dir / "history.csv").c_str(), older, 0) == 0);
+  auto collector = campaign::collect::parse_collector(
+      YAML::Load("sources: [{engine: csv, file: history.csv, metrics: [time]}]"), "inline");
+  auto patterns = campaign::stage::fetch_patterns({collector}, {}, "7");
+  ws.fetch({{(local / "c1").string(), patterns}}, {});
+  struct stat st {};
+  REQUIRE(::stat((local / "c1" / ".started-2").c_str(), &st) == 0);
+  CHECK(st.st_mtim.tv_sec == 1700000000);
+  CHECK(st.st_mtim.tv_nsec == 123456789);
+  REQUIRE(::stat((local / "c1" / "history.csv").c_str(), &st) == 0);
+  CHECK(st.st_mtim.tv_nsec == 123456788);
 }
