@@ -14,6 +14,7 @@
 #include "catalog/impl.hpp"
 #include "catalog/schema.hpp"
 #include "catalog/transitions.hpp"
+#include "catalog/write_fault.hpp"
 #include "util/strings.hpp"
 
 namespace campaign {
@@ -41,15 +42,29 @@ Catalog Catalog::open(const fs::path& workdir, Access access) {
     throw CatalogError("no catalog in " + workdir.string() + " (" + path.string() + " does not exist)");
   }
 
+  catalog_testing::arm_from_environment();
+  std::error_code size_ec;
+  const bool existing = access == Access::read_write && fs::file_size(path, size_ec) > 0 && !size_ec;
   std::unique_ptr<Impl> impl;
   try {
     impl = std::make_unique<Impl>(std::move(lock), path, access);
   } catch (const SQLite::Exception& e) {
-    throw CatalogError("cannot open " + path.string() + ": " + e.what(), e.getExtendedErrorCode());
+    raise_sqlite(path.string(), "open", e);
   }
   Impl& c = *impl;
   c.guard("open", [&] {
     const int current = current_schema_version();
+    // A writer first checks what it would write to: SQLite may extend or rewrite the pages of a
+    // damaged file (bytes overwritten, cut short) without noticing, and nothing may replace it.
+    if (existing) {
+      SQLite::Statement q(c.db, "PRAGMA quick_check(3)");
+      std::vector<std::string> problems;
+      while (q.executeStep())
+        if (std::string row = q.getColumn(0).getString(); row != "ok") problems.push_back(row);
+      if (!problems.empty())
+        throw CorruptCatalogError(path.string() + " is damaged (integrity check: " + join(problems, "; ") +
+                                  "); " + kCorruptRemedy);
+    }
     if (access == Access::read_write) {
       // Persistent, but set on every open in case the file was made elsewhere.
       c.db.exec("PRAGMA journal_mode = WAL");
