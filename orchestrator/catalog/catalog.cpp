@@ -44,7 +44,7 @@ Catalog Catalog::open(const fs::path& workdir, Access access) {
 
   catalog_testing::arm_from_environment();
   std::error_code size_ec;
-  const bool existing = access == Access::read_write && fs::file_size(path, size_ec) > 0 && !size_ec;
+  const bool existing = access != Access::snapshot && fs::file_size(path, size_ec) > 0 && !size_ec;
   std::unique_ptr<Impl> impl;
   try {
     impl = std::make_unique<Impl>(std::move(lock), path, access);
@@ -54,13 +54,17 @@ Catalog Catalog::open(const fs::path& workdir, Access access) {
   Impl& c = *impl;
   c.guard("open", [&] {
     const int current = current_schema_version();
-    // A writer first checks what it would write to: SQLite may extend or rewrite the pages of a
-    // damaged file (bytes overwritten, cut short) without noticing, and nothing may replace it.
+    // First the whole file's structure (quick_check: no index contents, about as fast as reading
+    // it): a writer must not extend or rewrite the pages of a damaged file (SQLite may not notice
+    // bytes overwritten or a file cut short), and a reader must not show part of one as the whole.
     if (existing) {
       SQLite::Statement q(c.db, "PRAGMA quick_check(3)");
       std::vector<std::string> problems;
       while (q.executeStep())
-        if (std::string row = q.getColumn(0).getString(); row != "ok") problems.push_back(row);
+        if (std::string row = q.getColumn(0).getString(); row != "ok") {
+          std::replace(row.begin(), row.end(), '\n', ' ');  // one line
+          problems.push_back(row);
+        }
       if (!problems.empty())
         throw CorruptCatalogError(path.string() + " is damaged (integrity check: " + join(problems, "; ") +
                                   "); " + kCorruptRemedy);
