@@ -15,6 +15,7 @@
 #include "catalog/schema.hpp"
 #include "catalog/transitions.hpp"
 #include "catalog/write_fault.hpp"
+#include "util/atomic_file.hpp"
 #include "util/strings.hpp"
 
 namespace campaign {
@@ -36,6 +37,8 @@ Catalog Catalog::open(const fs::path& workdir, Access access) {
   if (access == Access::read_write) {
     std::error_code ec;
     fs::create_directories(workdir, ec);
+    if (ec && is_storage_errno(ec.value()))
+      throw CatalogStorageError(StorageError(workdir.string(), ec.value()).what(), 0);  // exit status 4
     if (ec) throw CatalogError("cannot create " + workdir.string() + ": " + ec.message());
     lock.emplace(WriterLock::acquire(workdir));
   } else if (!fs::exists(path)) {

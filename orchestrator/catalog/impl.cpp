@@ -156,10 +156,11 @@ void raise_sqlite(const std::string& path, const std::string& op, const SQLite::
                                  : (code & 0xff) == SQLITE_IOERR
                                      ? "check the disk (dmesg) or move the work directory to a healthy one"
                                      : "make its directory and file system writable";
-      throw CatalogStorageError("cannot write the catalog " + path + " (" + op + ": " + sqlite +
-                                    "): its transaction was rolled back, nothing was half-written; " +
-                                    remedy + ", then `campaign run` again continues where it stopped",
-                                code);
+      throw CatalogStorageError(
+          "cannot write the catalog " + path + " (" + op + ": " + sqlite +
+              "): nothing was half-written (SQLite rolls back what it could not finish); " + remedy +
+              ", then `campaign run` again continues where it stopped",
+          code);
     }
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:

@@ -4,7 +4,8 @@
 # mid-run. `campaign run` must stop (not hang) with exit status 4 and one line naming what it could
 # not write and what to do; nothing half-written is left (job records, exit markers, the catalog);
 # once the file system grows, `campaign run` and `campaign resume --failed` finish every case, each
-# job of an attempt ran once, and no case ran more often than its attempts.
+# job of an attempt ran once, and no case ran more often than its attempts. On the file system
+# turned read-only, `campaign run` exits 4 too, the catalog unchanged.
 #
 # Needs root (mount); CI runs as root. Usage: bash diskfull_local.sh CAMPAIGN_BINARY SOURCE_DIR
 #                                                                     (label local; about 15 s)
@@ -60,14 +61,19 @@ cases "$wd" >"$WORK/cases2.tsv"
 failed=$(awk -F'\t' '$2 == "failed"' "$WORK/cases2.tsv" | wc -l)
 check_eq "every case ended" 24 "$(awk -F'\t' '$2 == "completed" || $2 == "failed"' "$WORK/cases2.tsv" | wc -l)"
 check_eq "each in its first attempt" 24 "$(awk -F'\t' '$3 == 1' "$WORK/cases2.tsv" | wc -l)"
-# A case failed only when its job's own write hit the full disk: its output is short.
+# A case failed only when its job's own writes hit the full disk: its output is short, or it could
+# not write its end (the executor says so).
 short=0
-while IFS=$'\t' read -r name state _; do
+while IFS=$'\t' read -r name state _ _ _ _ reason; do
   [[ $state == failed ]] || continue
   size=$(stat -c %s "$wd/$name/out.bin" 2>/dev/null || echo 0)
-  ((size < 122880)) && short=$((short + 1))
+  if ((size < 122880)) || [[ $reason == *"could be written (was the disk full?)"* ]]; then
+    short=$((short + 1))
+  else
+    say "$name failed: $reason"
+  fi
 done <"$WORK/cases2.tsv"
-check_eq "each failed case failed for want of room (its output is short)" "$failed" "$short"
+check_eq "each failed case failed for want of room (its output short, or its end unwritten)" "$failed" "$short"
 say "$failed cases had failed for want of room"
 
 if ((failed > 0)); then
@@ -87,3 +93,13 @@ check_eq "one job per attempt in every run directory" 0 "$dup"
 check_eq "attempts: 24 + the failed ones" $((24 + failed)) "$(awk -F'\t' '{ n += $3 } END { print n }' "$WORK/cases3.tsv")"
 check_eq "the executor ran as many jobs as there are attempts" $((24 + failed)) \
   "$(find "$wd/.local/jobs" -name '*.json' | wc -l)"
+
+say "the file system turns read-only"
+cp "$wd/campaign.db" "$WORK/before-ro.db"
+mount -o remount,ro "$mnt"
+env PATH="$nopath" timeout 60 "$CAMPAIGN" run "$file" --workdir "$wd" -q 2>"$WORK/run-ro.err"
+check_eq "campaign run on it exits 4" 4 $?
+check "... with one line saying so and what to do" eval \
+  "[[ \$(wc -l <'$WORK/run-ro.err') == 1 ]] && grep -q '^campaign: cannot write $wd/.*Read-only file system: make that file system writable' '$WORK/run-ro.err'"
+check "... and the catalog is unchanged" cmp -s "$WORK/before-ro.db" "$wd/campaign.db"
+mount -o remount,rw "$mnt"
