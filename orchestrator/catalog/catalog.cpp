@@ -14,6 +14,8 @@
 #include "catalog/impl.hpp"
 #include "catalog/schema.hpp"
 #include "catalog/transitions.hpp"
+#include "catalog/write_fault.hpp"
+#include "util/atomic_file.hpp"
 #include "util/strings.hpp"
 
 namespace campaign {
@@ -35,21 +37,41 @@ Catalog Catalog::open(const fs::path& workdir, Access access) {
   if (access == Access::read_write) {
     std::error_code ec;
     fs::create_directories(workdir, ec);
+    if (ec && is_storage_errno(ec.value()))
+      throw CatalogStorageError(StorageError(workdir.string(), ec.value()).what(), 0);  // exit status 4
     if (ec) throw CatalogError("cannot create " + workdir.string() + ": " + ec.message());
     lock.emplace(WriterLock::acquire(workdir));
   } else if (!fs::exists(path)) {
     throw CatalogError("no catalog in " + workdir.string() + " (" + path.string() + " does not exist)");
   }
 
+  catalog_testing::arm_from_environment();
+  std::error_code size_ec;
+  const bool existing = access != Access::snapshot && fs::file_size(path, size_ec) > 0 && !size_ec;
   std::unique_ptr<Impl> impl;
   try {
     impl = std::make_unique<Impl>(std::move(lock), path, access);
   } catch (const SQLite::Exception& e) {
-    throw CatalogError("cannot open " + path.string() + ": " + e.what(), e.getExtendedErrorCode());
+    raise_sqlite(path.string(), "open", e);
   }
   Impl& c = *impl;
   c.guard("open", [&] {
     const int current = current_schema_version();
+    // First the whole file's structure (quick_check: no index contents, about as fast as reading
+    // it): a writer must not extend or rewrite the pages of a damaged file (SQLite may not notice
+    // bytes overwritten or a file cut short), and a reader must not show part of one as the whole.
+    if (existing) {
+      SQLite::Statement q(c.db, "PRAGMA quick_check(3)");
+      std::vector<std::string> problems;
+      while (q.executeStep())
+        if (std::string row = q.getColumn(0).getString(); row != "ok") {
+          std::replace(row.begin(), row.end(), '\n', ' ');  // one line
+          problems.push_back(row);
+        }
+      if (!problems.empty())
+        throw CorruptCatalogError(path.string() + " is damaged (integrity check: " + join(problems, "; ") +
+                                  "); " + kCorruptRemedy);
+    }
     if (access == Access::read_write) {
       // Persistent, but set on every open in case the file was made elsewhere.
       c.db.exec("PRAGMA journal_mode = WAL");

@@ -2,6 +2,7 @@
 #include "catalog/impl.hpp"
 
 #include <SQLiteCpp/Backup.h>
+#include <sqlite3.h>
 
 #include <cmath>
 #include <cstring>
@@ -140,6 +141,33 @@ Metric read_metric(const SQLite::Statement& s, int first) {
   m.value = v.isNull() ? std::numeric_limits<double>::quiet_NaN() : v.getDouble();
   m.unit = s.getColumn(first + 3).getString();
   return m;
+}
+
+void raise_sqlite(const std::string& path, const std::string& op, const SQLite::Exception& e) {
+  const int code = e.getExtendedErrorCode();
+  const std::string sqlite = std::string(e.what()) + ", SQLite code " + std::to_string(code);
+  switch (code & 0xff) {
+    case SQLITE_FULL:
+    case SQLITE_IOERR:
+    case SQLITE_READONLY:
+    case SQLITE_CANTOPEN: {
+      const std::string remedy = (code & 0xff) == SQLITE_FULL
+                                     ? "free space on its file system (or raise the quota)"
+                                 : (code & 0xff) == SQLITE_IOERR
+                                     ? "check the disk (dmesg) or move the work directory to a healthy one"
+                                     : "make its directory and file system writable";
+      throw CatalogStorageError(
+          "cannot write the catalog " + path + " (" + op + ": " + sqlite +
+              "): nothing was half-written (SQLite rolls back what it could not finish); " + remedy +
+              ", then `campaign run` again continues where it stopped",
+          code);
+    }
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      throw CorruptCatalogError(path + " is damaged (" + op + ": " + sqlite + "); " + kCorruptRemedy, code);
+    default:
+      throw CatalogError(path + ": " + op + ": " + sqlite, code);
+  }
 }
 
 std::string Current::describe() const {

@@ -63,6 +63,18 @@ void append_series(std::vector<Metric>& out, const SQLite::Statement& s, int fir
 // consistent snapshot even while a writer is active).
 void copy_database(SQLite::Database& to, const std::filesystem::path& from);
 
+// What to do about a damaged catalog, for the end of CorruptCatalogError's message.
+inline const std::string kCorruptRemedy =
+    "campaign does not write to a damaged catalog: restore campaign.db from a copy (with its "
+    "campaign.db-wal), "
+    "or move campaign.db, campaign.db-wal and campaign.db-shm aside to start afresh (every case then runs "
+    "again)";
+
+// Throws the CatalogError `e` calls for: CatalogStorageError for a file system that is full,
+// read-only or failing, CorruptCatalogError for a damaged file, else CatalogError; each names the
+// file (`path`), the operation and SQLite's extended result code, and says what to do.
+[[noreturn]] void raise_sqlite(const std::string& path, const std::string& op, const SQLite::Exception& e);
+
 // What a transition needs to know about an attempt.
 struct Current {
   std::int64_t id = 0;
@@ -117,9 +129,7 @@ struct Catalog::Impl {
     try {
       return f();
     } catch (const SQLite::Exception& e) {
-      throw CatalogError(where() + ": " + op + ": " + e.what() + " (SQLite code " +
-                             std::to_string(e.getExtendedErrorCode()) + ")",
-                         e.getExtendedErrorCode());
+      raise_sqlite(where(), op, e);
     } catch (const nlohmann::json::exception& e) {
       throw CatalogError(where() + ": " + op + ": " + e.what());
     }

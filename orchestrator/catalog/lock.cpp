@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "catalog/errors.hpp"
+#include "util/atomic_file.hpp"
 
 namespace campaign {
 
@@ -84,6 +85,8 @@ WriterLock WriterLock::acquire(const std::filesystem::path& workdir) {
   // O_CLOEXEC: scheduler commands and local jobs we start must not inherit the
   // lock and keep it alive after we exit.
   Fd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!fd.open() && is_storage_errno(errno))
+    throw CatalogStorageError(StorageError(path.string(), errno).what(), 0);  // exit status 4
   if (!fd.open()) throw CatalogError("cannot open " + path.string() + ": " + errno_text(errno));
   if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     int err = errno;
@@ -106,8 +109,10 @@ WriterLock WriterLock::acquire(const std::filesystem::path& workdir) {
                                         .count()) +
                      "\n";
   if (::ftruncate(fd.get(), 0) != 0 ||
-      ::pwrite(fd.get(), line.data(), line.size(), 0) != static_cast<ssize_t>(line.size()))
+      ::pwrite(fd.get(), line.data(), line.size(), 0) != static_cast<ssize_t>(line.size())) {
+    if (is_storage_errno(errno)) throw CatalogStorageError(StorageError(path.string(), errno).what(), 0);
     throw CatalogError("cannot write " + path.string() + ": " + errno_text(errno));
+  }
   return WriterLock(std::move(fd));
 }
 

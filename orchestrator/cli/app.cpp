@@ -1,8 +1,11 @@
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <iostream>
 
+#include "catalog/errors.hpp"
 #include "cli/cli.hpp"
+#include "util/atomic_file.hpp"
 
 namespace campaign::cli {
 
@@ -46,6 +49,27 @@ int main(int argc, char** argv) {
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
     return 2;
+  } catch (const CorruptCatalogError& e) {
+    std::cerr << "campaign: " << e.what() << "\n";
+    return 2;
+  } catch (const StorageError& e) {
+    std::cerr << "campaign: " << e.what() << "\n";
+    return 4;
+  } catch (const CatalogStorageError& e) {
+    std::cerr << "campaign: " << e.what() << "\n";
+    return 4;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // std::filesystem's own calls (creating a run directory): a full disk is told as StorageError.
+    const int err =
+        e.code().category() == std::generic_category() || e.code().category() == std::system_category()
+            ? e.code().value()
+            : 0;
+    if (is_storage_errno(err)) {
+      std::cerr << "campaign: " << StorageError(e.path1().string(), err).what() << "\n";
+      return 4;
+    }
+    std::cerr << "campaign: " << e.what() << "\n";
+    return 1;
   } catch (const Error& e) {
     std::cerr << "campaign: " << e.what() << "\n";
     return 1;

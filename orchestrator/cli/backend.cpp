@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <iostream>
 #include <mutex>
@@ -15,6 +16,7 @@
 #include "ssh/ssh_shell.hpp"
 #include "stage/remote_record.hpp"
 #include "transport/local_shell.hpp"
+#include "util/atomic_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -177,7 +179,14 @@ class ProgressAwareSink final : public spdlog::sinks::sink {
 
 void setup_logging(const fs::path& workdir, Verbosity v) {
   fs::create_directories(workdir);
-  auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>((workdir / "campaign.log").string());
+  const fs::path log = workdir / "campaign.log";
+  std::shared_ptr<spdlog::sinks::basic_file_sink_mt> file;
+  try {
+    file = std::make_shared<spdlog::sinks::basic_file_sink_mt>(log.string());
+  } catch (const spdlog::spdlog_ex&) {
+    if (is_storage_errno(errno)) throw StorageError(log.string(), errno);  // exit status 4, as any write
+    throw;
+  }
   file->set_level(spdlog::level::debug);
   auto err = std::make_shared<ProgressAwareSink>(std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
   err->set_level(v == Verbosity::verbose

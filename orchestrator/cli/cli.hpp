@@ -2,7 +2,9 @@
 // beyond parsing options and calling the modules.
 //
 // Exit status: 0 success, 1 runtime failure, 2 bad input (campaign, system,
-// template or command line), 3 regressions found (history).
+// template or command line, a damaged catalog), 3 regressions found (history),
+// 4 the work directory or the catalog could not be written (disk full,
+// read-only, I/O error: app.cpp), 130 interrupted.
 #pragma once
 
 #include <CLI/CLI.hpp>

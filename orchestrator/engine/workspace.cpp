@@ -2,6 +2,7 @@
 
 #include "engine/markers.hpp"
 #include "sched/scheduler.hpp"
+#include "util/atomic_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -31,6 +32,8 @@ std::vector<std::optional<std::string>> LocalWorkspace::read_in(const std::vecto
 void LocalWorkspace::put(const std::vector<batch::File>& files) {
   try {
     batch::write_files(files);
+  } catch (const StorageError&) {
+    throw;  // a full or read-only disk stops the run (exit 4); retrying at the next poll would hang it
   } catch (const Error& e) {
     throw sched::SchedulerUnavailable(e.what());
   }

@@ -247,6 +247,8 @@ LocalScheduler::Records LocalScheduler::load() {
 void LocalScheduler::save(const JobRecord& r) {
   try {
     write_file_atomic(spool_.record(r.id), record_to_json(r));
+  } catch (const StorageError&) {
+    throw;  // a full disk is not a scheduler that answers later: the run stops (see locked())
   } catch (const Error& e) {
     throw sched::SchedulerUnavailable(e.what());
   }
@@ -340,8 +342,17 @@ void LocalScheduler::reap(JobRecord& r, int64_t now) {
       }
     }
   }
+  // The script's marker begun but not renamed into place: its end could not be written (a full disk).
+  const std::string begun = marker.string() + ".tmp";
+  const bool unwritten =
+      ::stat(begun.c_str(), &st) == 0 && static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + 1000 >= r.start_ms;
   State outcome = outcome_for(false, false);
-  end(r, outcome, outcome == State::failed ? "vanished without exit status" : reason_for(outcome), now);
+  end(r, outcome,
+      outcome != State::failed ? reason_for(outcome)
+      : unwritten ? "ended without an exit status: neither its status nor its exit marker could be written "
+                    "(was the disk full?)"
+                  : "vanished without exit status",
+      now);
 }
 
 bool LocalScheduler::start(JobRecord& r, const resource::Placement& where, int64_t now) {
@@ -388,6 +399,10 @@ bool LocalScheduler::start(JobRecord& r, const resource::Placement& where, int64
     pin(spawned.job().pid, r.held_cores, cpus_);  // it waits at the gate: what it starts inherits the mask
     spawned.go();
     return true;
+  } catch (const StorageError&) {
+    r.phase = Phase::pending;  // no room for its output: it runs once there is
+    save(r);
+    throw;
   } catch (const OutputUnavailable& e) {
     end(r, State::failed, e.what(), now);  // as sbatch with an unwritable --output
     return false;
@@ -465,12 +480,17 @@ std::string LocalScheduler::submit(const SubmitRequest& request) {
     r.output = (workdir / ("job-" + std::to_string(r.id) + ".out")).string();
     save(r);
     all.emplace(r.id, r);
-    // The job exists from here on: a failed tick is for the next call to redo, not a failed submit.
+    // The job exists from here on: a failed tick is for the next call to redo, not a failed submit;
+    // a full disk stops the run (the job is found by its name when it runs again).
     try {
       tick(all);
+    } catch (const StorageError&) {
+      throw;
     } catch (const Error&) {
     }
   } catch (const SubmitError&) {
+    throw;
+  } catch (const StorageError&) {
     throw;
   } catch (const Error& e) {
     throw SubmitError(SubmitFailure::transient, e.what());
@@ -520,6 +540,8 @@ auto LocalScheduler::locked(F&& f) {
     return f(all);
   } catch (const sched::SchedulerError&) {
     throw;
+  } catch (const StorageError&) {
+    throw;  // not for the next poll to retry: the spool's file system is full, read-only or failing
   } catch (const Error& e) {
     throw sched::SchedulerUnavailable(e.what());
   }

@@ -86,7 +86,8 @@ class LocalScheduler final : public sched::Scheduler {
  private:
   using Records = std::map<long, JobRecord>;
 
-  // Locks the spool, loads and ticks, then calls f(records); spool trouble is SchedulerUnavailable.
+  // Locks the spool, loads and ticks, then calls f(records); spool trouble is SchedulerUnavailable,
+  // except a full, read-only or failing file system: StorageError (util/atomic_file.hpp).
   template <class F>
   auto locked(F&& f);
   Records load();                 // every record of the spool; under the lock

@@ -25,6 +25,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "util/atomic_file.hpp"
 #include "util/process.hpp"
 #include "util/strings.hpp"
 
@@ -98,17 +99,18 @@ namespace {
 
 // ---- Async-signal-safe helpers, for use between fork and exec ----------------------------------
 
-void write_all(int fd, const void* data, size_t n) {
+bool write_all(int fd, const void* data, size_t n) {
   auto p = static_cast<const char*>(data);
   while (n > 0) {
     ssize_t w = ::write(fd, p, n);
     if (w < 0) {
       if (errno == EINTR) continue;
-      return;
+      return false;
     }
     p += w;
     n -= static_cast<size_t>(w);
   }
+  return true;
 }
 
 void say(int fd, const char* a, const char* b = "", const char* c = "") {
@@ -260,11 +262,15 @@ struct Plan {
   buf[len - 1] = '\n';
   // write_file_atomic done by hand: this is a forked child, where only async-signal-safe calls
   // are allowed (no ofstream, no allocation).
+  // A status cut short (a full disk) is not renamed into place: the executor then reads the job's
+  // exit marker instead.
   int fd = ::open(p.status_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd >= 0) {
-    write_all(fd, buf, len);
-    ::close(fd);
-    ::rename(p.status_tmp, p.status_path);
+    const bool whole = write_all(fd, buf, len);
+    if (::close(fd) == 0 && whole)
+      ::rename(p.status_tmp, p.status_path);
+    else
+      ::unlink(p.status_tmp);
   }
   _exit(0);
 }
@@ -324,6 +330,8 @@ PendingSpawn spawn_detached(const SpawnRequest& request) {
   Fd devnull = high_fd(Fd(::open("/dev/null", O_RDWR | O_CLOEXEC)));
   if (!devnull.open()) throw SpawnError(std::string("/dev/null: ") + std::strerror(errno));
   Fd out(::open(request.output.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  // A full or read-only file system is not the job's fault: it waits until there is room.
+  if (!out.open() && is_storage_errno(errno)) throw StorageError(request.output.string(), errno);
   if (!out.open())
     throw OutputUnavailable("cannot open the job's output " + request.output.string() + ": " +
                             std::strerror(errno));

@@ -98,7 +98,8 @@ class OutputUnavailable : public SpawnError {
 // reparented to init once the intermediate exits -> (fork) job, leader of its own process group,
 // blocked until go(). The monitor waits for the job; on SIGTERM or at the walltime it sends SIGTERM
 // to the job's process group, then SIGKILL after the grace period; when the job has exited it kills
-// what is left of the group and writes `status_path`. Throws SpawnError (OutputUnavailable).
+// what is left of the group and writes `status_path`. Throws SpawnError (OutputUnavailable), or
+// StorageError when the output file cannot be created for want of room (util/atomic_file.hpp).
 PendingSpawn spawn_detached(const SpawnRequest& request);
 
 }  // namespace campaign::local

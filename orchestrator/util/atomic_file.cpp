@@ -10,11 +10,34 @@
 #include <fstream>
 #include <string>
 
-#include "util/error.hpp"
-
 namespace campaign {
 
 namespace fs = std::filesystem;
+
+bool is_storage_errno(int err) { return err == ENOSPC || err == EDQUOT || err == EROFS || err == EIO; }
+
+std::string storage_remedy(int err) {
+  switch (err) {
+    case ENOSPC:
+    case EDQUOT:
+      return "free space on that file system (or raise the quota)";
+    case EROFS:
+      return "make that file system writable (or use another --workdir)";
+    default:
+      return "check the disk (dmesg) or move the work directory to a healthy one";
+  }
+}
+
+StorageError::StorageError(const std::string& path, int err)
+    : Error("cannot write " + path + ": " + std::strerror(err) + ": " + storage_remedy(err) +
+            ", then `campaign run` again continues where it stopped"),
+      path_(path),
+      err_(err) {}
+
+void throw_write_error(const fs::path& path, int err) {
+  if (is_storage_errno(err)) throw StorageError(path.string(), err);
+  throw Error("cannot write " + path.string() + ": " + std::strerror(err));
+}
 
 void write_file_atomic(const fs::path& path, const std::function<void(std::ostream&)>& write,
                        std::optional<fs::perms> perms) {
@@ -22,25 +45,30 @@ void write_file_atomic(const fs::path& path, const std::function<void(std::ostre
   fs::path tmp = path;
   tmp += ".campaign-tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
   std::error_code ec;
-  auto fail = [&](const std::string& reason) {
+  auto fail = [&](int err) {
     fs::remove(tmp, ec);
-    throw Error("cannot write " + path.string() + ": " + reason);
+    throw_write_error(path, err);
   };
   try {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) fail(std::strerror(errno));
+    if (!out) fail(errno);
+    // The errno of the failed write(2), as an ofstream keeps none of its own: ENOSPC shows in a
+    // write (while streaming, or at the flush) or at close.
+    errno = 0;
     write(out);
-    if (!out.flush()) fail(std::strerror(errno));
+    if (!out.flush()) fail(errno ? errno : EIO);
+    out.close();
+    if (out.fail()) fail(errno ? errno : EIO);
   } catch (...) {
     fs::remove(tmp, ec);
     throw;
   }
   if (perms) {
     fs::permissions(tmp, *perms, ec);
-    if (ec) fail(ec.message());
+    if (ec) fail(ec.value());
   }
   fs::rename(tmp, path, ec);
-  if (ec) fail(ec.message());
+  if (ec) fail(ec.value());
 }
 
 void write_file_atomic(const fs::path& path, std::string_view text, std::optional<fs::perms> perms) {

@@ -406,6 +406,24 @@ TEST_CASE("without its monitor a job's outcome comes from its exit marker, else 
   CHECK_FALSE(j.exit_code);
 }
 
+TEST_CASE("a job whose exit marker was begun but never renamed into place could not write its end",
+          "[local]") {
+  TempDir tmp("unwritten");
+  LocalScheduler s(options(tmp.path));
+  auto id = s.submit(request(make_job(tmp.path, "full", "sleep 30"), "full"));
+  auto r = record_of(tmp.path, id);
+  REQUIRE(r.phase == Phase::running);
+  // What `echo $? > .exit.tmp && mv ...` leaves on a full disk: the file created, its write refused.
+  write(tmp.path / "full" / ".exit.tmp", "");
+  ::kill(r.monitor.pid, SIGKILL);  // its status cannot be written either
+  ::kill(-r.job.pid, SIGKILL);
+  auto j = wait_end(s, id);
+  CHECK(j.state == State::failed);
+  CHECK(j.reason ==
+        "ended without an exit status: neither its status nor its exit marker could be written (was the disk "
+        "full?)");
+}
+
 TEST_CASE("a reused pid is not mistaken for the job", "[local]") {
   TempDir tmp("pidreuse");
   LocalOptions o = options(tmp.path);

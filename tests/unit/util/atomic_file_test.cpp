@@ -1,6 +1,8 @@
 #include "util/atomic_file.hpp"
 
 #include <catch2/catch.hpp>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -52,4 +54,31 @@ TEST_CASE("write_file_atomic keeps the old content when the write fails") {
   CHECK_THROWS_AS(write_file_atomic(dir.path / "d", "x"), Error);  // rename cannot replace a directory
   CHECK(fs::is_directory(dir.path / "d"));
   CHECK(entries(dir.path) == 2);
+}
+
+TEST_CASE("a write the storage refuses is a StorageError saying what to do; other failures are not") {
+  for (int err : {ENOSPC, EDQUOT, EROFS, EIO}) {
+    CHECK(is_storage_errno(err));
+    try {
+      throw_write_error("/w/runs/a/job.sh", err);
+    } catch (const StorageError& e) {
+      CHECK(e.error_number() == err);
+      CHECK(e.path() == "/w/runs/a/job.sh");
+      CHECK_THAT(e.what(),
+                 Catch::StartsWith("cannot write /w/runs/a/job.sh: " + std::string(std::strerror(err))));
+      CHECK_THAT(e.what(), Catch::EndsWith("then `campaign run` again continues where it stopped"));
+    }
+  }
+  CHECK_THAT(StorageError("/w/x", ENOSPC).what(), Catch::Contains("free space"));
+  CHECK_THAT(StorageError("/w/x", EROFS).what(), Catch::Contains("make that file system writable"));
+  for (int err : {ENOENT, EACCES, EISDIR}) {
+    CHECK_FALSE(is_storage_errno(err));
+    try {
+      throw_write_error("/w/x", err);
+    } catch (const StorageError&) {
+      FAIL("errno " << err << " is not the storage's refusal");
+    } catch (const Error& e) {
+      CHECK_THAT(e.what(), Catch::StartsWith("cannot write /w/x: "));
+    }
+  }
 }
