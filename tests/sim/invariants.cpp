@@ -13,6 +13,8 @@ using campaign::State;
 
 namespace {
 
+const campaign::Time kEpoch = VirtualClock{}.wall();  // virtual time 0
+
 struct Seen {  // where an attempt's command ran
   const Job* job;
   const Run* run;
@@ -83,6 +85,13 @@ std::vector<Violation> check(const Verdict& v) {
         out.push_back({"failure_unsupported", who + ": ended " + std::string(campaign::to_string(a.state)) +
                                                   " (" + a.reason +
                                                   ") but the model says its run completed"});
+      // Adopted by name a job that ended before this submission began (a returned packed case submitted
+      // again keeps its allocation's name).
+      if (a.submitted && !a.job_id.empty())
+        for (auto& j : v.jobs)
+          if (j.id == a.job_id && !j.active() && j.end < static_cast<double>((*a.submitted - kEpoch).count()))
+            out.push_back({"adopted_stale_job", who + ": owns job " + j.id + " (" + j.name + ", " + j.raw +
+                                                    "), which ended before this submission began"});
       if (a.state == State::lost && !a.job_id.empty())
         for (auto& j : v.jobs)
           if (j.id == a.job_id)

@@ -4,6 +4,7 @@
 //                         case of an allocation)
 //  failure_unsupported    a failure charged to a run the model says completed
 //  charged_never_ran      a failure charged to an attempt whose command never ran
+//  adopted_stale_job      an attempt owns a job that had ended before its submission began
 //  lost_known_job         `lost` although the scheduler's accounting knows the job
 //  duplicate_run          an attempt's command ran more than once (/late: a submission that landed after
 //                         its sbatch failed; /twice: a submission answered twice)

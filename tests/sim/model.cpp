@@ -111,7 +111,8 @@ void SlurmModel::land(const sched::SubmitRequest& r, const std::vector<Member>& 
     draw(j);
     jobs_.push_back(std::move(j));
   }
-  trace_(fmt::format("sbatch lands: job {} {} ({}, {} cases{}{})", id, r.job_name, origin, members.size(),
+  trace_(clock_.t,
+         fmt::format("sbatch lands: job {} {} ({}, {} cases{}{})", id, r.job_name, origin, members.size(),
                      r.array_tasks ? ", array" : "", r.depends_on.empty() ? "" : ", afterok"));
 }
 
@@ -162,15 +163,15 @@ void SlurmModel::end_run(Job& j, Run& r, double at, State s, const std::string& 
   r.raw = raw;
   r.exit = marker;
   if (marker) ws_.write(r.who.run_dir, campaign::render::kExitMarker, std::to_string(*marker));
-  trace_(fmt::format("job {}: {} ends {}{}", j.id, r.who.case_name, raw,
-                     marker ? fmt::format(", exit marker {}", *marker) : ", no exit marker"));
+  trace_(at, fmt::format("job {}: {} ends {}{}", j.id, r.who.case_name, raw,
+                         marker ? fmt::format(", exit marker {}", *marker) : ", no exit marker"));
 }
 
 void SlurmModel::end_job(Job& j, double at, State s, const std::string& raw) {
   j.end = at;
   j.state = s;
   j.raw = raw;
-  trace_(fmt::format("job {} ({}) ends {}", j.id, j.name, raw));
+  trace_(at, fmt::format("job {} ({}) ends {}", j.id, j.name, raw));
 }
 
 void SlurmModel::cut_job(Job& j, double at, State s, const std::string& raw) {
@@ -211,7 +212,7 @@ void SlurmModel::progress(Job& j, double t) {
     j.start = ready;
     j.state = State::running;
     j.raw = "RUNNING";
-    trace_(fmt::format("job {} ({}) starts", j.id, j.name));
+    trace_(j.start, fmt::format("job {} ({}) starts", j.id, j.name));
   }
   const double cut_t = j.cut >= 0 ? j.start + j.cut : kNever;
   const double horizon = std::min(t, cut_t);
@@ -228,7 +229,8 @@ void SlurmModel::progress(Job& j, double t) {
         m.time = static_cast<double>(wall(launch).time_since_epoch().count());
         ws_.write(r.who.run_dir, campaign::pack::kStartMarker, campaign::pack::to_json(m));
       }
-      trace_(fmt::format("job {}: {} (attempt {}) runs its command", j.id, r.who.case_name, r.who.attempt));
+      trace_(launch, fmt::format("job {}: {} (attempt id {}) runs its command", j.id, r.who.case_name,
+                                 r.who.attempt));
     }
     if (r.start >= 0 && r.end < 0 && r.start + r.duration <= horizon && r.start + r.duration < cut_t)
       end_run(j, r, r.start + r.duration, r.fails ? State::failed : State::completed,
@@ -242,6 +244,33 @@ void SlurmModel::progress(Job& j, double t) {
   } else if (cut_t <= t) {
     cut_job(j, cut_t, j.cut_state, raw_of(j.cut_state));
   }
+}
+
+double SlurmModel::next_event(double t) const {
+  double next = kNever;
+  auto at = [&](double when) {
+    if (when > t) next = std::min(next, when);
+  };
+  for (auto& p : pending_) at(p.at);
+  for (auto& j : jobs_) {
+    if (!j.active()) {
+      at(j.end + faults_.min_job_age);  // slurmctld forgets it
+      at(j.end + j.lag);                // the accounting learns its end
+      continue;
+    }
+    if (j.start < 0) {
+      at(j.submit + j.queue_delay);
+      at(j.submit + j.lag);
+      continue;  // waiting for dependencies: their ends are events of their own
+    }
+    if (j.cut >= 0) at(j.start + j.cut);
+    for (auto& r : j.runs) {
+      at(j.start + r.offset);
+      if (r.start >= 0 && r.end < 0) at(r.start + r.duration);
+      if (r.start >= 0) at(r.start + j.lag);
+    }
+  }
+  return next;
 }
 
 bool SlurmModel::ctld_knows(const Job& j) const {

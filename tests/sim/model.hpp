@@ -81,6 +81,8 @@ class SlurmModel final : public campaign::sched::Scheduler {
 
   // Moves every job to virtual time `t` (jobs land, start, write markers, end).
   void advance(double t);
+  // The earliest time after `t` at which something happens by itself (a landing, start, launch or end).
+  double next_event(double t) const;
   const std::vector<Job>& jobs() const { return jobs_; }
 
  private:

@@ -62,8 +62,10 @@ struct KillNine {};
 struct Trace {
   bool on = false;
   const VirtualClock* clock = nullptr;
-  void operator()(const std::string& line) const {
-    if (on) std::printf("[t=%7.1f] %s\n", clock ? clock->t : 0.0, line.c_str());
+  void operator()(const std::string& line) const { (*this)(clock ? clock->t : 0.0, line); }
+  // Something that happened at `at` (the model moves jobs to the clock's time after the fact).
+  void operator()(double at, const std::string& line) const {
+    if (on) std::printf("[t=%7.1f] %s\n", at, line.c_str());
   }
 };
 
