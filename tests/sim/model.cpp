@@ -117,8 +117,18 @@ void SlurmModel::land(const sched::SubmitRequest& r, const std::vector<Member>& 
 }
 
 std::string SlurmModel::submit(const sched::SubmitRequest& r) {
-  calls_.point("sbatch");
   const std::vector<Member> members = members_of(r.job_name);
+  try {
+    calls_.point("sbatch");
+  } catch (const KillNine&) {
+    // `campaign run` died while its sbatch was on its way: the command may still reach slurmctld.
+    if (rng_.chance(faults_.land_late)) {
+      double at = clock_.t + rng_.uniform(0, 30);
+      pending_.push_back({at, r, members});
+      trace_(fmt::format("the killed run's sbatch {} lands at t={:.1f}", r.job_name, at));
+    }
+    throw;
+  }
   bool down = false;
   for (auto& [from, to] : faults_.outages) down |= clock_.t >= from && clock_.t < to;
   if (down) throw sched::SubmitError(sched::SubmitFailure::transient, "sim: slurmctld unreachable");
