@@ -105,7 +105,19 @@ Outcome run_schedule(std::uint64_t seed, const ScheduleOptions& options) {
   Rng rng{seed};
   std::string campaign_summary, fault_summary;
   const std::string yaml = draw_campaign(rng, campaign_summary);
-  const Faults faults = draw_faults(rng, fault_summary);
+  Faults faults = draw_faults(rng, fault_summary);
+  if (options.faults != "all") {
+    Faults only;
+    only.min_job_age = faults.min_job_age;
+    if (options.faults == "kills") {
+      only.kills = faults.kills;
+      only.land_late = faults.land_late;  // the killed run's sbatch may land (within submit_grace_s)
+    }
+    faults = only;
+    fault_summary = options.faults == "kills"
+                        ? fmt::format("only kill -9 at call {}", fmt::join(faults.kills, ", "))
+                        : std::string("no faults");
+  }
   outcome.summary = campaign_summary + "; " + fault_summary;
   const fs::path& workdir = options.workdir;
   const matrix::Plan& plan = plan_of(yaml, workdir);

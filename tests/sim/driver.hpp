@@ -14,6 +14,9 @@ namespace sim {
 struct ScheduleOptions {
   bool trace = false;             // print the world's events and the engine's log
   std::filesystem::path workdir;  // the catalog's directory (tmpfs for speed), reused by each schedule
+  // "all"; "kills": only kill -9 and resume (with the killed run's sbatch landing late); "none": no fault
+  // at all. The campaign drawn from a seed is the same under each.
+  std::string faults = "all";
 };
 
 // Where a schedule's real time went, in seconds (for the bench).

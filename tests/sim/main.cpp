@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   std::uint64_t first = 1;
   long count = 1000;
   bool trace = false, bench = false, kinds = false;
-  std::string seeds_file, workdir;
+  std::string seeds_file, workdir, faults = "all";
   std::vector<std::string> allow;
   app.add_option("--seed", seed, "Run this one schedule");
   app.add_flag("--trace", trace, "Print the world's events and the engine's log");
@@ -39,6 +39,8 @@ int main(int argc, char** argv) {
   app.add_option("--allow", allow, "Violation classes not to fail on (prefix match, e.g. orphan_job)");
   app.add_flag("--kinds", kinds,
                "Print each schedule's violation classes, one line per seed (to compare engines)");
+  app.add_option("--faults", faults, "all, kills (kill -9 and resume only) or none")
+      ->check(CLI::IsMember({"all", "kills", "none"}));
   app.add_flag("--bench", bench, "Print schedules per second and a TARGET line");
   app.add_option("--workdir", workdir, "Where the catalog lives (default: a new directory on /dev/shm)");
   CLI11_PARSE(app, argc, argv);
@@ -56,7 +58,7 @@ int main(int argc, char** argv) {
                            ("campaign-sim-" + std::to_string(getpid()))
                      : fs::path(workdir);
   fs::create_directories(dir);
-  sim::ScheduleOptions options{trace, dir};
+  sim::ScheduleOptions options{trace, dir, faults};
 
   std::vector<std::uint64_t> seeds;
   if (seed) {
