@@ -182,6 +182,8 @@ Outcome run_schedule(std::uint64_t seed, const ScheduleOptions& options) {
   while (clock.t < limit) {
     const auto t0 = Steady::now();
     try {
+      const bool fresh = !started;
+      bool cancelled = false;
       if (!started) {
         eng->start();
         started = true;
@@ -203,11 +205,13 @@ Outcome run_schedule(std::uint64_t seed, const ScheduleOptions& options) {
           int n = eng->cancel(cancel_pattern);
           trace(fmt::format("campaign cancel '{}': {} attempts", cancel_pattern, n));
           cancels.push_back(rec);
+          cancelled = true;
         } catch (const Error& e) {
           trace(std::string("campaign cancel refused: ") + e.what());
         }
       }
-      if (eng->finished()) {
+      // Only a change can finish the run (Engine::run asks its cached rows first, too).
+      if ((changed || fresh || cancelled) && eng->finished()) {
         finished = true;
         outcome.spent.engine += since(t0);
         break;
