@@ -71,7 +71,7 @@ Faults draw_faults(Rng& rng, std::string& summary) {
   f.timeout = some(0.3, 0.2, "TIMEOUT");
   f.preempt = some(0.3, 0.2, "preemption");
   f.refused_in_dying = some(0.5, 0.5, "srun refused in dying allocations");
-  f.lag_max = rng.chance(0.5) ? rng.uniform(0, 200) : rng.uniform(0, 5);
+  f.lag_max = rng.chance(0.5) ? rng.uniform(20, 200) : rng.uniform(0, 5);
   f.min_job_age = rng.chance(0.5) ? 300 : rng.uniform(5, 60);
   s.push_back(fmt::format("accounting lag <= {:.0f} s, MinJobAge {:.0f} s", f.lag_max, f.min_job_age));
   if (rng.chance(0.5)) {
@@ -244,7 +244,8 @@ Outcome run_schedule(std::uint64_t seed, const ScheduleOptions& options) {
   std::vector<std::vector<AttemptRow>> attempts;
   if (auto c = catalog->find_campaign(plan.campaign.name))
     for (auto& a : catalog->latest_attempts(c->id)) attempts.push_back(catalog->attempts_of_case(a.case_id));
-  auto found = check({model.jobs(), attempts, cancels, active, finished});
+  auto found =
+      check({model.jobs(), attempts, cancels, active, finished, faults.min_job_age, eo.accounting_wait_s});
   outcome.violations.insert(outcome.violations.end(), found.begin(), found.end());
   outcome.spent.check = since(t_check);
   outcome.calls = calls.n;

@@ -65,16 +65,22 @@ std::vector<Violation> check(const Verdict& v) {
       const Run* own = nullptr;
       for (auto& s : runs[a.id])
         if (s.job->id == a.job_id) own = s.run;
+      const Job* own_job = nullptr;
+      for (auto& j : v.jobs)
+        if (j.id == a.job_id) own_job = &j;
       const bool packed = !a.step_name.empty();
-      if (a.state == State::completed && a.confirmed &&
+      const bool marker_only = a.reason.find("accounting unavailable") != std::string::npos;
+      const bool outage = a.reason.find("could not be asked") != std::string::npos;
+      // slurmdbd lagging longer than the engine's accounting_wait_s: judging on the marker is its choice.
+      const bool excused = marker_only && !outage && own_job && own_job->lag > v.accounting_wait_s;
+      if (a.state == State::completed && a.confirmed && !excused &&
           (!own || own->start < 0 || own->end < 0 || own->state != State::completed))
-        out.push_back(
-            {std::string("completed_unsupported") + (packed ? "/packed" : "") +
-                 (a.reason.find("accounting unavailable") != std::string::npos ? "/marker_only" : ""),
-             who + ": confirmed completed (" + a.reason + ") but the model says " +
-                 (!own || own->start < 0 ? "it never ran there"
-                  : own->end < 0         ? "it still runs"
-                                         : own->raw)});
+        out.push_back({std::string("completed_unsupported") + (packed ? "/packed" : "") +
+                           (marker_only ? "/marker_only" : "") + (outage ? "/outage" : ""),
+                       who + ": confirmed completed (" + a.reason + ") but the model says " +
+                           (!own || own->start < 0 ? "it never ran there"
+                            : own->end < 0         ? "it still runs"
+                                                   : own->raw)});
       const bool charged = a.state == State::failed || a.state == State::timeout ||
                            a.state == State::node_fail || a.state == State::preempted ||
                            a.state == State::oom || a.state == State::lost;
@@ -85,18 +91,24 @@ std::vector<Violation> check(const Verdict& v) {
         out.push_back({"failure_unsupported", who + ": ended " + std::string(campaign::to_string(a.state)) +
                                                   " (" + a.reason +
                                                   ") but the model says its run completed"});
-      // Adopted by name a job that ended before this submission began (a returned packed case submitted
-      // again keeps its allocation's name).
+      // Adopted by name a job submitted before this submission began (a returned packed case submitted
+      // again keeps its allocation's name). The catalog stamps whole seconds, rounded down.
       if (a.submitted && !a.job_id.empty())
         for (auto& j : v.jobs)
-          if (j.id == a.job_id && !j.active() && j.end < static_cast<double>((*a.submitted - kEpoch).count()))
+          if (j.id == a.job_id && j.submit < static_cast<double>((*a.submitted - kEpoch).count()))
             out.push_back({"adopted_stale_job", who + ": owns job " + j.id + " (" + j.name + ", " + j.raw +
-                                                    "), which ended before this submission began"});
+                                                    "), submitted before this submission began"});
+      // Neither slurmctld (past MinJobAge) nor slurmdbd (its lag) knew the job for `unknown` seconds; a
+      // job unknown for longer than the engine's accounting_wait_s may be given up as lost.
       if (a.state == State::lost && !a.job_id.empty())
-        for (auto& j : v.jobs)
-          if (j.id == a.job_id)
-            out.push_back({"lost_known_job", who + ": lost (" + a.reason + ") but the accounting knows job " +
-                                                 a.job_id + " (" + j.raw + ")"});
+        for (auto& j : v.jobs) {
+          const double unknown = j.submit + j.lag - (j.end + v.min_job_age);
+          if (j.id == a.job_id && unknown <= v.accounting_wait_s)
+            out.push_back(
+                {"lost_known_job", fmt::format("{}: lost ({}) but slurmdbd knew job {} ({}) {:.0f} s after "
+                                               "slurmctld forgot it",
+                                               who, a.reason, a.job_id, j.raw, std::max(0.0, unknown))});
+        }
     }
 
   std::set<std::string> active(v.active_at_end.begin(), v.active_at_end.end());

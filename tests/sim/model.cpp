@@ -60,7 +60,7 @@ void SlurmModel::land(const sched::SubmitRequest& r, const std::vector<Member>& 
                       const std::string& origin, std::string* id_out) {
   auto draw = [&](Job& j) {
     j.queue_delay = rng_.uniform(0, 30);
-    j.lag = rng_.chance(0.5) ? rng_.uniform(0, faults_.lag_max) : rng_.uniform(0, 2);
+    j.lag = rng_.chance(0.5) ? rng_.uniform(0.3 * faults_.lag_max, faults_.lag_max) : rng_.uniform(0, 2);
     if (rng_.chance(faults_.node_fail))
       j.cut_state = State::node_fail;
     else if (rng_.chance(faults_.timeout))
