@@ -173,6 +173,7 @@ Outcome run_schedule(std::uint64_t seed, const ScheduleOptions& options) {
   if (rng.chance(0.2)) {
     cancel_at = rng.uniform(0, 120);
     cancel_pattern = rng.chance(0.5) ? "" : "c" + std::to_string(1 + rng.below(2));
+    outcome.summary += fmt::format("; cancel '{}' at t={:.0f}", cancel_pattern, *cancel_at);
   }
   std::vector<CancelRecord> cancels;
   const double limit = 4 * 3600;
