@@ -298,16 +298,21 @@ void end_packed(Actions& out, Memory& memory, const AttemptRow& a, const sched::
   // Only the accounting's steps can vouch for a case, and only for one that launches a step.
   const bool vouched = answer.steps.kept && !answer.stepless.count(a.id);
   const bool no_step = !step && vouched && answer.steps.ended.count(a.job_id);
+  // Where the accounting will say whether its step ran, it is waited for before anything else: a
+  // start marker that cannot be read now is no evidence that the driver never launched it.
+  if (!step && vouched && !no_step && !own_failure &&
+      answer.now - memory.awaiting_steps.emplace(a.id, answer.now).first->second <
+          std::chrono::duration<double>(rules.accounting_wait_s))
+    return;  // the accounting's record of the allocation's end, and with it of its steps, is on its way
+  // Its script's exit marker says it was launched as surely as its start marker does (which may not
+  // be readable now).
+  const bool launched = answer.started.count(a.id) || marker != memory.marker_exit.end();
   std::string never;  // why it never ran, when it did not
-  if (!step && !answer.started.count(a.id)) {
+  if (!step && !launched) {
     never = "its allocation " + a.job_id + " ended before it started";
   } else if (no_step && !own_failure) {
     never = "its allocation " + a.job_id + " ended " + state_text(allocation) +
             " before its step started (the accounting has no step of it)";
-  } else if (!step && vouched && !no_step && !own_failure &&
-             answer.now - memory.awaiting_steps.emplace(a.id, answer.now).first->second <
-                 std::chrono::duration<double>(rules.accounting_wait_s)) {
-    return;  // the accounting's record of the allocation's end, and with it of its steps, is on its way
   }
   if (!never.empty()) {
     forget(memory, a.id);
@@ -367,13 +372,17 @@ Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& reques
     auto marker = memory.marker_exit.find(a.id);
     auto it = by_id.find(a.job_id);
     if (it == by_id.end()) {
-      if (marker != memory.marker_exit.end()) {  // the scheduler forgot the job; its marker did not
+      // A packed case's non-zero marker alone cannot say whether it ran (its srun may have been
+      // refused by its dying allocation): it waits for its allocation's record like a job without one.
+      const bool waited = answer.now - memory.missing.emplace(a.id, answer.now).first->second >=
+                          std::chrono::duration<double>(rules.lost_after_s);
+      if (marker != memory.marker_exit.end() && (a.step_name.empty() || waited)) {
+        // the scheduler forgot the job; its marker did not
         JobUpdate u;
         u.exit_code = marker->second;
         u.reason = "exit status from the job's marker file";
         finish(out, memory, a, State::failed, std::move(u));
-      } else if (answer.now - memory.missing.emplace(a.id, answer.now).first->second >=
-                 std::chrono::duration<double>(rules.lost_after_s)) {
+      } else if (marker == memory.marker_exit.end() && waited) {
         // By time, not by a count of polls: the accounting may lag behind the queue's forgetting.
         JobUpdate u;
         u.reason = fmt::format("the scheduler has not known job {} for {:.0f} s and it left no exit marker",

@@ -31,7 +31,14 @@ bool Engine::submit_batch(const Batch& b, const std::vector<AttemptRow*>& rows,
     workspace_.prepare(scripts.back());
   }
   std::string job_name = scripts.front().job_name;
-  if (s.kind == batch::Kind::allocation) job_name = render::allocation_name(job_id_prefix_, rows.front()->id);
+  if (s.kind == batch::Kind::allocation) {
+    job_name = render::allocation_name(job_id_prefix_, rows.front()->id);
+    // A packed case its allocation never started is planned again under the same attempt: its next
+    // allocation needs a name of its own, or reconciliation could adopt the old, ended one.
+    int earlier = 0;
+    for (auto& e : catalog_.events_of_attempt(rows.front()->id)) earlier += e.to == State::submitting ? 1 : 0;
+    if (earlier) job_name += "-s" + std::to_string(earlier + 1);
+  }
   if (s.kind == batch::Kind::array) job_name = render::array_name(job_id_prefix_, rows.front()->id);
   const long first_task = scheduler_.first_array_task();
   std::vector<Catalog::SubmitStart> starts;

@@ -20,6 +20,11 @@ struct Seen {  // where an attempt's command ran
   const Run* run;
 };
 
+// A second job of one submission (sbatch answered twice) that the engine cancelled as soon as it
+// learnt of it: what ran of it before cannot be helped (both may start before any poll can see
+// them), what matters is that it was not left to run unowned.
+bool caught_twice(const Job& j) { return j.origin == "twice" && j.scancelled; }
+
 // "/late" or "/twice" when a job of the set came from a submission whose answer was lost.
 std::string origin_tag(const std::vector<const Job*>& jobs) {
   for (auto* j : jobs)
@@ -48,7 +53,9 @@ std::vector<Violation> check(const Verdict& v) {
       const std::string who = fmt::format("{} attempt {} (id {}, job {})", a.case_name, a.number, a.id,
                                           a.job_id.empty() ? "-" : a.job_id);
       auto& mine = ran[a.id];
-      if (mine.size() > 1) {
+      size_t uncaught = 0;
+      for (auto& s : mine) uncaught += s.job->id == a.job_id || !caught_twice(*s.job) ? 1 : 0;
+      if (mine.size() > 1 && uncaught > 1) {
         std::vector<const Job*> jobs;
         std::string where;
         for (auto& s : mine) {
@@ -113,7 +120,7 @@ std::vector<Violation> check(const Verdict& v) {
 
   std::set<std::string> active(v.active_at_end.begin(), v.active_at_end.end());
   for (auto& j : v.jobs) {
-    if (owned.count(j.id)) continue;
+    if (owned.count(j.id) || caught_twice(j)) continue;
     bool ran_any = false;
     for (auto& r : j.runs) ran_any |= r.start >= 0;
     if (ran_any || active.count(j.id))

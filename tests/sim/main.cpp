@@ -36,7 +36,8 @@ int main(int argc, char** argv) {
   app.add_option("--first", first, "First seed of a range");
   app.add_option("--count", count, "Schedules in the range");
   app.add_option("--seeds", seeds_file, "Run the seeds listed in this file (one per line, # comments)");
-  app.add_option("--allow", allow, "Violation classes not to fail on (prefix match, e.g. orphan_job)");
+  app.add_option("--allow", allow,
+                 "Violation classes not to fail on (a prefix, e.g. orphan_job, or a last part, e.g. outage)");
   app.add_flag("--kinds", kinds,
                "Print each schedule's violation classes, one line per seed (to compare engines)");
   app.add_option("--faults", faults, "all, kills (kill -9 and resume only) or none")
@@ -79,7 +80,10 @@ int main(int argc, char** argv) {
   }
   auto allowed = [&](const std::string& kind) {
     for (auto& a : allow)
-      if (kind.rfind(a, 0) == 0) return true;
+      if (kind.rfind(a, 0) == 0 ||
+          (kind.size() > a.size() && kind.compare(kind.size() - a.size(), a.size(), a) == 0 &&
+           kind[kind.size() - a.size() - 1] == '/'))
+        return true;
     return false;
   };
 

@@ -116,7 +116,25 @@ void SlurmModel::land(const sched::SubmitRequest& r, const std::vector<Member>& 
                      r.array_tasks ? ", array" : "", r.depends_on.empty() ? "" : ", afterok"));
 }
 
+void SlurmModel::record(const std::string& prefix, sched::SubmitRecord::Outcome o, const std::string& id) {
+  if (prefix.empty()) return;
+  records_[prefix] = {o, id,
+                      o == sched::SubmitRecord::Outcome::unclear ? "sim: slurmctld did not answer" : ""};
+}
+
+std::vector<sched::SubmitRecord> SlurmModel::submission_records(const std::vector<std::string>& prefixes) {
+  calls_.point("records");
+  if (rng_.chance(faults_.flaky)) throw sched::SchedulerUnavailable("sim: connection lost (records)");
+  std::vector<sched::SubmitRecord> out;
+  for (auto& p : prefixes) {
+    auto it = records_.find(p);
+    out.push_back(it == records_.end() ? sched::SubmitRecord{} : it->second);
+  }
+  return out;
+}
+
 std::string SlurmModel::submit(const sched::SubmitRequest& r) {
+  using Outcome = sched::SubmitRecord::Outcome;
   const std::vector<Member> members = members_of(r.job_name);
   try {
     calls_.point("sbatch");
@@ -125,27 +143,35 @@ std::string SlurmModel::submit(const sched::SubmitRequest& r) {
     if (rng_.chance(faults_.land_late)) {
       double at = clock_.t + rng_.uniform(0, 30);
       pending_.push_back({at, r, members});
+      record(r.record, Outcome::started);
       trace_(fmt::format("the killed run's sbatch {} lands at t={:.1f}", r.job_name, at));
     }
     throw;
   }
   bool down = false;
   for (auto& [from, to] : faults_.outages) down |= clock_.t >= from && clock_.t < to;
-  if (down) throw sched::SubmitError(sched::SubmitFailure::transient, "sim: slurmctld unreachable");
+  if (down) {
+    record(r.record, Outcome::unclear);
+    throw sched::SubmitError(sched::SubmitFailure::transient, "sim: slurmctld unreachable");
+  }
   if (rng_.chance(faults_.flaky)) {
     // The connection dropped; the remote sbatch may have gone on without us.
     if (rng_.chance(faults_.land_twice)) {
+      std::string first;
+      land(r, members, "twice", &first);
       land(r, members, "twice", nullptr);
-      land(r, members, "twice", nullptr);
+      record(r.record, Outcome::submitted, first);  // it printed one of them
     } else if (rng_.chance(faults_.land_late)) {
       double at = clock_.t + rng_.uniform(0, 90);
       pending_.push_back({at, r, members});
+      record(r.record, Outcome::started);
       trace_(fmt::format("sbatch {} lost its connection; it lands at t={:.1f}", r.job_name, at));
     }
     throw sched::SubmitError(sched::SubmitFailure::transient, "sim: sbatch lost its connection");
   }
   std::string id;
   land(r, members, "sbatch", &id);
+  record(r.record, Outcome::submitted, id);
   calls_.point("sbatch answered");  // killed between the scheduler's answer and the catalog's commit
   return id;
 }
@@ -160,7 +186,9 @@ void SlurmModel::advance(double t) {
     pending_.erase(pending_.begin() + static_cast<long>(k));
     const double now = clock_.t;
     clock_.t = p.at;
-    land(p.request, p.members, "late", nullptr);
+    std::string id;
+    land(p.request, p.members, "late", &id);
+    record(p.request.record, sched::SubmitRecord::Outcome::submitted, id);
     clock_.t = now;
   }
   for (size_t k = 0; k < jobs_.size(); ++k) progress(jobs_[k], t);
@@ -370,6 +398,7 @@ void SlurmModel::cancel(const std::vector<std::string>& ids) {
     for (auto& j : jobs_) {
       if ((j.id != id && j.parent != id) || !j.active()) continue;
       trace_(fmt::format("scancel {}", j.id));
+      j.scancelled = true;
       if (j.start < 0)
         end_job(j, clock_.t, State::cancelled, "CANCELLED by 1000");
       else

@@ -54,7 +54,8 @@ struct Job {
   campaign::State cut_state = campaign::State::node_fail;
   bool srun_exits_0 = false;
   bool dependency_never = false;
-  double lag = 0;  // this job's accounting lag
+  double lag = 0;           // this job's accounting lag
+  bool scancelled = false;  // ended by the engine's scancel while queued or running
   campaign::State state = campaign::State::queued;
   std::string raw = "PENDING";
   bool active() const { return end < 0; }
@@ -71,6 +72,12 @@ class SlurmModel final : public campaign::sched::Scheduler {
 
   std::string name() const override { return "slurm"; }
   std::string submit(const campaign::sched::SubmitRequest& request) override;
+  // As the real back end: its sbatch runs under the wrapper that records its outcome (submitted when
+  // it lands, started while a cut-off one is still on its way, unclear when slurmctld did not answer,
+  // none when the connection dropped before it started).
+  bool records_submissions() const override { return true; }
+  std::vector<campaign::sched::SubmitRecord> submission_records(
+      const std::vector<std::string>& records) override;
   std::vector<campaign::sched::JobInfo> query(const std::vector<std::string>& ids) override;
   std::vector<campaign::sched::JobInfo> find_by_name(const std::vector<std::string>& names) override;
   int queued_jobs_of_user() override;
@@ -103,6 +110,8 @@ class SlurmModel final : public campaign::sched::Scheduler {
     campaign::sched::SubmitRequest request;
     std::vector<Member> members;
   };
+  void record(const std::string& prefix, campaign::sched::SubmitRecord::Outcome o,
+              const std::string& id = "");
   VirtualClock& clock_;
   Rng& rng_;
   const Faults& faults_;
@@ -111,6 +120,7 @@ class SlurmModel final : public campaign::sched::Scheduler {
   const Trace& trace_;
   std::vector<Job> jobs_;
   std::vector<Pending> pending_;
+  std::map<std::string, campaign::sched::SubmitRecord> records_;  // by SubmitRequest::record
   long next_id_ = 1000;
 };
 
