@@ -32,7 +32,7 @@ for sub in $subcommands executor pack-exec; do answers "campaign $sub" "$exe" "$
 
 for b in "${benches[@]}"; do answers "$(basename "$b")" "$b"; done
 
-for script in bench/slurm_bench.sh bench/site_bench.sh tests/cli/site.sh tests/slurm/start-cluster.sh tests/slurm/stop-cluster.sh \
+for script in bench/slurm_bench.sh bench/site_bench.sh bench/effects_bench.sh tests/cli/site.sh tests/slurm/start-cluster.sh tests/slurm/stop-cluster.sh \
   tests/slurm/record-outputs.sh tests/slurm/record-steps.sh tests/slurm/record-arrays.sh tests/ssh/start-sshd.sh tests/ssh/stop-sshd.sh \
   tools/setup.sh .ci/run \
   tests/workloads/minicosmo_smoke.sh tests/integration/local_campaign.sh tests/cli/plan.sh; do

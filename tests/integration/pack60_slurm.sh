@@ -5,10 +5,11 @@
 # (CAMPAIGN_TEST_CRASH=after_submit:1), then is killed with SIGKILL at 10 random moments, then run
 # to the end. The next run adopts the allocation submitted before the crash (no second one for the
 # same cases). Every case must
-# be completed at attempt 1, in at most 3 allocations; accounting must show exactly one step per
-# case, named after the case's attempt (no case ran twice, none lost), and each run directory a
-# start marker naming the allocation that ran it. `campaign trace` of the run shows each case's
-# step inside its allocation: a row per case with the allocation's job id, its running phase within
+# be completed at attempt 1; accounting must hold exactly the allocations the catalog names, each
+# name once (no orphan or duplicate allocation of the campaign), and over all of the campaign's
+# allocations exactly one step per case, named after the case's attempt (no case ran twice, none
+# lost), and each run directory a start marker naming the allocation that ran it. `campaign trace`
+# of the run shows each case's step inside its allocation: a row per case with the allocation's job id, its running phase within
 # the step's times in sacct.
 #
 # Usage: bash pack60_slurm.sh CAMPAIGN_BINARY SOURCE_DIR        (label slurm; about 60 s)
@@ -36,8 +37,12 @@ allocs=$(cases "$wd" | cut -f4 | sort -u | paste -sd, -)
 wait_sacct_jobs "${prefix}pack" "$(tr , '\n' <<<"$allocs" | wc -l)"
 say "allocations: $(sacct_jobs "${prefix}pack" | tr '\n' ';')"
 check "the allocation submitted before the crash ran cases" grep -qx "$first_alloc" <(tr , '\n' <<<"$allocs")
-check "at most 3 allocations in accounting" test "$(sacct_jobs "${prefix}pack" | wc -l)" -le 3
-all_steps() { sacct -n -P -j "$allocs" -o JobID,JobName,State 2>/dev/null | awk -F'|' '$1 ~ /\.[0-9]+$/'; }
+# Every allocation of the campaign in accounting (by name, whether the catalog knows it or not).
+sacct_allocs=$(sacct_jobs "${prefix}pack" | awk '{ print $1 }' | sort -n | paste -sd, -)
+check_eq "accounting holds exactly the allocations the catalog names" "$(tr , '\n' <<<"$allocs" | sort -n | paste -sd, -)" \
+  "$sacct_allocs"
+check_eq "... each allocation name once" "" "$(sacct_jobs "${prefix}pack" | awk '{ print $2 }' | sort | uniq -d)"
+all_steps() { sacct -n -P -j "$sacct_allocs" -o JobID,JobName,State 2>/dev/null | awk -F'|' '$1 ~ /\.[0-9]+$/'; }
 ended_steps() { all_steps | ended_records; }
 wait_accounting 60 ended_steps
 steps=$(all_steps)

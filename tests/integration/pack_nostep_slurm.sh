@@ -73,12 +73,19 @@ PY
 say "pn-setup returned: $returned"
 check_eq "pn-setup's attempt 1 returned to planned: the accounting had no step of it" 1 \
   "$(grep -c 'before its step started (the accounting has no step of it)' <<<"$returned")"
-# The rule: a case without a step in the failed allocation is charged no attempt.
+# The rule, both ways: a case without a step in the failed allocation is charged no attempt; a case
+# with one is charged node_fail (attempt 1) and completes at attempt 2. Only pn-step can have had a
+# step: pn-setup sleeps in its setup line until the allocation dies, and a tail started as the cut
+# step freed its node gets no step either (its srun fails at once in the dying allocation).
 stepless=0
 for c in pn-step pn-setup pn-tail-1 pn-tail-2; do
-  grep -q -- "-$c-a1\$" <<<"$steps" && continue
+  if grep -q -- "-$c-a1\$" <<<"$steps"; then
+    check_eq "$c (a step in $alloc): attempt 1 node_fail, completed at attempt 2" "node_fail 2" \
+      "$(awk -v c=$c '$1 == c && $2 == 1 { print $3 }' <<<"$attempts") $(field "$wd" $c 3)"
+    continue
+  fi
   stepless=$((stepless + 1))
   check_eq "$c (no step in $alloc): no node_fail attempt, completed at attempt 1" "0 1" \
     "$(awk -v c=$c '$1 == c && $3 == "node_fail"' <<<"$attempts" | wc -l) $(field "$wd" $c 3)"
 done
-say "$stepless case(s) without a step in $alloc"
+check_eq "cases without a step in $alloc: pn-setup and both tails" 3 "$stepless"

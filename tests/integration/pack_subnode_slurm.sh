@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Issue 20, packed cases share nodes by what they use, on a real Slurm:
 #  - campaigns/packsub.yaml, 32 one-core `sleep 6` cases on the 4 mc nodes of 4 cores: from sacct,
-#    the steps on one node overlap, never more than 4 at once and 4 at some moment on every node, and
-#    the allocation's wall time is within 1.6x of the 12 s floor (one case per node at a time would
-#    take 48 s);
+#    the steps on one node overlap, never more than 4 at once and 4 at some moment on every node (the
+#    allocation's wall time against the 12 s floor is printed, not asserted: a speed, which
+#    bench/modes_bench.sh's subnode mode measures against its target);
 #  - campaigns/packgpu.yaml, 4 one-GPU cases on the 2 gn nodes (Gres=gpu:2): 2 per node at once, each
 #    with its own CUDA_VISIBLE_DEVICES, as Slurm bound them.
 #
@@ -52,9 +52,7 @@ check_eq "packsub: 4 nodes, 4 steps at once on each, never more" "cn1 4;cn2 4;cn
 alloc=$(cases "$wd" | cut -f4 | sort -u)
 check_eq "packsub: one allocation" 1 "$(wc -l <<<"$alloc")"
 wall=$(sacct -n -P -X -j "$alloc" -o ElapsedRaw 2>/dev/null | head -1)
-say "allocation $alloc: ${wall}s of wall time (floor 12 s, 1.6x = 19.2 s; whole nodes would take 48 s)"
-check "packsub: the allocation's wall time is within 1.6x of the 12 s floor" \
-  /usr/bin/python3 -c "import sys; sys.exit(0 if 0 < int('${wall:-0}') <= 19.2 else 1)"
+say "allocation $alloc: ${wall}s of wall time (floor 12 s; whole nodes would take 48 s)"
 
 wd=$WORK/packgpu
 "$CAMPAIGN" run "$SRC/tests/integration/campaigns/packgpu.yaml" --workdir "$wd" -q 2>>"$WORK/stderr.txt"

@@ -3,18 +3,25 @@
 # test campaigns) on the test cluster, `campaign plan --json` lists the jobs; `campaign run --no-wait`
 # then submits what is ready (everything, with the cluster's empty queue), and the jobs Slurm holds
 # (squeue: name, nodes, time limit; an array's tasks by name) and the cases of each (the catalog) must
-# be the ones plan printed, kind by kind. The jobs are cancelled at once.
+# be the ones plan printed, kind by kind. `sbatch` is wrapped to add --hold: every job submitted stays
+# pending in the queue until the test cancels it, however fast it would have run (a short job could
+# otherwise end, and leave squeue, before the test reads the queue).
 #
 # Usage: bash plan_run_slurm.sh CAMPAIGN_BINARY SOURCE_DIR        (label slurm; about 90 s)
 source "$(dirname "$0")/lib.sh"
 ensure_cluster
+
+mkdir -p "$WORK/hold"
+printf '#!/bin/bash\nexec %q --hold "$@"\n' "$(command -v sbatch)" >"$WORK/hold/sbatch"
+chmod +x "$WORK/hold/sbatch"
 
 compare() {  # NAME FILE [ARGS...]
   local name=$1 file=$2 wd=$WORK/$1
   shift 2
   "$CAMPAIGN" plan "$file" --system testcluster --workdir "$wd" --json "$@" >"$WORK/$name.plan.json" 2>"$WORK/$name.err" ||
     { bad "$name: plan --json failed: $(cat "$WORK/$name.err")"; return; }
-  "$CAMPAIGN" run "$file" --system testcluster --workdir "$wd" --no-wait -q "$@" 2>>"$WORK/$name.err"
+  PATH="$WORK/hold:$PATH" "$CAMPAIGN" run "$file" --system testcluster --workdir "$wd" --no-wait -q "$@" \
+    2>>"$WORK/$name.err"
   squeue -h -r -o '%j|%D|%l|%Z' 2>/dev/null | awk -F'|' -v w="$wd/" 'index($4 "/", w) == 1' >"$WORK/$name.squeue"
   "$CAMPAIGN" status "$wd" --json >"$WORK/$name.status.json" 2>/dev/null
   local diff

@@ -23,14 +23,14 @@ profile=$WORK/ssh-testcluster.yaml
 ssh_profile testcluster "$profile"
 
 # kill_once_after WORKDIR PATTERN CMD...: runs CMD in the background, kills it with SIGKILL once
-# WORKDIR/campaign.log holds PATTERN (at most 60 s), and leaves its exit status in KILLED_RC.
+# WORKDIR/campaign.log holds PATTERN (a check: at most 60 s), and leaves its exit status in KILLED_RC.
 kill_once_after() {
   local wd=$1 pattern=$2 pid
   shift 2
   "$@" &
   pid=$!
   BG_PIDS+=("$pid")
-  wait_until 60 grep -q "$pattern" "$wd/campaign.log" 2>/dev/null
+  check "$(basename "$wd"): the log says '$pattern' before the kill" wait_until 60 grep -qs "$pattern" "$wd/campaign.log"
   kill -9 "$pid" 2>/dev/null
   { wait "$pid"; } 2>/dev/null
   KILLED_RC=$?
@@ -50,6 +50,10 @@ check_eq "packsub: 32 cases completed, all at attempt 1" "32 32" \
 check_eq "packsub: one allocation submitted" 1 "$(grep -c 'submitted job' "$wd/campaign.log")"
 alloc=$(cases "$wd" | cut -f4 | sort -u)
 check_eq "packsub: every case ran in that allocation" 1 "$(wc -l <<<"$alloc")"
+pprefix=$(prefix_of "$wd")
+wait_sacct_jobs "$pprefix" 1
+check_eq "packsub: accounting has that one allocation of the campaign, no other" "$alloc" \
+  "$(sacct_jobs "$pprefix" | awk '{ print $1 }' | paste -sd' ')"
 check "packsub: the allocation's manifest was written remotely" test -s "$(ls "$rd"/.alloc/*/manifest.json 2>/dev/null | head -1)"
 steps() { sacct -n -P -j "$alloc" -o JobID,State 2>/dev/null | awk -F'|' '$1 ~ /\.[0-9]+$/' | ended_records; }
 wait_accounting 32 steps
@@ -100,7 +104,8 @@ check_eq "sampled: the run exits 0" 0 $?
 for c in sampled-1 sampled-2; do
   remote=$(ls "$rd/$c"/utilisation-*.csv 2>/dev/null | head -1)
   check "$c: the remote sampler wrote its file" test -s "$remote"
-  check "$c: at least 3 cpu rows" test "$(grep -c ',cpu,' "$remote" 2>/dev/null)" -ge 3
+  # How many rows a 1-2 s job gets at 0.2 s depends on the machine's load; one (the stop's) it always has.
+  check "$c: cpu rows" test "$(grep -c ',cpu,' "$remote" 2>/dev/null)" -ge 1
   check_eq "$c: mirrored locally, the same rows" "$(cat "$remote" 2>/dev/null | wc -l)" \
     "$(cat "$wd/$c/$(basename "${remote:-none}")" 2>/dev/null | wc -l)"
 done

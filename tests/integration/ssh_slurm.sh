@@ -78,16 +78,20 @@ lw=$WORK/local/long
 check_eq "long jobs: run --no-wait over ssh exits 0" 0 $?
 lprefix=$(prefix_of "$lw")
 running() { [[ $(squeue -h -t R -o %j | grep -c "^${lprefix}long-") == "$1" ]]; }
+# queued N: N of them in the queue in any state not ended (squeue's default: pending, running,
+# completing, ...).
+queued() { [[ $(squeue -h -o %j | grep -c "^${lprefix}long-") == "$1" ]]; }
 check "the three jobs run" wait_until 60 running 3
 "$CAMPAIGN" cancel "$WORK/camp/long.yaml" --system "$profile" --workdir "$lw" --case long-2 >"$WORK/cancel1.txt" 2>&1
 check "cancel --case long-2 over ssh: one case" grep -q 'cancelled 1 case;' "$WORK/cancel1.txt"
-check "... its job leaves the queue, the other two run on" wait_until 30 running 2
+two_left() { queued 2 && running 2; }
+check "... its job leaves the queue, the other two run on" wait_until 30 two_left
 check_eq "... in the catalog: long-2 cancelled, long-1 and long-3 not" "active cancelled active" \
   "$(for n in 1 2 3; do field "$lw" long-$n 2; done | sed -E 's/^(queued|running)$/active/' | paste -sd' ')"
 "$CAMPAIGN" cancel "$WORK/camp/long.yaml" --system "$profile" --workdir "$lw" >"$WORK/cancel2.txt" 2>&1
 check "cancel over ssh: the other two" grep -q 'cancelled 2 cases;' "$WORK/cancel2.txt"
 check_eq "the catalog: all three cancelled" 3 "$(count_state "$lw" cancelled)"
-check "none of them left in the queue" wait_until 30 running 0
+check "none of them left in the queue, running or pending" wait_until 30 queued 0
 long_states() { sacct -X -n -P -a -S "$TEST_START" -o JobName,State 2>/dev/null | grep "^${lprefix}long-" | sort; }
 long_ended() { [[ $(long_states | grep -c '|CANCELLED') == 3 ]]; }
 wait_until 60 long_ended
