@@ -98,16 +98,32 @@ Actions on_reconcile(const std::vector<AttemptRow>& latest, const std::vector<sc
     std::vector<const sched::JobInfo*> jobs;
     for (auto& j : found)
       if (j.name == a.job_name && j.array_task == a.array_task) jobs.push_back(&j);
-    const sched::JobInfo* job = nullptr;  // the one its submit command printed, else the oldest
-    if (record.outcome == Outcome::submitted)
-      for (auto* j : jobs)
-        if (of_job(j->id, record.job_id)) job = j;
-    if (!job)
-      for (auto* j : jobs)
-        if (!job || newer_id(job->id, j->id)) job = j;
+    // Which of several is its own: one that has started (it writes the run directory and its exit
+    // marker; the others are cancelled while they wait), then the one its submit command printed,
+    // then the oldest.
+    auto started = [](const sched::JobInfo* j) {
+      return j->state != State::queued && j->state != State::lost;
+    };
+    auto better = [&](const sched::JobInfo* j, const sched::JobInfo* than) {
+      if (started(j) != started(than)) return started(j);
+      const bool rj = record.outcome == Outcome::submitted && of_job(j->id, record.job_id);
+      const bool rt = record.outcome == Outcome::submitted && of_job(than->id, record.job_id);
+      if (rj != rt) return rj;
+      return newer_id(than->id, j->id);
+    };
+    const sched::JobInfo* job = nullptr;
+    for (auto* j : jobs)
+      if (!job || better(j, job)) job = j;
     if (job) {
       State seen = job->state == State::lost ? State::queued : job->state;
-      Mark m{a.id, seen, update_from(*job), job->id, "", false};
+      JobUpdate u = update_from(*job);
+      if (!a.step_name.empty()) {
+        // A packed case's own end is its step's, judged by the next poll (on_poll): its allocation's
+        // state, even COMPLETED, says nothing of it.
+        seen = State::queued;
+        u = JobUpdate{};
+      }
+      Mark m{a.id, seen, std::move(u), job->id, "", false};
       m.note = a.case_name + ": adopting job " + job->id + " of its submission";
       out.marks.push_back(std::move(m));
       for (auto* j : jobs) {
@@ -122,9 +138,8 @@ Actions on_reconcile(const std::vector<AttemptRow>& latest, const std::vector<sc
     } else if (record.outcome == Outcome::refused) {
       out.notes.push_back(a.case_name + ": its submission was refused: " + record.message);
       out.reverts.push_back({a.id, "not submitted: " + record.message});
-    } else if (double wait = record.outcome == Outcome::started || record.outcome == Outcome::unclear
-                                 ? rules.submit_record_wait_s
-                                 : rules.submit_grace_s;
+    } else if (double wait =
+                   record.outcome == Outcome::started ? rules.submit_record_wait_s : rules.submit_grace_s;
                a.submitted && now - *a.submitted < std::chrono::duration<double>(wait)) {
       // The submit command may still be running, or its job on its way: look again at the next poll.
       if (memory.awaiting_submission.insert(a.id).second)

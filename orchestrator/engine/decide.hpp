@@ -101,16 +101,17 @@ struct Actions {
 // unclear), the scheduler's jobs of their names and, where the back end records its submissions,
 // what each one's submit command recorded (`records`, by attempt; an array task's
 // job id already its task's):
-//  - a job of its name: adopted (its recorded one when several; else the oldest); any other job of
-//    that name is a duplicate: cancelled and reported (Actions::duplicates);
+//  - a job of its name: adopted (of several: one that started, else its recorded one, else the
+//    oldest); any other job of that name is a duplicate: cancelled and reported (Actions::duplicates);
 //  - none, and the record has the job id: adopted (the name lookup lags behind);
 //  - none, and the record says nothing was submitted: back to planned;
-//  - none, and the record says the command started but has not ended, or ended unclearly: it may
-//    still be running (it outlives a lost connection) and its job may still land. Wait until the
-//    submission is `submit_record_wait_s` old (the wrapper bounds the command: past it the wrapper
-//    itself died), then back to planned;
-//  - none, and no record at all (the command never started, or the back end keeps none): wait
-//    `submit_grace_s` (a request still on its way may yet start it), then back to planned.
+//  - none, and the record says the command started but has not ended: it may still be running (it
+//    outlives a lost connection) and its job may still land. Wait until the submission is
+//    `submit_record_wait_s` old (the wrapper bounds the command: past it the wrapper itself died),
+//    then back to planned;
+//  - none, and the command ended unclearly (a socket timeout: the scheduler may still be taking the
+//    job), or no record at all (the command never started, or the back end keeps none): wait
+//    `submit_grace_s`, then back to planned.
 // Never at once: a submit command that failed here may have reached the scheduler all the same.
 Actions on_reconcile(const std::vector<AttemptRow>& latest, const std::vector<sched::JobInfo>& found,
                      const std::map<std::int64_t, sched::SubmitRecord>& records, Time now, const Rules& rules,

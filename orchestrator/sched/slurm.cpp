@@ -73,8 +73,16 @@ std::string Slurm::submit(const SubmitRequest& request) {
 }
 
 std::vector<SubmitRecord> Slurm::submission_records(const std::vector<std::string>& records) {
-  return command::read_records(shell_, records, {"sbatch"},
-                               [&](const auto& argv, const auto& r) { return read_sbatch(argv, r); });
+  return command::read_records(shell_, records, {"sbatch"}, [&](const auto& argv, const auto& r) {
+    try {
+      return read_sbatch(argv, r);
+    } catch (const SubmitError& e) {
+      // An sbatch that ended without a connection submitted nothing: no need to wait for a job.
+      if (e.kind() == SubmitFailure::transient && r.exit_code != 0 && sbatch_never_connected(r.err + r.out))
+        throw SubmitError(SubmitFailure::refused_by_limit, e.what());
+      throw;
+    }
+  });
 }
 
 std::vector<JobInfo> Slurm::squeue(bool recently_ended) {

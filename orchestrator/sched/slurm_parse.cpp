@@ -241,6 +241,11 @@ SubmitFailure classify_sbatch_error(std::string_view err) {
   return SubmitFailure::invalid;
 }
 
+bool sbatch_never_connected(std::string_view err) {
+  std::string e = text::lower(err);
+  return e.find("connect failure") != std::string::npos || e.find("connection refused") != std::string::npos;
+}
+
 std::vector<JobInfo> parse_squeue(std::string_view text_in) {
   auto ls = text::lines(text_in);
   size_t h = 0;

@@ -41,6 +41,10 @@ std::optional<std::string> parse_sbatch(std::string_view out);
 
 // What a failed sbatch's stderr means for the engine (see SubmitFailure).
 SubmitFailure classify_sbatch_error(std::string_view err);
+// sbatch's transient error says that it never reached slurmctld (no connection: "Unable to contact
+// slurm controller (connect failure)", "Connection refused"): nothing was submitted. A socket timeout
+// is not such an error: slurmctld may have taken the job and lost only its answer.
+bool sbatch_never_connected(std::string_view err);
 
 // `squeue -o '%i|%j|%T|...'` output with its header line (JOBID|NAME|STATE|...). Header names
 // understood: JOBID, NAME, STATE or ST, REASON, NODES, TIME, NODELIST, SUBMIT_TIME, START_TIME; others

@@ -92,7 +92,7 @@ check_eq "every case completed" 41 "$(awk -F'\t' '$2 == "completed"' "$WORK/case
 check_eq "every case at attempt 1" 41 "$(awk -F'\t' '$3 == 1' "$WORK/cases.tsv" | wc -l)"
 adopted=$(grep -c 'adopting job' "$wd/campaign.log")
 check "crashed submissions were adopted by job name ($adopted)" test "$adopted" -ge 1
-check "submissions on their way when the run died were waited for" grep -q 'may still be on its way' "$wd/campaign.log"
+check "submissions on their way when the run died were waited for" grep -Eq 'no job named .* yet; its submission (may still be on its way|still runs on the login node)' "$wd/campaign.log"
 check "a submission that never reached Slurm went back to planned (after the grace period)" \
   grep -q 'the submission never reached the scheduler' "$wd/campaign.log"
 

@@ -143,6 +143,11 @@ Outcome run_schedule(std::uint64_t seed, const ScheduleOptions& options) {
   eo.workspace = &ws;
   eo.steady_now = [&clock] { return clock.steady(); };
   eo.wall_now = [&clock] { return clock.wall(); };
+  // `cancel` waits for submissions whose outcome is unknown: the virtual world moves on meanwhile.
+  eo.sleep = [&clock, &model](double s) {
+    clock.t += s;
+    model.advance(clock.t);
+  };
   bool started = false;
   using Steady = std::chrono::steady_clock;
   auto since = [](Steady::time_point t0) {

@@ -479,3 +479,13 @@ TEST_CASE("expand_array_tasks: one JobInfo per task, ranges and lists expanded",
   CHECK(ids == std::vector<std::string>{"7", "8_3#3", "9_0#0", "9_1#1", "9_2#2", "9_5#5", "9_7#7", "9_8#8",
                                         "10_4#4", "11_[x]", "12.batch"});
 }
+
+TEST_CASE("an sbatch that never connected submitted nothing; one that timed out may have") {
+  using campaign::sched::sbatch_never_connected;
+  CHECK(sbatch_never_connected(
+      "sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)"));
+  CHECK(sbatch_never_connected("sbatch: error: slurm_persist_conn_open: Connection refused"));
+  CHECK_FALSE(
+      sbatch_never_connected("sbatch: error: Batch job submission failed: Socket timed out on send/recv "
+                             "operation"));
+}
