@@ -3,8 +3,8 @@
 # from "the laptop" through a real sshd and a jump host on 127.0.0.1 (the way users reach Daint or
 # Perlmutter). Scripts, manifests and index files go through the workspace; start markers are read
 # through it.
-#  - campaigns/packsub.yaml (32 one-core cases packed in one allocation of 4 nodes): the run is killed
-#    with SIGKILL once its allocation is submitted; the next run adopts it. Every case completed once,
+#  - campaigns/packsub.yaml (32 one-core cases packed in one allocation of 4 nodes): the run dies
+#    between its allocation's sbatch and the catalog's commit of its job id; the next run adopts it. Every case completed once,
 #    at attempt 1: one allocation and 32 steps in accounting, each case's output in its remote run
 #    directory and mirrored locally.
 #  - campaigns/arraycrash.yaml (40 cases as job arrays, throttle 8; its last case waits for a release
@@ -40,14 +40,20 @@ kill_once_after() {
 # Packed.
 file=$SRC/tests/integration/campaigns/packsub.yaml
 wd=$WORK/local/packsub rd=$WORK/remote/packsub
-say "packsub (32 cases, one allocation) over ssh + jump host, killed once its allocation is submitted"
-kill_once_after "$wd" "submitted job" "$CAMPAIGN" run "$file" --system "$profile" --workdir "$wd" -q
-check_eq "packsub: the first run died of SIGKILL" 137 "$KILLED_RC"
+say "packsub (32 cases, one allocation) over ssh + jump host, killed between its allocation's sbatch and the catalog commit"
+# The crash point between the scheduler's answer and the commit of the job id (as kill -9 there
+# would): the window in which only the job's name, and the submit command's record on the login
+# node, say that the allocation exists.
+env CAMPAIGN_TEST_CRASH=after_submit:1 "$CAMPAIGN" run "$file" --system "$profile" --workdir "$wd" -q \
+  2>>"$WORK/stderr.txt"
+check_eq "packsub: the first run died between sbatch and the commit" 137 $?
+check_eq "packsub: its allocation was left submitting" 32 "$(count_state "$wd" submitting)"
 "$CAMPAIGN" run "$file" --system "$profile" --workdir "$wd" -q 2>>"$WORK/stderr.txt"
 check_eq "packsub: the second run exits 0" 0 $?
 check_eq "packsub: 32 cases completed, all at attempt 1" "32 32" \
   "$(count_state "$wd" completed) $(cases "$wd" | awk -F'\t' '$3 == 1' | wc -l)"
-check_eq "packsub: one allocation submitted" 1 "$(grep -c 'submitted job' "$wd/campaign.log")"
+check_eq "packsub: no allocation submitted again, the first adopted for its 32 cases" "0 32" \
+  "$(grep -c 'submitted job' "$wd/campaign.log") $(grep -c 'adopting job' "$wd/campaign.log")"
 alloc=$(cases "$wd" | cut -f4 | sort -u)
 check_eq "packsub: every case ran in that allocation" 1 "$(wc -l <<<"$alloc")"
 pprefix=$(prefix_of "$wd")
