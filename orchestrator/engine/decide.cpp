@@ -136,7 +136,7 @@ Actions on_reconcile(const std::vector<AttemptRow>& latest, const std::vector<sc
       m.note = a.case_name + ": adopting job " + record.job_id + ", which its submit command recorded";
       out.marks.push_back(std::move(m));
     } else if (record.outcome == Outcome::refused) {
-      out.notes.push_back(a.case_name + ": its submission was refused: " + record.message);
+      out.notes.push_back(a.case_name + ": its submit command ended without submitting: " + record.message);
       out.reverts.push_back({a.id, "not submitted: " + record.message});
     } else if (double wait =
                    record.outcome == Outcome::started ? rules.submit_record_wait_s : rules.submit_grace_s;
