@@ -114,6 +114,16 @@ Opened open_campaign(const CampaignOptions& o, const AccessOptions& access, Verb
   return Opened{std::move(loaded), std::move(backend)};
 }
 
+engine::EngineOptions engine_options(Opened& opened) {
+  engine::EngineOptions eo;
+  eo.campaign_exe = opened.backend.campaign_exe;
+  eo.workspace = opened.backend.workspace.get();
+  const auto& limits = opened.loaded.plan.system.limits;
+  eo.lost_after_s = limits.lost_after_s;
+  eo.accounting_wait_s = limits.accounting_wait_s;
+  return eo;
+}
+
 void fetch_for_collection(Backend& backend, const spec::Campaign& campaign,
                           const collect::StepCollectors& collectors,
                           const std::vector<AttemptRow>& attempts) {

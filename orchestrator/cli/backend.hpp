@@ -12,6 +12,7 @@
 #include "catalog/catalog.hpp"
 #include "cli/cli.hpp"
 #include "collect/attempt.hpp"
+#include "engine/engine.hpp"
 #include "engine/workspace.hpp"
 #include "sched/scheduler.hpp"
 #include "spec/system.hpp"
@@ -53,6 +54,10 @@ struct Opened {
   Backend backend;
 };
 Opened open_campaign(const CampaignOptions& o, const AccessOptions& access, Verbosity v);
+
+// The engine's options every command shares: where the scripts run, the campaign binary, and the
+// rules of time the system's profile sets (limits.lost_after, limits.accounting_wait).
+engine::EngineOptions engine_options(Opened& opened);
 
 // Brings back into the local mirror what collecting these attempts needs (no-op for a local
 // system). Throws TransportError.

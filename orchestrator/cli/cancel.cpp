@@ -29,9 +29,7 @@ void add_cancel(CLI::App& app) {
     Loaded& l = opened.loaded;
     Backend& backend = opened.backend;
     Catalog catalog = Catalog::open(l.workdir);
-    engine::EngineOptions eo;
-    eo.campaign_exe = backend.campaign_exe;
-    eo.workspace = backend.workspace.get();
+    engine::EngineOptions eo = engine_options(opened);
     engine::Engine engine(l.plan, l.workdir, catalog, *backend.scheduler, *backend.shell, eo);
     engine.start();
     int n = engine.cancel(o->pattern);

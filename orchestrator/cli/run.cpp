@@ -72,10 +72,9 @@ int run_campaign(const RunOptions& o, bool resume) {
   Backend& backend = opened.backend;
   Catalog catalog = Catalog::open(l.workdir);
   stage_campaign_inputs(l, backend);
-  engine::EngineOptions eo;
+  engine::EngineOptions eo = engine_options(opened);
   eo.wait = !o.no_wait;
   eo.retry_failed = resume && o.failed;
-  eo.campaign_exe = backend.campaign_exe;
   auto code = history::detect_code_version(l.plan, o.label, *backend.shell);
   eo.code = code.record();
   if (auto old = catalog.find_campaign(l.campaign.name);
@@ -86,7 +85,6 @@ int run_campaign(const RunOptions& o, bool resume) {
         old->code.version, code.display().empty() ? "unknown" : code.display());
   eo.progress = progress_printer(v);
   eo.hook = crash_hook();
-  eo.workspace = backend.workspace.get();
   // Over ssh every marker read is a command on the login node: at the poll cadence, not faster.
   if (backend.remote) eo.marker_interval_s = std::max(eo.marker_interval_s, l.plan.system.limits.poll_min_s);
   const auto& collectors = l.collectors;

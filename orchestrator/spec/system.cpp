@@ -129,6 +129,14 @@ System load_system_file(const std::filesystem::path& path) {
       s.limits.poll_min_s = as_number(file, x, "limits.poll_min");
     if (auto x = m.get("poll_max"); x.IsDefined())
       s.limits.poll_max_s = as_number(file, x, "limits.poll_max");
+    auto seconds = [&](const char* key, double& out) {
+      if (auto x = m.get(key); x.IsDefined()) {
+        out = as_number(file, x, m.path(key));
+        if (!(out > 0)) fail(file, x, m.path(key), "must be more than 0 (seconds)");
+      }
+    };
+    seconds("lost_after", s.limits.lost_after_s);
+    seconds("accounting_wait", s.limits.accounting_wait_s);
     if (s.limits.poll_min_s <= 0 || s.limits.poll_max_s < s.limits.poll_min_s)
       fail(file, v, "limits", "need 0 < poll_min <= poll_max (seconds)");
     m.finish();

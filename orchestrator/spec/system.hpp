@@ -47,6 +47,11 @@ struct Limits {
   long max_walltime_s = 24 * 3600;
   double poll_min_s = 2;
   double poll_max_s = 60;
+  // Rules of time for what the scheduler does not say (engine::Rules): how long a job may be unknown
+  // to queue and accounting before it is lost, and how long a completion or an ended allocation waits
+  // for the accounting's record (slurmdbd behind a busy controller) before its markers decide.
+  double lost_after_s = 120;
+  double accounting_wait_s = 120;
 };
 
 struct Launcher {

@@ -155,6 +155,28 @@ TEST_CASE("ssh access in a system profile") {
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("limits: the rules of time a profile sets") {
+  auto dir = std::filesystem::temp_directory_path() / ("campaign-spec-limits-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& text) {
+    std::ofstream(dir / "s.yaml") << text;
+    return dir / "s.yaml";
+  };
+  const std::string head = "name: s\nscheduler: slurm\nlauncher: srun\npartitions: {p: {cores_per_node: 1}}\n";
+  auto defaults = load_system_file(write(head));
+  CHECK(defaults.limits.lost_after_s == 120);
+  CHECK(defaults.limits.accounting_wait_s == 120);
+  auto s = load_system_file(write(head + "limits: {lost_after: 600, accounting_wait: 7.5}\n"));
+  CHECK(s.limits.lost_after_s == 600);
+  CHECK(s.limits.accounting_wait_s == 7.5);
+  CHECK_THROWS_WITH(load_system_file(write(head + "limits: {accounting_wait: 0}\n")),
+                    Catch::Contains("s.yaml:5:") && Catch::Contains("limits.accounting_wait") &&
+                        Catch::Contains("more than 0"));
+  CHECK_THROWS_WITH(load_system_file(write(head + "limits: {lost_after: soon}\n")),
+                    Catch::Contains("limits.lost_after"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("instances: an expression in a job, at the top level or in a step") {
   auto c = parse_campaign(
       "name: t\njob: {command: x, instances: 2 * k}\nsteps:\n  train:\n    job: {instances: 4}\n", "c.yaml");
