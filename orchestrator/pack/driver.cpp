@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iomanip>
@@ -19,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "pack/case_lock.hpp"
 #include "pack/slots.hpp"
 #include "render/script.hpp"
 #include "resource/detect.hpp"
@@ -89,7 +91,23 @@ struct Running {
   Clock::time_point since;
   resource::Placement placement;
   double until = 0;  // held: Unix time its walltime ends
+  bool lock_known = false;  // held: its lock tells when its processes have ended (pack/case_lock.hpp)
 };
+
+// Held cases end with their exit marker, the end of their processes where the lock tells it, else
+// their walltime.
+bool held_over(const PackedCase& c, const Running& r, double now) {
+  std::error_code ec;
+  if (fs::exists(c.run_dir / render::kExitMarker, ec)) return true;
+  return r.lock_known ? case_life(c.run_dir) != CaseLife::running : now >= r.until;
+}
+
+// Crash tests: the driver dies (as kill -9 would) between a case's start marker and its launch, once,
+// when the file CAMPAIGN_TEST_PACK_CRASH names exists (it is removed first).
+void crash_before_launch() {
+  const char* token = std::getenv("CAMPAIGN_TEST_PACK_CRASH");
+  if (token && *token && ::unlink(token) == 0) std::_Exit(137);
+}
 
 // Our environment without CAMPAIGN_NODES, the GPU variable the driver sets, to which each case
 // adds its own, and the allocation's GPU requests (sched::kAllocationGpuVariables).
@@ -160,19 +178,29 @@ int run_allocation(const Allocation& a, const DriverOptions& options) {
   resource::Pool pool(n_nodes, a.node);
   for (size_t i = 0; i < n; ++i) {
     demands[i] = a.cases[i].demand;
-    // A restarted driver (same allocation) never starts a case twice, ended or not; one that may
-    // still run (no exit marker, within its walltime) keeps what it was given.
+    // A restarted driver (same allocation) never starts a case twice: one whose processes may still
+    // run keeps what it was given; one its start marker names but that never ran (the driver before
+    // ended between the marker and the launch) starts now.
     auto m = read_start_marker(a.cases[i].run_dir);
     if (!m || m->allocation != a.job_name) continue;
     std::error_code ec;
+    const bool exited = fs::exists(a.cases[i].run_dir / render::kExitMarker, ec);
+    const CaseLife life = exited ? CaseLife::ended : case_life(a.cases[i].run_dir);
+    if (!exited && life == CaseLife::ended && !m->launched &&
+        !script_started_since(a.cases[i].run_dir, m->time)) {
+      say("start again " + a.cases[i].case_name + ": its start marker was written, its script never ran");
+      continue;
+    }
     const double until = m->time + static_cast<double>(a.cases[i].walltime_s);
-    if (!fs::exists(a.cases[i].run_dir / render::kExitMarker, ec) && until > unix_time()) {
+    if (!exited && (life == CaseLife::running || (life == CaseLife::unknown && until > unix_time()))) {
       try {
         pool.take(demands[i], m->placement);
         phase[i] = Phase::held;
         running[i].placement = m->placement;
         running[i].until = until;
-        say("hold " + a.cases[i].case_name + ": started in this allocation, no exit marker yet");
+        running[i].lock_known = life == CaseLife::running;
+        say("hold " + a.cases[i].case_name + ": started in this allocation, " +
+            (life == CaseLife::running ? "its processes still run" : "no exit marker yet"));
         continue;
       } catch (const std::logic_error&) {
         // Its marker names what is not there to hold (another manifest's nodes): nothing to keep.
@@ -220,10 +248,12 @@ int run_allocation(const Allocation& a, const DriverOptions& options) {
         r.placement = s.placement;
         try {
           // A stale exit marker of an earlier attempt must not stand beside the new start marker.
+          Fd lock = take_case_lock(c.run_dir);  // the script inherits it; ours closes after the spawn
           std::error_code ec;
           fs::remove(c.run_dir / render::kExitMarker, ec);
           m.time = unix_time();
           write_file_atomic(c.run_dir / kStartMarker, to_json(m));
+          crash_before_launch();
           r.pid = spawn_case(c, case_env);
         } catch (const Error& e) {
           // Not started, so no start marker: the orchestrator plans it again.
@@ -274,10 +304,10 @@ int run_allocation(const Allocation& a, const DriverOptions& options) {
     }
     for (size_t i = 0; i < n; ++i) {
       if (phase[i] == Phase::held) {
-        std::error_code ec;
-        if (fs::exists(a.cases[i].run_dir / render::kExitMarker, ec) || unix_time() >= running[i].until) {
+        if (held_over(a.cases[i], running[i], unix_time())) {
           release(i);
-          say("end " + a.cases[i].case_name + ": held until its exit marker or walltime");
+          say("end " + a.cases[i].case_name + ": held until " +
+              (running[i].lock_known ? "its processes ended" : "its exit marker or walltime"));
         }
         continue;
       }

@@ -8,13 +8,16 @@
 //
 // Invariants: a case is started at most once per allocation: its start marker (`run_dir/.start`,
 // written atomically before the launch and naming the allocation and what it was given) is what a
-// restarted driver finds and skips, holding what it was given until its exit marker appears or its
-// walltime has passed (and not ending before then: the allocation's end would cut it; on Slurm the
-// allocation's script restarts a driver killed by a signal other than SIGTERM/SIGINT); the marker is written
-// again, `launched`, once the case's script runs; a case never started has no start marker, or one not
-// `launched` (the orchestrator returns it to planned); the case script writes its own exit marker, the driver
-// decides no retries; after SIGTERM or SIGINT nothing more starts, running cases get SIGTERM, then SIGKILL
-// after the manifest's grace.
+// restarted driver finds and skips, holding what it was given while a process of the case holds its
+// lock (pack/case_lock.hpp; without one: until its exit marker appears or its walltime has passed),
+// and not ending before then: the allocation's end would cut it (on Slurm the allocation's script
+// restarts a driver killed by a signal other than SIGTERM/SIGINT). The marker is written again,
+// `launched`, once the case's script runs; a marker not `launched` whose lock is free and whose
+// script wrote no start stamp is a launch the driver before never made: the restarted driver makes
+// it. A case never started has no start marker, or one not `launched` (the orchestrator returns it
+// to planned); the case script writes its own exit marker, the driver decides no retries; after
+// SIGTERM or SIGINT nothing more starts, running cases get SIGTERM, then SIGKILL after the
+// manifest's grace.
 #pragma once
 
 #include <filesystem>
