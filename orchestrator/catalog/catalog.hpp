@@ -102,7 +102,10 @@ struct SyncResult {
 // except `reason`, which is cleared when the state changes (a pending reason
 // means nothing once the job runs).
 // Why an attempt ended where the reason's text alone would have to be parsed: a decision reads this.
-enum class Cause { none, dependency };  // dependency: cancelled because a dependency failed
+// dependency: cancelled because a dependency failed; user: `campaign cancel` met its completion before
+// the accounting confirmed it (nothing to cancel then): should the accounting correct it to a failure,
+// the case is not retried.
+enum class Cause { none, dependency, user };
 
 struct JobUpdate {
   std::optional<std::string> reason{};

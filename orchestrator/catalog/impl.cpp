@@ -58,6 +58,25 @@ std::optional<State> opt_state(const SQLite::Column& c) {
 
 std::string state_name(State s) { return std::string(to_string(s)); }
 
+// attempts.cause: '' (none), 'dependency', 'user'; an unknown word (a newer version's) reads as none.
+std::string cause_text(Cause c) {
+  switch (c) {
+    case Cause::dependency:
+      return "dependency";
+    case Cause::user:
+      return "user";
+    case Cause::none:
+      break;
+  }
+  return "";
+}
+
+Cause cause_from_text(const std::string& text) {
+  if (text == "dependency") return Cause::dependency;
+  if (text == "user") return Cause::user;
+  return Cause::none;
+}
+
 const std::string kAttemptSelect =
     "SELECT a.id, a.case_id, c.campaign_id, a.number, a.state, c.key, c.name, c.step, c.run_dir, "
     "c.script, c.in_spec, a.job_id, a.job_name, a.nodes, a.walltime_s, a.submitted, a.started, "
@@ -91,7 +110,7 @@ AttemptRow read_attempt(const SQLite::Statement& s) {
   r.confirmed = s.getColumn(22).getInt() != 0;
   r.step_name = s.getColumn(23).getString();
   if (!s.getColumn(24).isNull()) r.array_task = s.getColumn(24).getInt64();
-  r.cause = s.getColumn(25).getString() == "dependency" ? Cause::dependency : Cause::none;
+  r.cause = cause_from_text(s.getColumn(25).getString());
   return r;
 }
 
@@ -288,9 +307,7 @@ void Catalog::Impl::store_info(std::int64_t attempt_id, const JobUpdate& info, b
   q->bind(8, now());
   q->bind(9, attempt_id);
   bind_opt(*q, 10, info.confirmed ? std::optional<int>(*info.confirmed ? 1 : 0) : std::nullopt);
-  bind_opt(*q, 11,
-           info.cause ? std::optional<std::string>(*info.cause == Cause::dependency ? "dependency" : "")
-                      : std::nullopt);
+  bind_opt(*q, 11, info.cause ? std::optional<std::string>(cause_text(*info.cause)) : std::nullopt);
   q->exec();
 }
 

@@ -43,6 +43,8 @@ std::optional<Time> opt_time(const SQLite::Column& c);
 State parse_state(const std::string& text);
 std::optional<State> opt_state(const SQLite::Column& c);
 std::string state_name(State s);
+std::string cause_text(Cause c);
+Cause cause_from_text(const std::string& text);
 
 // SELECT lists and the readers that expect them, column for column.
 extern const std::string kAttemptSelect;

@@ -156,7 +156,7 @@ ALTER TABLE attempts ADD COLUMN array_task INTEGER;  -- its task's index in a jo
 
 // Why an attempt ended, as a word a decision reads (Cause), rather than a prefix of its reason's text.
 constexpr const char* kV10 = R"sql(
-ALTER TABLE attempts ADD COLUMN cause TEXT NOT NULL DEFAULT '';  -- '' or 'dependency' (cancelled for a failed dependency)
+ALTER TABLE attempts ADD COLUMN cause TEXT NOT NULL DEFAULT '';  -- '', 'dependency' (cancelled for a failed dependency) or 'user' (catalog.hpp Cause)
 UPDATE attempts SET cause = 'dependency' WHERE state = 'cancelled' AND reason LIKE 'dependency %';
 )sql";
 

@@ -128,7 +128,7 @@ int run_campaign(const RunOptions& o, bool resume) {
               << counts.line() << "; work directory " << l.workdir.string() << "\n";
     if (int d = engine.duplicates_cancelled())
       std::cout << "duplicates: " << d << " second job" << (d == 1 ? "" : "s")
-                << " of a case's name found and cancelled (submissions that landed twice; "
+                << " of a case's name found and cancelled, or found ended (submissions that landed twice; "
                    "`campaign status` lists them)\n";
     if (report) std::cout << "report: " << report->string() << "\n";
   }

@@ -27,7 +27,8 @@ bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest) {
     // A second job of one attempt's name (a submission that landed twice): cancelled above; said
     // loudly, kept in the catalog and counted for the run's summary.
     std::string what = "job " + d.job_id + " is a second job of the attempt's name (its own is " + d.adopted +
-                       "): cancelled";
+                       (d.ended ? "): it had already ended (it ran while the scheduler could not be asked)"
+                                : "): cancelled");
     catalog_.add_event("duplicate", what, {.attempt_id = d.attempt});
     spdlog::warn("{}: {}", rows.at(d.attempt)->case_name, what);
     ++duplicates_cancelled_;
@@ -151,7 +152,19 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
   answer.jobs = scheduler_.query(request.ids);
   answer.now = wall();
   PackedQuery packed = packed_query(latest, request, answer.jobs, memory_);
-  if (!packed.allocations.empty()) answer.steps = scheduler_.query_steps(packed.allocations);
+  if (!packed.allocations.empty()) {
+    try {
+      answer.steps = scheduler_.query_steps(packed.allocations);
+      if (!accounting_problem_.empty()) spdlog::info("job step accounting answers again");
+      accounting_problem_.clear();
+    } catch (const sched::SchedulerUnavailable& e) {
+      // The queue answered, the accounting did not (slurmdbd down): as an accounting that lags, its
+      // steps are waited for, accounting_wait_s at most, and the other jobs are judged meanwhile.
+      if (accounting_problem_.empty()) spdlog::warn("job step accounting unavailable: {}", e.what());
+      accounting_problem_ = e.what();
+      answer.steps.kept = true;
+    }
+  }
   // Start markers through the workspace: on this machine or on the login node.
   std::vector<std::string> dirs;
   for (const AttemptRow* a : packed.markers) dirs.push_back(a->run_dir);

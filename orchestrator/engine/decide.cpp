@@ -55,6 +55,10 @@ void confirm(Actions& out, Memory& memory, const AttemptRow& a, const sched::Job
       u.reason = "the scheduler's accounting says " + state_text(*info) +
                  (info->reason.empty() ? "" : " (" + info->reason + ")") + "; the job's exit marker said 0";
       m.state = info->state;
+      if (a.cause == Cause::user) {
+        u.cause = Cause::user;  // the user cancelled it meanwhile: it stays as it ended, no retry
+        *u.reason += "; cancelled by the user meanwhile: not retried";
+      }
       m.note = a.case_name + ": " + *u.reason;
       m.warn = true;
       forget(memory, a.id);
@@ -128,7 +132,7 @@ Actions on_reconcile(const std::vector<AttemptRow>& latest, const std::vector<sc
       out.marks.push_back(std::move(m));
       for (auto* j : jobs) {
         if (j == job) continue;
-        out.duplicates.push_back({a.id, j->id, job->id});
+        out.duplicates.push_back({a.id, j->id, job->id, is_final(j->state)});
         if (!is_final(j->state) && cancelled.insert(j->id).second) out.cancel.push_back(j->id);
       }
     } else if (record.outcome == Outcome::submitted) {
@@ -293,10 +297,19 @@ void confirm_packed(Actions& out, Memory& memory, const AttemptRow& a, const sch
     } else {
       // The accounting may lag minutes behind: wait for its record by time, not by a count of polls.
       if (!u.unrecorded_since) u.unrecorded_since = answer.now;
-      if (answer.now - *u.unrecorded_since >= std::chrono::duration<double>(rules.accounting_wait_s))
-        confirm(out, memory, a, nullptr,
-                fmt::format("no accounting record of its job step {} after {:.0f} s", a.step_name,
-                            rules.accounting_wait_s));
+      if (answer.now - *u.unrecorded_since < std::chrono::duration<double>(rules.accounting_wait_s)) return;
+      const std::string none = fmt::format("no accounting record of its job step {} after {:.0f} s",
+                                           a.step_name, rules.accounting_wait_s);
+      if (allocation && allocation->state == State::node_fail) {
+        // Its allocation's node failed, and srun exits 0 when its node fails: the marker cannot tell a
+        // step cut by the failure from one that ended before it. The scheduler's NODE_FAIL wins.
+        sched::JobInfo j = *allocation;
+        j.raw_state = none + ", and its allocation " + a.job_id + " ended " + state_text(*allocation) +
+                      " (a step's launcher may exit 0 when its node fails)";
+        confirm(out, memory, a, &j, "");
+      } else {
+        confirm(out, memory, a, nullptr, none);
+      }
     }
   }
 }
@@ -341,6 +354,9 @@ void end_packed(Actions& out, Memory& memory, const AttemptRow& a, const sched::
   } else if (allocation.state != State::completed) {
     s = allocation.state;  // cut by its allocation's end (time limit, node failure, cancellation)
     u.reason = "its allocation " + a.job_id + " ended " + state_text(allocation) + " while it ran";
+    if (!step && vouched)
+      *u.reason += fmt::format(" (judged on its start marker: no accounting of its steps after {:.0f} s)",
+                               rules.accounting_wait_s);
   } else {
     s = State::failed;
     if (marker == memory.marker_exit.end())
@@ -469,7 +485,7 @@ Actions retries(const matrix::Plan& plan, const std::vector<std::int64_t>& case_
   std::map<std::int64_t, size_t> plan_index;
   for (size_t i = 0; i < case_ids.size(); ++i) plan_index[case_ids[i]] = i;
   for (auto& a : latest) {
-    if (!a.in_spec || !is_failure_end(a.state)) continue;
+    if (!a.in_spec || !is_failure_end(a.state) || a.cause == Cause::user) continue;
     if (a.cause == Cause::dependency) {
       // Cancelled because a dependency failed: try again once every dependency can still succeed.
       auto pi = plan_index.find(a.case_id);

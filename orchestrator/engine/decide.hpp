@@ -81,6 +81,7 @@ struct Duplicate {  // a second job of an attempt's name: cancelled (in Actions:
   std::int64_t attempt = 0;
   std::string job_id;   // the duplicate
   std::string adopted;  // the attempt's own job
+  bool ended = false;   // it had ended when found (it ran while the scheduler could not be asked)
 };
 
 struct Actions {

@@ -164,8 +164,10 @@ int Engine::cancel(const std::string& pattern) {
   auto matches = [&](const AttemptRow& a) {
     return pattern.empty() || fnmatch(pattern.c_str(), a.case_name.c_str(), 0) == 0;
   };
-  // A submission whose outcome is not known yet may still make a job: cancelling its attempt now
-  // would leave that job running unowned. Wait until reconciliation knows (on_reconcile's bound).
+  // What has a job or none yet is cancelled at once; a submission whose outcome is not known yet may
+  // still make a job (cancelling its attempt now would leave that job running unowned): it is waited
+  // for (on_reconcile's bound), then cancelled the same way.
+  int n = cancel_known(matches);
   for (bool said = false;;) {
     auto latest = catalog_.latest_attempts(campaign_id_);
     std::vector<std::string> waiting;
@@ -182,7 +184,12 @@ int Engine::cancel(const std::string& pattern) {
       else
         std::this_thread::sleep_for(std::chrono::duration<double>(pause));
     }
+    n += cancel_known(matches);
   }
+  return n;
+}
+
+int Engine::cancel_known(const std::function<bool(const AttemptRow&)>& matches) {
   auto latest = catalog_.latest_attempts(campaign_id_);
   auto cancellable = [](const AttemptRow& a) {
     return a.state == State::planned || (is_active(a.state) && !a.job_id.empty());
@@ -228,8 +235,18 @@ int Engine::cancel(const std::string& pattern) {
         join(refused, "; ") + ". Cancel it once it runs, or together with the cases beside it");
   Actions actions;
   std::set<std::string> ids;
+  // A completion on its exit marker that the accounting has not confirmed yet has nothing left to
+  // cancel; should the accounting correct it to a failure, the user's cancel still holds (no retry).
+  for (auto& a : latest)
+    if (a.state == State::completed && !a.confirmed && matches(a)) {
+      JobUpdate u;
+      u.cause = Cause::user;
+      actions.marks.push_back({a.id, State::completed, u, "", "", false});
+    }
+  int cancelled = 0;
   for (auto& a : latest) {
     if (!chosen.count(a.id)) continue;
+    ++cancelled;
     JobUpdate u;
     u.reason = "cancelled by the user";
     auto step = own_step.find(a.id);
@@ -242,7 +259,7 @@ int Engine::cancel(const std::string& pattern) {
   // First: a failing scheduler command changes no state.
   if (!ids.empty()) scheduler_.cancel(std::vector<std::string>(ids.begin(), ids.end()));
   apply(actions, latest);
-  return static_cast<int>(actions.marks.size());
+  return cancelled;
 }
 
 Counts Engine::counts() { return counts_of(catalog_.latest_attempts(campaign_id_)); }

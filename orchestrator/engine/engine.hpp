@@ -134,6 +134,8 @@ class Engine {
   // The effects (apply.cpp): observations gathered, decided on (decide.hpp), the actions performed.
   bool apply(const Actions& actions, std::vector<AttemptRow>& latest);
   bool reconcile(std::vector<AttemptRow>& latest);
+  // cancel()'s one pass over what it can cancel now (planned, or with a job); returns how many.
+  int cancel_known(const std::function<bool(const AttemptRow&)>& matches);
   // Where the submit command of `a`'s submission records its outcome (SubmitRequest::record).
   std::string record_of(const AttemptRow& a) const;
   // At the end of a run with unclear submissions: cancels jobs of the campaign's names that no
@@ -183,6 +185,7 @@ class Engine {
   RateLimit rate_;
   Clock::time_point submit_pause_until_{};
   std::string scheduler_problem_;
+  std::string accounting_problem_;  // the step accounting's failure while the queue answers
   std::string last_progress_;
   std::string budget_note_;  // the last "budget: not submitting" warning
   Clock::time_point started_at_;

@@ -90,7 +90,7 @@ struct Running {
   pid_t pid = -1;  // also its process group
   Clock::time_point since;
   resource::Placement placement;
-  double until = 0;  // held: Unix time its walltime ends
+  double until = 0;         // held: Unix time its walltime ends
   bool lock_known = false;  // held: its lock tells when its processes have ended (pack/case_lock.hpp)
 };
 

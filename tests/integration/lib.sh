@@ -163,6 +163,18 @@ wait_sacct_jobs() { wait_accounting "$2" sacct_ended "$1"; }
 # ended_records: the lines of stdin (sacct -P output, State last) whose job or step has ended.
 ended_records() { awk -F'|' -v re="$FINAL_STATE_RE" '$NF ~ re'; }
 
+# Packed allocations in the accounting:
+# records JOB: "jobid|name|state|exitcode|start|end" of the allocation and its numbered steps.
+records() { sacct -n -P -j "$1" -o JobID,JobName,State,ExitCode,Start,End 2>/dev/null | grep -v -e '\.batch|' -e '\.extern|'; }
+alloc_ended() { sacct -n -P -X -j "$1" -o JobID,State 2>/dev/null | ended_records; }
+# wait_alloc JOB: until the accounting holds the allocation's end; prints its state.
+wait_alloc() {
+  wait_accounting 1 alloc_ended "$1" >&2
+  alloc_ended "$1" | head -1 | cut -d'|' -f2
+}
+# step_state JOB CASE [ATTEMPT]: the state of the case's step in JOB ("" when it has none).
+step_state() { records "$1" | awk -F'|' -v s="-$2-a${3:-1}" '$1 ~ /\.[0-9]+$/ && substr($2, length($2) - length(s) + 1) == s { print $3 }'; }
+
 # prefix_of WORKDIR: the job name prefix of the campaign in WORKDIR ("cmp1a2b3c-").
 prefix_of() { cases "$1" | awk -F'\t' '$5 != "" && !done { sub(/-.*/, "-", $5); print $5; done = 1 }'; }
 

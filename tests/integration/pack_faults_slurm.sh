@@ -46,16 +46,6 @@ for row in db.execute("SELECT c.name, a.number, a.state, coalesce(a.exit_code, '
     print(*row)
 PY
 }
-# records JOB: "jobid|name|state|exitcode|start|end" of the allocation and its numbered steps.
-records() { sacct -n -P -j "$1" -o JobID,JobName,State,ExitCode,Start,End 2>/dev/null | grep -v -e '\.batch|' -e '\.extern|'; }
-alloc_ended() { sacct -n -P -X -j "$1" -o JobID,State 2>/dev/null | ended_records; }
-# wait_alloc JOB: until the accounting holds the allocation's end; prints its state.
-wait_alloc() {
-  wait_accounting 1 alloc_ended "$1" >&2
-  alloc_ended "$1" | head -1 | cut -d'|' -f2
-}
-# step_state JOB CASE [ATTEMPT]: the state of the case's step in JOB ("" when it has none).
-step_state() { records "$1" | awk -F'|' -v s="-$2-a${3:-1}" '$1 ~ /\.[0-9]+$/ && substr($2, length($2) - length(s) + 1) == s { print $3 }'; }
 marker() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1/.start" "$2" 2>/dev/null; }
 job_name() { sacct -n -X -P -j "$1" -o JobName 2>/dev/null | head -1; }
 # procs_in DIR: processes whose working directory is under DIR.

@@ -248,10 +248,14 @@ Outcome run_schedule(std::uint64_t seed, const ScheduleOptions& options) {
 
   const auto t_check = Steady::now();
   std::vector<std::vector<AttemptRow>> attempts;
-  if (auto c = catalog->find_campaign(plan.campaign.name))
+  std::set<std::string> reported;  // "job N is a second job of ...": the engine's duplicate events
+  if (auto c = catalog->find_campaign(plan.campaign.name)) {
     for (auto& a : catalog->latest_attempts(c->id)) attempts.push_back(catalog->attempts_of_case(a.case_id));
-  auto found =
-      check({model.jobs(), attempts, cancels, active, finished, faults.min_job_age, eo.accounting_wait_s});
+    for (auto& e : catalog->events_of_kind(c->id, "duplicate"))
+      if (e.message.rfind("job ", 0) == 0) reported.insert(e.message.substr(4, e.message.find(' ', 4) - 4));
+  }
+  auto found = check({model.jobs(), attempts, cancels, active, finished, faults.min_job_age,
+                      eo.accounting_wait_s, faults.outages, reported});
   outcome.violations.insert(outcome.violations.end(), found.begin(), found.end());
   outcome.spent.check = since(t_check);
   outcome.calls = calls.n;

@@ -23,7 +23,15 @@ struct Seen {  // where an attempt's command ran
 // A second job of one submission (sbatch answered twice) that the engine cancelled as soon as it
 // learnt of it: what ran of it before cannot be helped (both may start before any poll can see
 // them), what matters is that it was not left to run unowned.
-bool caught_twice(const Job& j) { return j.origin == "twice" && j.scancelled; }
+// A second job of a submission answered twice that the engine cancelled, or that started while
+// slurmctld could not be asked (nothing could have stopped it) and that the engine reported.
+bool caught_twice(const Job& j, const Verdict& v) {
+  if (j.origin != "twice") return false;
+  if (j.scancelled) return true;
+  bool unreachable = false;
+  for (auto& [from, to] : v.outages) unreachable |= j.start >= from && j.start < to;
+  return unreachable && v.reported_duplicates.count(j.id);
+}
 
 // "/late" or "/twice" when a job of the set came from a submission whose answer was lost.
 std::string origin_tag(const std::vector<const Job*>& jobs) {
@@ -54,7 +62,7 @@ std::vector<Violation> check(const Verdict& v) {
                                           a.job_id.empty() ? "-" : a.job_id);
       auto& mine = ran[a.id];
       size_t uncaught = 0;
-      for (auto& s : mine) uncaught += s.job->id == a.job_id || !caught_twice(*s.job) ? 1 : 0;
+      for (auto& s : mine) uncaught += s.job->id == a.job_id || !caught_twice(*s.job, v) ? 1 : 0;
       if (mine.size() > 1 && uncaught > 1) {
         std::vector<const Job*> jobs;
         std::string where;
@@ -91,7 +99,11 @@ std::vector<Violation> check(const Verdict& v) {
       const bool charged = a.state == State::failed || a.state == State::timeout ||
                            a.state == State::node_fail || a.state == State::preempted ||
                            a.state == State::oom || a.state == State::lost;
-      if (charged && mine.empty())
+      // An ended allocation whose steps the accounting did not record within accounting_wait_s: its cases
+      // are judged on their start markers (a case launched as it died, its srun refused, is charged).
+      const bool on_start_marker = a.reason.find("judged on its start marker") != std::string::npos;
+      const bool excused_charge = on_start_marker && own_job && own_job->lag > v.accounting_wait_s;
+      if (charged && mine.empty() && !excused_charge)
         out.push_back({"charged_never_ran", who + ": ended " + std::string(campaign::to_string(a.state)) +
                                                 " (" + a.reason + ") but its command never ran"});
       if (charged && a.state != State::lost && own && own->end >= 0 && own->state == State::completed)
@@ -120,7 +132,7 @@ std::vector<Violation> check(const Verdict& v) {
 
   std::set<std::string> active(v.active_at_end.begin(), v.active_at_end.end());
   for (auto& j : v.jobs) {
-    if (owned.count(j.id) || caught_twice(j)) continue;
+    if (owned.count(j.id) || caught_twice(j, v)) continue;
     bool ran_any = false;
     for (auto& r : j.runs) ran_any |= r.start >= 0;
     if (ran_any || active.count(j.id))

@@ -16,7 +16,9 @@
 //  engine_error           the engine stopped with an error
 #pragma once
 
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catalog/catalog.hpp"
@@ -40,8 +42,10 @@ struct Verdict {
   const std::vector<CancelRecord>& cancels;
   const std::vector<std::string>& active_at_end;  // model jobs still queued or running when `run` ended
   bool finished = false;
-  double min_job_age = 300;        // the model's (Faults)
-  double accounting_wait_s = 120;  // the engine's (EngineOptions)
+  double min_job_age = 300;                             // the model's (Faults)
+  double accounting_wait_s = 120;                       // the engine's (EngineOptions)
+  std::vector<std::pair<double, double>> outages = {};  // slurmctld unreachable in [from, to) (Faults)
+  std::set<std::string> reported_duplicates = {};       // job ids of the catalog's `duplicate` events
 };
 
 std::vector<Violation> check(const Verdict& v);

@@ -299,6 +299,30 @@ TEST_CASE("retries: by the policy's failure classes, and dependents again once t
   CHECK(retries(plan, ids, latest).retries.empty());
 }
 
+TEST_CASE(
+    "a cancel that met an unconfirmed completion holds when the accounting corrects it (sim seed 2264)") {
+  // `campaign cancel` found case 1 completed on its marker: nothing to cancel, its cause says `user`.
+  Rules rules;
+  Memory m;
+  m.unconfirmed = {{1, {"11", std::nullopt}}};
+  std::vector<AttemptRow> latest{row(1, State::completed, "11")};
+  latest[0].cause = Cause::user;
+  Actions a = on_poll(latest, {{"11"}, true}, {{job("11", State::node_fail, "NODE_FAIL")}, {}, {}, {}, kNow},
+                      rules, m);
+  REQUIRE(a.marks.size() == 1);
+  CHECK(a.marks[0].state == State::node_fail);
+  CHECK(a.marks[0].update.cause == Cause::user);
+  CHECK(a.marks[0].update.reason->find("cancelled by the user meanwhile: not retried") != std::string::npos);
+  // The retry policy would run a node failure again; not one the user cancelled.
+  auto plan = plan_of(kDeps);
+  auto rows = deps_rows(plan, State::node_fail, State::node_fail);
+  rows[0].cause = Cause::user;
+  Actions r = retries(plan, {1, 2, 3}, rows);
+  for (auto& retry : r.retries) CHECK(retry.case_id != 1);
+  rows[0].cause = Cause::none;
+  CHECK(retries(plan, {1, 2, 3}, rows).retries.size() == r.retries.size() + 1);
+}
+
 namespace {
 
 AttemptRow packed(std::int64_t id, State state) {
@@ -527,7 +551,18 @@ TEST_CASE("a packed completion is confirmed by its own step, and kept when its a
     CHECK(last.marks[0].state == State::node_fail);
     CHECK(last.marks[0].update.reason->find("no step step-3 of it") != std::string::npos);
   }
-  SECTION("it never comes: confirmed on its marker alone after accounting_wait_s, saying so") {
+  SECTION("it never comes, and its allocation's node failed: NODE_FAIL after accounting_wait_s, saying so") {
+    // srun exits 0 when its node fails: a zero marker cannot outweigh the scheduler's NODE_FAIL.
+    answer.now = kNow + std::chrono::seconds(120);
+    Actions last = on_poll(latest, request, answer, rules, m);
+    REQUIRE(last.marks.size() == 1);
+    CHECK(last.marks[0].state == State::node_fail);
+    CHECK(last.marks[0].update.reason->find("no accounting record of its job step step-3 after 120 s") !=
+          std::string::npos);
+    CHECK(last.marks[0].update.reason->find("launcher may exit 0 when its node fails") != std::string::npos);
+  }
+  SECTION("it never comes, its allocation ended well: confirmed on its marker alone, saying so") {
+    answer.jobs = {job("50", State::completed, "COMPLETED")};
     answer.now = kNow + std::chrono::seconds(120);
     Actions last = on_poll(latest, request, answer, rules, m);
     REQUIRE(last.marks.size() == 1);

@@ -162,7 +162,8 @@ TEST_CASE("limits: the rules of time a profile sets") {
     std::ofstream(dir / "s.yaml") << text;
     return dir / "s.yaml";
   };
-  const std::string head = "name: s\nscheduler: slurm\nlauncher: srun\npartitions: {p: {cores_per_node: 1}}\n";
+  const std::string head =
+      "name: s\nscheduler: slurm\nlauncher: srun\npartitions: {p: {cores_per_node: 1}}\n";
   auto defaults = load_system_file(write(head));
   CHECK(defaults.limits.lost_after_s == 120);
   CHECK(defaults.limits.accounting_wait_s == 120);
