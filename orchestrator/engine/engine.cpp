@@ -238,7 +238,7 @@ int Engine::cancel_known(const std::function<bool(const AttemptRow&)>& matches) 
   // A completion on its exit marker that the accounting has not confirmed yet has nothing left to
   // cancel; should the accounting correct it to a failure, the user's cancel still holds (no retry).
   for (auto& a : latest)
-    if (a.state == State::completed && !a.confirmed && matches(a)) {
+    if (a.state == State::completed && !a.confirmed && a.cause != Cause::user && matches(a)) {
       JobUpdate u;
       u.cause = Cause::user;
       actions.marks.push_back({a.id, State::completed, u, "", "", false});

@@ -247,8 +247,8 @@ int run_allocation(const Allocation& a, const DriverOptions& options) {
         Running& r = running[s.case_index];
         r.placement = s.placement;
         try {
-          // A stale exit marker of an earlier attempt must not stand beside the new start marker.
           Fd lock = take_case_lock(c.run_dir);  // the script inherits it; ours closes after the spawn
+          // A stale exit marker of an earlier attempt must not stand beside the new start marker.
           std::error_code ec;
           fs::remove(c.run_dir / render::kExitMarker, ec);
           m.time = unix_time();

@@ -1,10 +1,9 @@
 #include "spec/campaign.hpp"
 
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <fstream>
 
+#include "../temp_dir.hpp"
 #include "spec/library.hpp"
 #include "spec/system.hpp"
 
@@ -130,13 +129,19 @@ systems:
   CHECK_THAT(error_of("name: t\nfetch: {includes: [x]}\n"), Catch::Contains("fetch.includes"));
 }
 
+namespace {
+
+// A system profile: `text` written as DIR/s.yaml, whose path is returned.
+std::filesystem::path write_profile(const std::filesystem::path& dir, const std::string& text) {
+  std::ofstream(dir / "s.yaml") << text;
+  return dir / "s.yaml";
+}
+
+}  // namespace
+
 TEST_CASE("ssh access in a system profile") {
-  auto dir = std::filesystem::temp_directory_path() / ("campaign-spec-ssh-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  auto write = [&](const std::string& text) {
-    std::ofstream(dir / "s.yaml") << text;
-    return dir / "s.yaml";
-  };
+  campaign_test::TempDir dir("spec-ssh");
+  auto write = [&](const std::string& text) { return write_profile(dir.path, text); };
   const std::string head =
       "name: s\nscheduler: local\nlauncher: local\npartitions: {p: {cores_per_node: 1}}\n";
   auto s = load_system_file(write(head + "access: {ssh: {host: login.example.org, user: me, port: 2222, "
@@ -152,16 +157,11 @@ TEST_CASE("ssh access in a system profile") {
                     Catch::Contains("access.ssh.port"));
   CHECK_THROWS_WITH(load_system_file(write(head + "access: {ssh: {host: h, identty: k}}\n")),
                     Catch::Contains("identty"));
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("limits: the rules of time a profile sets") {
-  auto dir = std::filesystem::temp_directory_path() / ("campaign-spec-limits-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  auto write = [&](const std::string& text) {
-    std::ofstream(dir / "s.yaml") << text;
-    return dir / "s.yaml";
-  };
+  campaign_test::TempDir dir("spec-limits");
+  auto write = [&](const std::string& text) { return write_profile(dir.path, text); };
   const std::string head =
       "name: s\nscheduler: slurm\nlauncher: srun\npartitions: {p: {cores_per_node: 1}}\n";
   auto defaults = load_system_file(write(head));
@@ -175,7 +175,6 @@ TEST_CASE("limits: the rules of time a profile sets") {
                         Catch::Contains("more than 0"));
   CHECK_THROWS_WITH(load_system_file(write(head + "limits: {lost_after: soon}\n")),
                     Catch::Contains("limits.lost_after"));
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("instances: an expression in a job, at the top level or in a step") {
