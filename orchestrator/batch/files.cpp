@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <sstream>
+#include <tuple>
 
 #include "pack/manifest.hpp"
 #include "spec/library.hpp"
@@ -17,9 +21,16 @@ namespace campaign::batch {
 
 namespace {
 
-// templates/<kind>/<scheduler>.sh.mustache, the campaign's own first (spec::find_data_file).
-Mustache batch_template(const matrix::Plan& plan, const std::string& kind, const std::string& what) {
+// templates/<kind>/<scheduler>.sh.mustache, the campaign's own first (spec::find_data_file). Read
+// once per process and campaign folder, as the cases' own templates are read once per run
+// (render::Renderer): a run submits thousands of batches, each looked up along the search path.
+const Mustache& batch_template(const matrix::Plan& plan, const std::string& kind, const std::string& what) {
+  static std::mutex mutex;
+  static std::map<std::tuple<std::string, std::string, std::string>, std::unique_ptr<Mustache>> read;
   const auto& sys = plan.system;
+  std::lock_guard lock(mutex);
+  auto& tmpl = read[{plan.campaign.dir.string(), kind, sys.scheduler}];
+  if (tmpl) return *tmpl;
   auto path = spec::find_data_file(plan.campaign.dir, "templates/" + kind, sys.scheduler, ".sh.mustache");
   if (!path)
     throw InputError(Location{"templates/" + kind + "/" + sys.scheduler + ".sh.mustache"}, "",
@@ -27,7 +38,8 @@ Mustache batch_template(const matrix::Plan& plan, const std::string& kind, const
   std::ifstream in(*path, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
-  return Mustache(text.str(), Location{path->string()}, "");
+  tmpl = std::make_unique<Mustache>(text.str(), Location{path->string()}, "");
+  return *tmpl;
 }
 
 // The values every batch template may use: the first case's parameters (for directives that use

@@ -36,8 +36,8 @@ void Catalog::begin_submit(const std::vector<SubmitStart>& starts) {
       throw CatalogError(c.where() + ": begin_submit: walltime and nodes must be positive");
   }
   c.guard("begin_submit", [&] {
-    FullSync durable(c.db);
-    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    Impl::FullSync durable(c);
+    Impl::Tx tx(c);
     auto q = c.query(
         "UPDATE attempts SET job_name = ?, walltime_s = ?, nodes = ?, submitted = ?, job_id = NULL, "
         "reason = '', step_name = NULLIF(?, ''), array_task = ? WHERE id = ?");
@@ -70,7 +70,7 @@ void Catalog::import_runs(const std::vector<ImportedRun>& runs) {
   Impl& c = *impl_;
   c.require_writer("import_runs");
   c.guard("import_runs", [&] {
-    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    Impl::Tx tx(c);
     for (const auto& run : runs) {
       Current cur = c.current(run.attempt_id);
       if (cur.state != State::planned)
@@ -102,7 +102,7 @@ bool Catalog::record_job_id(std::int64_t attempt_id, std::string_view job_id, St
   c.require_writer("record_job_id");
   if (job_id.empty()) throw CatalogError(c.where() + ": record_job_id: empty job id");
   return c.guard("record_job_id", [&] {
-    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    Impl::Tx tx(c);
     Current cur = c.current(attempt_id);
     if (cur.state != State::submitting) {
       if (cur.job_id == job_id) return false;
@@ -127,7 +127,7 @@ bool Catalog::update_state(std::int64_t attempt_id, State to, const JobUpdate& i
   Impl& c = *impl_;
   c.require_writer("update_state");
   return c.guard("update_state", [&] {
-    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    Impl::Tx tx(c);
     Current cur = c.current(attempt_id);
     if (to == cur.state) {
       c.store_info(attempt_id, info, false);
@@ -158,7 +158,7 @@ void Catalog::return_to_plan(std::int64_t attempt_id, std::string_view why) {
   Impl& c = *impl_;
   c.require_writer("return_to_plan");
   c.guard("return_to_plan", [&] {
-    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    Impl::Tx tx(c);
     Current cur = c.current(attempt_id);
     {
       auto step = c.query("SELECT step_name FROM attempts WHERE id = ?");
@@ -185,7 +185,7 @@ void Catalog::revert_submitting(std::int64_t attempt_id, std::string_view why) {
   Impl& c = *impl_;
   c.require_writer("revert_submitting");
   c.guard("revert_submitting", [&] {
-    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    Impl::Tx tx(c);
     Current cur = c.current(attempt_id);
     if (cur.state != State::submitting)
       throw TransitionError(c.where() + ": " + cur.describe() + " is " + state_name(cur.state) +
@@ -202,7 +202,7 @@ std::int64_t Catalog::new_attempt_for_retry(std::int64_t case_id, std::string_vi
   Impl& c = *impl_;
   c.require_writer("new_attempt_for_retry");
   return c.guard("new_attempt_for_retry", [&] {
-    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    Impl::Tx tx(c);
     auto q = c.query(
         "SELECT a.number, a.state, c.campaign_id, c.key FROM attempts a JOIN cases c ON c.id = a.case_id "
         "WHERE a.case_id = ? ORDER BY a.number DESC LIMIT 1");

@@ -31,6 +31,32 @@ Catalog::Catalog(Catalog&&) noexcept = default;
 Catalog& Catalog::operator=(Catalog&&) noexcept = default;
 Catalog::~Catalog() = default;
 
+// A writer's settings, then its migration (recorded as an event).
+void Catalog::Impl::prepare_writer() {
+  // Persistent, but set on every open in case the file was made elsewhere.
+  db.exec("PRAGMA journal_mode = WAL");  // a memdb catalog stays in its own mode, MEMORY
+  db.exec("PRAGMA synchronous = NORMAL");
+  db.exec("PRAGMA foreign_keys = ON");
+  const int current = current_schema_version();
+  const int found = migrate(db, catalog_migrations(), where());
+  if (found != 0 && found != current)
+    insert_event({}, "catalog", std::nullopt, std::nullopt,
+                 "schema migrated from version " + std::to_string(found) + " to " + std::to_string(current));
+}
+
+std::string Catalog::memory_uri(const std::string& name) { return "file:/" + name + "?vfs=memdb"; }
+
+Catalog Catalog::open_in_memory(const std::string& name) {
+  std::unique_ptr<Impl> impl;
+  try {
+    impl = std::make_unique<Impl>(std::nullopt, memory_uri(name), Access::read_write, true);
+  } catch (const SQLite::Exception& e) {
+    raise_sqlite(memory_uri(name), "open", e);
+  }
+  impl->guard("open", [&] { impl->prepare_writer(); });
+  return Catalog(std::move(impl));
+}
+
 Catalog Catalog::open(const fs::path& workdir, Access access) {
   const fs::path path = db_path(workdir);
   std::optional<WriterLock> lock;
@@ -73,15 +99,7 @@ Catalog Catalog::open(const fs::path& workdir, Access access) {
                                   "); " + kCorruptRemedy);
     }
     if (access == Access::read_write) {
-      // Persistent, but set on every open in case the file was made elsewhere.
-      c.db.exec("PRAGMA journal_mode = WAL");
-      c.db.exec("PRAGMA synchronous = NORMAL");
-      c.db.exec("PRAGMA foreign_keys = ON");
-      const int found = migrate(c.db, catalog_migrations(), path.string());
-      if (found != 0 && found != current)
-        c.insert_event(
-            {}, "catalog", std::nullopt, std::nullopt,
-            "schema migrated from version " + std::to_string(found) + " to " + std::to_string(current));
+      c.prepare_writer();
     } else if (access == Access::snapshot) {
       copy_database(c.db, path);
       const int found = campaign::schema_version(c.db);
@@ -134,7 +152,7 @@ std::int64_t Catalog::upsert_campaign(const CampaignRow& row) {
   c.require_writer("upsert_campaign");
   if (row.name.empty()) throw CatalogError(c.where() + ": a campaign needs a name");
   return c.guard("upsert_campaign", [&] {
-    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    Impl::Tx tx(c);
     std::optional<CampaignRecord> old;
     {
       auto q = c.query(std::string(kCampaignSelect) + "WHERE name = ?");
@@ -191,7 +209,7 @@ void Catalog::record_code_version(std::int64_t campaign_id, const CodeRecord& co
   Impl& c = *impl_;
   c.require_writer("record_code_version");
   c.guard("record_code_version", [&] {
-    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    Impl::Tx tx(c);
     auto old = c.query(std::string(kCampaignSelect) + "WHERE id = ?");
     old->bind(1, campaign_id);
     if (!old->executeStep())
@@ -258,7 +276,7 @@ SyncResult Catalog::sync_cases(std::int64_t campaign_id, const std::vector<CaseR
     }
   }
   return c.guard("sync_cases", [&] {
-    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    Impl::Tx tx(c);
     {
       auto q = c.query("SELECT 1 FROM campaigns WHERE id = ?");
       q->bind(1, campaign_id);
@@ -356,7 +374,7 @@ void Catalog::replace_metrics(std::int64_t attempt_id, const std::vector<Metric>
   Impl& c = *impl_;
   c.require_writer("replace_metrics");
   c.guard("replace_metrics", [&] {
-    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    Impl::Tx tx(c);
     Current cur = c.current(attempt_id);
     c.write_metrics(attempt_id, metrics);
     c.insert_event({cur.campaign_id, cur.case_id, cur.id}, "metrics", std::nullopt, std::nullopt,
@@ -369,7 +387,7 @@ void Catalog::record_collection(std::int64_t attempt_id, const std::vector<Metri
   Impl& c = *impl_;
   c.require_writer("record_collection");
   c.guard("record_collection", [&] {
-    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    Impl::Tx tx(c);
     Current cur = c.current(attempt_id);
     const std::string message = std::to_string(metrics.size()) + " metrics";
     if (cur.state != State::collected && !allowed(cur.state, State::collected))
@@ -605,7 +623,7 @@ std::int64_t Catalog::add_event(std::string_view kind, std::string_view message,
   if (kind == "state")
     throw CatalogError(c.where() + ": add_event: 'state' events are written by the state transitions only");
   return c.guard("add_event", [&] {
-    SQLite::Transaction tx(c.db, SQLite::TransactionBehavior::IMMEDIATE);
+    Impl::Tx tx(c);
     if (scope.attempt_id && !scope.case_id) scope.case_id = c.current(*scope.attempt_id).case_id;
     if (scope.case_id && !scope.campaign_id) {
       auto q = c.query("SELECT campaign_id FROM cases WHERE id = ?");

@@ -200,6 +200,11 @@ class Catalog {
   // without being migrated on disk). Throws as open() does.
   static Catalog open_for_reading(const std::filesystem::path& workdir);
   static std::filesystem::path db_path(const std::filesystem::path& workdir);
+  // A catalog in this process's memory (SQLite's memdb), shared by the connections of the process
+  // that open memory_uri(name), gone with the last of them: for the simulator (tests/sim), which runs
+  // the engine through thousands of campaigns a second. No lock file; otherwise as open().
+  static Catalog open_in_memory(const std::string& name);
+  static std::string memory_uri(const std::string& name);
 
   Catalog(Catalog&&) noexcept;
   Catalog& operator=(Catalog&&) noexcept;

@@ -199,12 +199,13 @@ void copy_database(SQLite::Database& to, const std::filesystem::path& from) {
   backup.executeStep();  // all pages, one consistent read of the source
 }
 
-Catalog::Impl::Impl(std::optional<WriterLock> l, std::filesystem::path p, Access a)
+Catalog::Impl::Impl(std::optional<WriterLock> l, std::filesystem::path p, Access a, bool uri)
     : lock(std::move(l)),
       path(std::move(p)),
       access(a),
       db(a == Access::snapshot ? std::string(":memory:") : path.string(),
-         a == Access::read_only ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,
+         (a == Access::read_only ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE) |
+             (uri ? SQLite::OPEN_URI : 0),
          kBusyTimeoutMs) {}
 
 Catalog::Impl::Query Catalog::Impl::query(const std::string& sql) {

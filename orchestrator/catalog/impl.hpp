@@ -101,7 +101,8 @@ struct Catalog::Impl {
   std::unordered_map<std::string, std::unique_ptr<SQLite::Statement>> cache;
   Clock clock = system_now;
 
-  Impl(std::optional<WriterLock> l, std::filesystem::path p, Access a);
+  // `uri`: `p` is an SQLite URI (Catalog::memory_uri), not a file name.
+  Impl(std::optional<WriterLock> l, std::filesystem::path p, Access a, bool uri = false);
 
   // A cached statement, reset on scope exit so that no finished SELECT keeps
   // a read snapshot open (which would hold back WAL checkpoints).
@@ -138,6 +139,8 @@ struct Catalog::Impl {
   }
 
   void require_writer(const char* op) const;
+  // A writer's pragmas and migration (Catalog::open, open_in_memory).
+  void prepare_writer();
 
   // The attempt, or CatalogError when there is none.
   Current current(std::int64_t attempt_id);
@@ -160,20 +163,49 @@ struct Catalog::Impl {
 
   // kAttemptSelect + `where_clause`, whose only parameter is `id`.
   std::vector<AttemptRow> attempts(const std::string& where_clause, std::int64_t id);
-};
 
-// Makes the commits made while it lives durable against power loss (see
-// attempts.cpp, begin_submit). PRAGMA synchronous cannot change inside a
-// transaction, so construct it before the transaction starts.
-class FullSync {
- public:
-  explicit FullSync(SQLite::Database& db) : db_(db) { db_.exec("PRAGMA synchronous = FULL"); }
-  FullSync(const FullSync&) = delete;
-  FullSync& operator=(const FullSync&) = delete;
-  ~FullSync() { db_.tryExec("PRAGMA synchronous = NORMAL"); }
+  // A write transaction (BEGIN IMMEDIATE), rolled back unless committed. As SQLite::Transaction, but
+  // through the statement cache: the engine commits at every change, and parsing BEGIN and COMMIT
+  // each time was a tenth of its catalog time.
+  class Tx {
+   public:
+    explicit Tx(Impl& c) : c_(c) { c_.query("BEGIN IMMEDIATE")->exec(); }
+    Tx(const Tx&) = delete;
+    Tx& operator=(const Tx&) = delete;
+    ~Tx() {
+      if (!done_) try {
+          c_.query("ROLLBACK")->exec();
+        } catch (const SQLite::Exception&) {  // SQLite may have rolled back already (e.g. disk full)
+        }
+    }
+    void commit() {
+      c_.query("COMMIT")->exec();
+      done_ = true;
+    }
 
- private:
-  SQLite::Database& db_;
+   private:
+    Impl& c_;
+    bool done_ = false;
+  };
+
+  // Makes the commits made while it lives durable against power loss (see
+  // attempts.cpp, begin_submit). PRAGMA synchronous cannot change inside a
+  // transaction, so construct it before the transaction starts.
+  class FullSync {
+   public:
+    explicit FullSync(Impl& c) : c_(c) { c_.query("PRAGMA synchronous = FULL")->exec(); }
+    FullSync(const FullSync&) = delete;
+    FullSync& operator=(const FullSync&) = delete;
+    ~FullSync() {
+      try {
+        c_.query("PRAGMA synchronous = NORMAL")->exec();
+      } catch (const SQLite::Exception&) {
+      }
+    }
+
+   private:
+    Impl& c_;
+  };
 };
 
 }  // namespace campaign

@@ -34,14 +34,18 @@ fs::path normal(const fs::path& p) {
   return ec ? p.lexically_normal() : n;
 }
 
-// The installed tree beside the binary when there is one, else the source tree.
-DataRoot shipped_root() {
-  if (fs::path e = exe_dir(); !e.empty()) {
-    std::error_code ec;
-    fs::path installed = normal(e / CAMPAIGN_DATA_FROM_BIN);
-    if (fs::is_directory(installed, ec)) return {installed, RootKind::installed};
-  }
-  return {normal(CAMPAIGN_SOURCE_DIR), RootKind::source};
+// The installed tree beside the binary when there is one, else the source tree. Found once: the
+// binary does not move while it runs, and every template and profile lookup asks.
+const DataRoot& shipped_root() {
+  static const DataRoot root = [] {
+    if (fs::path e = exe_dir(); !e.empty()) {
+      std::error_code ec;
+      fs::path installed = normal(e / CAMPAIGN_DATA_FROM_BIN);
+      if (fs::is_directory(installed, ec)) return DataRoot{installed, RootKind::installed};
+    }
+    return DataRoot{normal(CAMPAIGN_SOURCE_DIR), RootKind::source};
+  }();
+  return root;
 }
 
 std::optional<fs::path> user_root() {
@@ -71,28 +75,38 @@ std::string_view to_string(RootKind k) {
   return "";
 }
 
-std::vector<DataRoot> search_roots(const fs::path& near, const std::string& folder) {
-  const DataRoot shipped = shipped_root();
+namespace {
+// The roots in the order they are searched; the user's and the site's not yet normalized, and
+// possibly repeated.
+std::vector<DataRoot> candidate_roots(const fs::path& near, const std::string& folder) {
   std::vector<DataRoot> roots;
   std::error_code ec;
   if (!near.empty())
     for (fs::path d = fs::absolute(near, ec); !d.empty(); d = d.parent_path()) {
       if (fs::is_directory(d / folder, ec)) {
-        if (normal(d) != shipped.path) roots.push_back({normal(d), RootKind::campaign});
+        // A campaign folder that is the shipped tree is searched as that tree, last.
+        if (fs::path n = normal(d); n != shipped_root().path) roots.push_back({n, RootKind::campaign});
         break;
       }
       if (d == d.root_path()) break;
     }
-  if (auto user = user_root()) roots.push_back({normal(*user), RootKind::user});
+  if (auto user = user_root()) roots.push_back({*user, RootKind::user});
   if (auto env = getenv_lookup("CAMPAIGN_PATH"))
     for (auto& p : split(*env, ':'))
-      if (!p.empty()) roots.push_back({normal(fs::absolute(p, ec)), RootKind::site});
-  roots.push_back(shipped);
-  // Keep the first occurrence of each root.
+      if (!p.empty()) roots.push_back({fs::absolute(p, ec), RootKind::site});
+  roots.push_back(shipped_root());
+  return roots;
+}
+}  // namespace
+
+std::vector<DataRoot> search_roots(const fs::path& near, const std::string& folder) {
+  // Each root once, at its first place.
   std::vector<DataRoot> unique;
-  for (auto& r : roots)
-    if (std::none_of(unique.begin(), unique.end(), [&](const DataRoot& u) { return u.path == r.path; }))
-      unique.push_back(r);
+  for (auto& r : candidate_roots(near, folder)) {
+    DataRoot n{r.kind == RootKind::user || r.kind == RootKind::site ? normal(r.path) : r.path, r.kind};
+    if (std::none_of(unique.begin(), unique.end(), [&](const DataRoot& u) { return u.path == n.path; }))
+      unique.push_back(n);
+  }
   return unique;
 }
 
@@ -111,10 +125,14 @@ std::optional<fs::path> find_data_file(const fs::path& near, const std::string& 
     if (fs::is_regular_file(p, ec)) return p;
     return std::nullopt;
   }
-  for (auto& root : data_roots(near, folder)) {
-    fs::path p = root / folder / (name + ext);
-    if (fs::is_regular_file(p, ec)) return p;
-  }
+  // The first root that has the file, normalized as search_roots would (only the one found: every
+  // template and profile lookup comes here, and normalizing each root costs a readlink per component).
+  for (auto& root : candidate_roots(near, folder))
+    if (fs::is_regular_file(root.path / folder / (name + ext), ec)) {
+      const fs::path r =
+          root.kind == RootKind::user || root.kind == RootKind::site ? normal(root.path) : root.path;
+      return r / folder / (name + ext);
+    }
   return std::nullopt;
 }
 

@@ -1,6 +1,8 @@
 #include "util/mustache.hpp"
 
+#include <mutex>
 #include <set>
+#include <unordered_map>
 
 #include "util/strings.hpp"
 
@@ -104,11 +106,25 @@ Location tag_location(const std::string& text, const std::string& name, Location
 }
 }  // namespace
 
+namespace {
+// A template's parse, by its text: a run renders the same few templates over and over (each engine,
+// each `status --refresh`, each schedule of the simulator builds a Renderer), and copying a parse costs
+// a fraction of parsing it. Bounded, in case a process makes templates of ever new texts.
+std::unique_ptr<kainjow::mustache::mustache> parse(const std::string& text) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, kainjow::mustache::mustache> parsed;
+  constexpr size_t kMaxParsed = 256;
+  std::lock_guard lock(mutex);
+  if (auto it = parsed.find(text); it != parsed.end())
+    return std::make_unique<kainjow::mustache::mustache>(it->second);
+  auto tmpl = std::make_unique<kainjow::mustache::mustache>(strip_standalone_lines(text));
+  if (tmpl->is_valid() && parsed.size() < kMaxParsed) parsed.emplace(text, *tmpl);
+  return tmpl;
+}
+}  // namespace
+
 Mustache::Mustache(const std::string& text, Location where, std::string key)
-    : text_(text),
-      tmpl_(std::make_unique<kainjow::mustache::mustache>(strip_standalone_lines(text))),
-      where_(std::move(where)),
-      key_(std::move(key)) {
+    : text_(text), tmpl_(parse(text)), where_(std::move(where)), key_(std::move(key)) {
   if (!tmpl_->is_valid()) throw InputError(where_, key_, "bad template: " + tmpl_->error_message());
 }
 

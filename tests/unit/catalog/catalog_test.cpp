@@ -638,3 +638,22 @@ TEST_CASE("the tasks of a job array begin their submission together, each with i
   CHECK(g.cat.attempt(a).state == State::planned);
   CHECK_FALSE(g.cat.attempt(a).array_task);
 }
+
+TEST_CASE("an in-memory catalog is shared by its name in the process; a failed transaction leaves nothing") {
+  Catalog cat = Catalog::open_in_memory("catalog-test-memory");
+  const auto campaign = cat.upsert_campaign(make_campaign());
+  const auto ids = cat.sync_cases(campaign, {make_case("a", 1), make_case("b", 2)}).ids;
+  const auto a = cat.attempts_of_case(ids[0]).back().id;
+  // All or none: the second start names an attempt that does not exist, after the first was written.
+  CHECK_THROWS(cat.begin_submit(
+      {{a, "job-a", 60, 1, "", std::nullopt}, {a + 1000, "job-x", 60, 1, "", std::nullopt}}));
+  CHECK(cat.attempt(a).state == State::planned);
+  CHECK(cat.events_of_attempt(a).size() == 1);  // its creation only
+  cat.begin_submit(a, "job-a", 60, 1);          // nothing was left open: the next transaction begins
+  SQLite::Database other(Catalog::memory_uri("catalog-test-memory"),
+                         SQLite::OPEN_READONLY | SQLite::OPEN_URI);
+  SQLite::Statement q(other, "SELECT state FROM attempts WHERE id = ?");
+  q.bind(1, a);
+  REQUIRE(q.executeStep());
+  CHECK(q.getColumn(0).getString() == "submitting");
+}
