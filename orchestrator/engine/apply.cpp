@@ -38,49 +38,53 @@ bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest) {
     AttemptRow& row = *rows.at(m.attempt);
     if (!m.adopt_job.empty()) {
       catalog_.record_job_id(row.id, m.adopt_job, m.state);
-      row.job_id = m.adopt_job;
       changed = true;
     }
     const bool moved = catalog_.update_state(row.id, m.state, m.update);
     const bool settles = m.update.confirmed.value_or(false);  // a completion on its marker, settled
-    row.state = m.state;
-    // A final state keeps the reason it had unless told; a job still queued or running has the
-    // scheduler's current reason, none when it gives none.
-    if (m.update.reason || !is_final(m.state)) row.reason = m.update.reason.value_or("");
-    if (m.update.exit_code) row.exit_code = m.update.exit_code;
-    if (moved || m.update.cause) row.cause = m.update.cause.value_or(Cause::none);
-    if (m.update.confirmed) row.confirmed = *m.update.confirmed;
+    refresh(row);
     if (moved && is_final(m.state)) {
       const auto& exit = m.update.exit_code;
       spdlog::info("{}: {}{}{}", row.case_name, row.job_id.empty() ? "" : "job " + row.job_id + " ",
                    to_string(m.state), exit && *exit ? " (exit " + std::to_string(*exit) + ")" : "");
     }
     if (!m.note.empty()) m.warn ? spdlog::warn("{}", m.note) : spdlog::info("{}", m.note);
-    if (m.state == State::completed && row.confirmed && (moved || settles) && options_.on_completed)
-      options_.on_completed(catalog_.attempt(row.id));
+    if (m.state == State::completed && row.confirmed && (moved || settles) && options_.on_completed) {
+      options_.on_completed(row);
+      refresh(row);  // collected, or collect_failed
+    }
     changed |= moved || settles;
   }
   for (auto& r : actions.returns) {
     AttemptRow& row = *rows.at(r.attempt);
     spdlog::info("{}: {}; planned again", row.case_name, r.reason);
     catalog_.return_to_plan(r.attempt, r.reason);
-    row.state = State::planned;
-    row.job_id.clear();
-    row.step_name.clear();
+    refresh(row);
     changed = true;
   }
   for (auto& r : actions.reverts) {
     catalog_.revert_submitting(r.attempt, r.reason);
-    rows.at(r.attempt)->state = State::planned;
+    refresh(*rows.at(r.attempt));
     changed = true;
   }
   for (auto& r : actions.retries) {
     if (!r.note.empty()) spdlog::info("{}", r.note);
-    catalog_.new_attempt_for_retry(r.case_id, r.reason);
+    const std::int64_t id = catalog_.new_attempt_for_retry(r.case_id, r.reason);
+    auto it = std::find_if(latest.begin(), latest.end(), [&](auto& a) { return a.case_id == r.case_id; });
+    if (it != latest.end()) *it = catalog_.attempt(id);  // the case's latest attempt is the new one
     changed = true;
   }
-  if (!actions.retries.empty()) latest = catalog_.latest_attempts(campaign_id_);
   return changed;
+}
+
+bool Engine::apply_decision(const std::function<Actions()>& decide, std::vector<AttemptRow>& latest) {
+  Memory before = memory_;
+  try {
+    return apply(decide(), latest);
+  } catch (...) {
+    memory_ = std::move(before);
+    throw;
+  }
 }
 
 std::string Engine::record_of(const AttemptRow& a) const {
@@ -103,7 +107,27 @@ bool Engine::reconcile(std::vector<AttemptRow>& latest) {
     std::vector<std::string> prefixes;
     for (auto& a : latest)
       if (a.state == State::submitting && a.submitted) asked.push_back(&a), prefixes.push_back(record_of(a));
-    auto got = scheduler_.submission_records(prefixes);
+    std::vector<sched::SubmitRecord> got;
+    try {
+      got = scheduler_.submission_records(prefixes);
+    } catch (const sched::SchedulerUnavailable&) {
+      // The jobs found by name are adopted without the records (they only rank several); an attempt
+      // without one waits for its record (on_reconcile would take a missing record for none), and the
+      // failure stands for it.
+      std::vector<AttemptRow> with_jobs;
+      bool waiting = false, adoptable = false;
+      for (auto& a : latest) {
+        const bool has = std::any_of(found.begin(), found.end(), [&](const sched::JobInfo& j) {
+          return j.name == a.job_name && j.array_task == a.array_task;
+        });
+        if (a.state == State::submitting) (has ? adoptable : waiting) = true;
+        if (a.state != State::submitting || has) with_jobs.push_back(a);
+      }
+      if (adoptable)
+        apply_decision([&] { return on_reconcile(with_jobs, found, {}, wall(), rules_, memory_); }, latest);
+      if (waiting) throw;
+      return adoptable;
+    }
     for (size_t k = 0; k < asked.size(); ++k) {
       sched::SubmitRecord r = got.at(k);
       if (r.outcome == sched::SubmitRecord::Outcome::submitted && asked[k]->array_task)
@@ -111,7 +135,8 @@ bool Engine::reconcile(std::vector<AttemptRow>& latest) {
       records[asked[k]->id] = std::move(r);
     }
   }
-  return apply(on_reconcile(latest, found, records, wall(), rules_, memory_), latest);
+  return apply_decision([&] { return on_reconcile(latest, found, records, wall(), rules_, memory_); },
+                        latest);
 }
 
 void Engine::sweep_duplicates() {
@@ -142,7 +167,8 @@ void Engine::sweep_duplicates() {
 bool Engine::apply_markers(std::vector<AttemptRow>& latest) {
   auto dirs = marker_dirs(latest);
   if (dirs.empty()) return false;
-  return apply(on_markers(latest, workspace_.read_markers(dirs), wall(), memory_), latest);
+  const auto markers = workspace_.read_markers(dirs);
+  return apply_decision([&] { return on_markers(latest, markers, wall(), memory_); }, latest);
 }
 
 bool Engine::poll(std::vector<AttemptRow>& latest) {
@@ -157,12 +183,15 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
       answer.steps = scheduler_.query_steps(packed.allocations);
       if (!accounting_problem_.empty()) spdlog::info("job step accounting answers again");
       accounting_problem_.clear();
+      accounting_failing_since_.reset();
     } catch (const sched::SchedulerUnavailable& e) {
       // The queue answered, the accounting did not (slurmdbd down): as an accounting that lags, its
       // steps are waited for, accounting_wait_s at most, and the other jobs are judged meanwhile.
       if (accounting_problem_.empty()) spdlog::warn("job step accounting unavailable: {}", e.what());
       accounting_problem_ = e.what();
+      if (!accounting_failing_since_) accounting_failing_since_ = answer.now;
       answer.steps.kept = true;
+      answer.accounting_failing_since = accounting_failing_since_;
     }
   }
   // Start markers through the workspace: on this machine or on the login node.
@@ -177,13 +206,13 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
       answer.started.insert(a.id);
     if (stepless_cases_.count(a.case_id)) answer.stepless.insert(a.id);
   }
-  return apply(on_poll(latest, request, answer, rules_, memory_), latest);
+  return apply_decision([&] { return on_poll(latest, request, answer, rules_, memory_); }, latest);
 }
 
 void Engine::confirm_unreachable(std::vector<AttemptRow>& latest) {
   if (!unreachable_since_) return;
   double s = std::chrono::duration<double>(now() - *unreachable_since_).count();
-  apply(on_unreachable(latest, s, rules_, memory_), latest);
+  apply_decision([&] { return on_unreachable(latest, s, rules_, memory_); }, latest);
 }
 
 }  // namespace campaign::engine

@@ -228,7 +228,9 @@ PackedQuery packed_query(const std::vector<AttemptRow>& latest, const PollReques
     // A case waiting in a running allocation runs once the driver started it (its start marker).
     auto job = by_id.find(a.job_id);
     bool waiting = a.state == State::queued && job != by_id.end() && job->second->state == State::running;
-    if (active || waiting) q.markers.push_back(&a);
+    // An allocation neither the queue nor the accounting knows: did the driver start the case?
+    bool vanished = has_job(a) && job == by_id.end() && memory.missing.count(a.id);
+    if (active || waiting || vanished) q.markers.push_back(&a);
     if ((active || confirming) && asked.insert(a.job_id).second) q.allocations.push_back(a.job_id);
   }
   return q;
@@ -297,7 +299,10 @@ void confirm_packed(Actions& out, Memory& memory, const AttemptRow& a, const sch
     } else {
       // The accounting may lag minutes behind: wait for its record by time, not by a count of polls.
       if (!u.unrecorded_since) u.unrecorded_since = answer.now;
-      if (answer.now - *u.unrecorded_since < std::chrono::duration<double>(rules.accounting_wait_s)) return;
+      const auto wait = std::chrono::duration<double>(rules.accounting_wait_s);
+      if (answer.now - *u.unrecorded_since < wait ||
+          (answer.accounting_failing_since && answer.now - *answer.accounting_failing_since < wait))
+        return;
       const std::string none = fmt::format("no accounting record of its job step {} after {:.0f} s",
                                            a.step_name, rules.accounting_wait_s);
       if (allocation && allocation->state == State::node_fail) {
@@ -328,9 +333,10 @@ void end_packed(Actions& out, Memory& memory, const AttemptRow& a, const sched::
   const bool no_step = !step && vouched && answer.steps.ended.count(a.job_id);
   // Where the accounting will say whether its step ran, it is waited for before anything else: a
   // start marker that cannot be read now is no evidence that the driver never launched it.
+  const auto wait = std::chrono::duration<double>(rules.accounting_wait_s);
   if (!step && vouched && !no_step && !own_failure &&
-      answer.now - memory.awaiting_steps.emplace(a.id, answer.now).first->second <
-          std::chrono::duration<double>(rules.accounting_wait_s))
+      (answer.now - memory.awaiting_steps.emplace(a.id, answer.now).first->second < wait ||
+       (answer.accounting_failing_since && answer.now - *answer.accounting_failing_since < wait)))
     return;  // the accounting's record of the allocation's end, and with it of its steps, is on its way
   // Its script's exit marker says it was launched as surely as its start marker does (which may not
   // be readable now).
@@ -412,7 +418,19 @@ Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& reques
         JobUpdate u;
         u.exit_code = marker->second;
         u.reason = "exit status from the job's marker file";
+        if (!a.step_name.empty())  // it was launched: its script wrote the marker
+          *u.reason += fmt::format(
+              " (judged on its start marker: neither the queue nor the accounting knew its allocation {} "
+              "for {:.0f} s)",
+              a.job_id, rules.lost_after_s);
         finish(out, memory, a, State::failed, std::move(u));
+      } else if (marker == memory.marker_exit.end() && waited && !a.step_name.empty() &&
+                 !answer.started.count(a.id)) {
+        // A packed case its driver never started: its allocation vanished before it ran.
+        out.returns.push_back({a.id, fmt::format("its allocation {} was known neither to the queue nor to "
+                                                 "the accounting for {:.0f} s, and never started it",
+                                                 a.job_id, rules.lost_after_s)});
+        forget(memory, a.id);
       } else if (marker == memory.marker_exit.end() && waited) {
         // By time, not by a count of polls: the accounting may lag behind the queue's forgetting.
         JobUpdate u;
@@ -504,6 +522,16 @@ Actions retries(const matrix::Plan& plan, const std::vector<std::int64_t>& case_
            fmt::format("{}: attempt {} ended {}; retrying (attempt {} of {})", a.case_name, a.number,
                        to_string(a.state), a.number + 1, plan.campaign.retry.max_attempts)});
   }
+  return out;
+}
+
+Actions resume_failed(const std::vector<AttemptRow>& latest) {
+  Actions out;
+  for (auto& a : latest)
+    if (a.in_spec && is_failure_end(a.state))
+      out.retries.push_back({a.case_id, "campaign resume --failed", ""});
+  if (!out.retries.empty())
+    out.notes.push_back(fmt::format("resume --failed: {} cases get a new attempt", out.retries.size()));
   return out;
 }
 

@@ -148,6 +148,10 @@ struct PollAnswer {
   // ever shows in the accounting.
   std::set<std::int64_t> stepless;
   Time now{};  // when the answer came
+  // The step accounting did not answer this poll (`steps` is empty): since when it has failed at
+  // every poll. A case is judged without it only after accounting_wait_s of such failures, not on a
+  // link's passing failure (its record would likely come at the next poll).
+  std::optional<Time> accounting_failing_since{};
 };
 
 // What the loop must still gather for on_poll about packed attempts: the steps of allocations that
@@ -179,7 +183,8 @@ PackedQuery packed_query(const std::vector<AttemptRow>& latest, const PollReques
 //    not load, an srun that refuses its options) failed by itself, and is charged: it would fail
 //    the same way every time. While the accounting lacks the allocation's end, the attempt waits for
 //    it, `accounting_wait_s` at most (slurmdbd may lag minutes behind a busy slurmctld: a count of
-//    polls would depend on how often they come), then is judged on its start marker alone;
+//    polls would depend on how often they come), then is judged on its start marker alone; at a poll
+//    whose step accounting failed, only once it has failed for `accounting_wait_s` (slurmdbd down);
 //  - without step accounting (LSF, the local executor, Slurm without accounting) and for a case
 //    that launches no step (`launch: false`, PollAnswer::stepless), its launched start marker is
 //    the evidence: on LSF a jsrun refused at once by a dying allocation cannot be told from a case
@@ -196,6 +201,10 @@ Actions on_unreachable(const std::vector<AttemptRow>& latest, double seconds, co
 // failed once every dependency can succeed again. `case_ids` maps plan indices to case ids.
 Actions retries(const matrix::Plan& plan, const std::vector<std::int64_t>& case_ids,
                 const std::vector<AttemptRow>& latest);
+
+// `campaign resume --failed`: a new attempt for every case of the campaign whose latest attempt
+// ended in a failure, whatever the retry policy and the cause (a cancel included).
+Actions resume_failed(const std::vector<AttemptRow>& latest);
 
 // The plan's cases in the order they are offered to the scheduler: node classes round robin.
 std::vector<size_t> interleaved_order(const matrix::Plan& plan);

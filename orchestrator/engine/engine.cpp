@@ -87,17 +87,11 @@ void Engine::start() {
   for (auto& a : latest) ours += is_active(a.state) ? 1 : 0;
   others_in_queue_ = std::max(0, scheduler_.queued_jobs_of_user() - ours);
 
-  if (options_.retry_failed) {
-    int n = 0;
-    for (auto& a : latest)
-      if (a.in_spec && is_failure_end(a.state)) {
-        catalog_.new_attempt_for_retry(a.case_id, "campaign resume --failed");
-        ++n;
-      }
-    if (n) spdlog::info("resume --failed: {} cases get a new attempt", n);
-  }
+  if (options_.retry_failed) apply(resume_failed(latest), latest);
   report(false);
 }
+
+void Engine::refresh(AttemptRow& row) { row = catalog_.attempt(row.id); }
 
 std::vector<AttemptRow>& Engine::cached_latest() {
   if (!latest_valid_) {
@@ -108,10 +102,15 @@ std::vector<AttemptRow>& Engine::cached_latest() {
 }
 
 bool Engine::tick(bool poll_scheduler) {
-  // This process is the catalog's only writer and mirrors what it writes in the cached rows (state,
-  // job id and name, reason): they are read again at each poll, after retries are planned and after
-  // an unclear submission, not at every tick.
-  if (poll_scheduler) latest_valid_ = false;
+  // This process is the catalog's only writer and refreshes each row it writes: the rows are read
+  // whole only when an error may have come between a write and its refresh.
+  struct Unknown {  // an exception escaping the tick
+    bool& valid;
+    bool done = false;
+    ~Unknown() {
+      if (!done) valid = false;
+    }
+  } unknown{latest_valid_};
   auto& latest = cached_latest();
   bool changed = false;
   bool unresolved = false;
@@ -122,6 +121,7 @@ bool Engine::tick(bool poll_scheduler) {
     try {
       changed |= reconcile(latest);
     } catch (const sched::SchedulerUnavailable& e) {
+      latest_valid_ = false;
       if (scheduler_problem_.empty())
         spdlog::warn("scheduler unavailable, cannot reconcile submissions yet: {}", e.what());
       scheduler_problem_ = e.what();
@@ -136,6 +136,10 @@ bool Engine::tick(bool poll_scheduler) {
       scheduler_problem_.clear();
       unreachable_since_.reset();
     } catch (const sched::SchedulerUnavailable& e) {
+      latest_valid_ = false;
+      // A streak of step accounting failures is of polls that reached it, one after the other: after
+      // a poll that did not, its next failure may be the link's, not slurmdbd's.
+      accounting_failing_since_.reset();
       if (scheduler_problem_.empty()) spdlog::warn("scheduler unavailable, will retry: {}", e.what());
       scheduler_problem_ = e.what();
       if (!unreachable_since_) unreachable_since_ = now();
@@ -147,20 +151,32 @@ bool Engine::tick(bool poll_scheduler) {
     try {
       changed |= submit_ready(latest);
     } catch (const sched::SchedulerUnavailable& e) {
+      latest_valid_ = false;
       scheduler_problem_ = e.what();
     }
   }
   if (changed) report(false);
+  unknown.done = true;
   return changed;
 }
 
 bool Engine::finished() {
+  // The cached rows mirror this engine's own writes: a case unsettled there is unsettled. Only the
+  // answer "all settled" is checked against the catalog.
+  if (latest_valid_ && std::any_of(latest_.begin(), latest_.end(),
+                                   [](const AttemptRow& a) { return a.in_spec && !settled(a); }))
+    return false;
   for (auto& a : catalog_.latest_attempts(campaign_id_))
     if (a.in_spec && !settled(a)) return false;
   return true;
 }
 
 int Engine::cancel(const std::string& pattern) {
+  // It writes through copies of the rows, not the cached ones: read them again after, however it ends.
+  struct Invalidate {
+    bool& valid;
+    ~Invalidate() { valid = false; }
+  } invalidate{latest_valid_};
   auto matches = [&](const AttemptRow& a) {
     return pattern.empty() || fnmatch(pattern.c_str(), a.case_name.c_str(), 0) == 0;
   };
@@ -347,9 +363,7 @@ int Engine::run() {
       next_poll = std::min(next_poll, now() + std::chrono::duration_cast<Clock::duration>(
                                                   std::chrono::duration<double>(backoff.current())));
     }
-    bool all_final = std::all_of(latest_.begin(), latest_.end(),
-                                 [](const AttemptRow& a) { return !a.in_spec || settled(a); });
-    if (all_final && finished()) {
+    if (finished()) {
       stop();
       return;
     }

@@ -113,6 +113,9 @@ class Engine {
   bool tick(bool poll_scheduler);
   // Every case of the plan has a final latest attempt.
   bool finished();
+  // The latest attempts as the loop holds them between its reads of the catalog (null until it reads
+  // them again): the simulator checks them against the catalog after every tick.
+  const std::vector<AttemptRow>* cached_rows() const { return latest_valid_ ? &latest_ : nullptr; }
   // start(), then ticks until finished (or, without `wait`, until everything
   // ready is submitted) or SIGINT/SIGTERM. Returns the exit status: 0 when
   // every case completed, 1 when some did not, 130 when interrupted.
@@ -133,6 +136,10 @@ class Engine {
  private:
   // The effects (apply.cpp): observations gathered, decided on (decide.hpp), the actions performed.
   bool apply(const Actions& actions, std::vector<AttemptRow>& latest);
+  // apply(decide()), where `decide` may change memory_: a change that counts only once its actions
+  // are carried out. When they fail (a cancel the scheduler did not take), memory_ is as it was, and
+  // the next poll decides again from the same knowledge.
+  bool apply_decision(const std::function<Actions()>& decide, std::vector<AttemptRow>& latest);
   bool reconcile(std::vector<AttemptRow>& latest);
   // cancel()'s one pass over what it can cancel now (planned, or with a job); returns how many.
   int cancel_known(const std::function<bool(const AttemptRow&)>& matches);
@@ -148,7 +155,11 @@ class Engine {
   bool submit_batch(const Batch& b, const std::vector<AttemptRow*>& rows,
                     const std::vector<std::string>& after);
   bool submit_job(const std::vector<AttemptRow*>& rows, const sched::SubmitRequest& req);
-  std::vector<AttemptRow>& cached_latest();  // the latest attempts, read again after a change
+  // The latest attempts: read once, then kept in step with this engine's own writes (refresh), the
+  // catalog's only writer; read again only after an error left the step unknown (an exception
+  // between a write and its refresh) or where another copy of the rows was written (cancel).
+  std::vector<AttemptRow>& cached_latest();
+  void refresh(AttemptRow& row);  // the row as the catalog now holds it, after a write
   Counts counts_of(const std::vector<AttemptRow>& latest);
   void report(bool final);
   Clock::time_point now() const;
@@ -185,7 +196,8 @@ class Engine {
   RateLimit rate_;
   Clock::time_point submit_pause_until_{};
   std::string scheduler_problem_;
-  std::string accounting_problem_;  // the step accounting's failure while the queue answers
+  std::string accounting_problem_;                // the step accounting's failure while the queue answers
+  std::optional<Time> accounting_failing_since_;  // it has failed at every poll since (Engine::tick)
   std::string last_progress_;
   std::string budget_note_;  // the last "budget: not submitting" warning
   Clock::time_point started_at_;

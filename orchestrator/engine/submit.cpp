@@ -52,12 +52,7 @@ bool Engine::submit_batch(const Batch& b, const std::vector<AttemptRow*>& rows,
     starts.push_back(std::move(st));
   }
   catalog_.begin_submit(starts);
-  const auto submitted = catalog_.attempt(rows.front()->id).submitted;  // one time for the batch
-  for (size_t k = 0; k < rows.size(); ++k) {
-    rows[k]->array_task = starts[k].array_task;
-    rows[k]->job_name = job_name;
-    rows[k]->submitted = submitted;
-  }
+  for (auto* row : rows) refresh(*row);
 
   sched::SubmitRequest req;
   req.job_name = job_name;
@@ -96,8 +91,7 @@ bool Engine::submit_job(const std::vector<AttemptRow*>& rows, const sched::Submi
       case sched::SubmitFailure::refused_by_limit:
         for (auto* row : rows) {
           catalog_.revert_submitting(row->id, std::string("refused by a limit: ") + e.what());
-          row->state = State::planned;
-          row->array_task.reset();
+          refresh(*row);
         }
         submit_pause_until_ = now() + std::chrono::duration_cast<Clock::duration>(
                                           std::chrono::duration<double>(options_.limit_pause_s));
@@ -110,12 +104,7 @@ bool Engine::submit_job(const std::vector<AttemptRow*>& rows, const sched::Submi
         spdlog::warn("{}: submission outcome unknown ({}); reconciling by job name{}", who, e.what(),
                      req.record.empty() ? "" : " and the submit command's record");
         unclear_submissions_ = true;
-        for (auto* row : rows) {
-          row->state = State::submitting;
-          row->job_name = req.job_name;
-        }
         scheduler_problem_ = e.what();  // no more submissions until a poll succeeds
-        latest_valid_ = false;
         poll_soon_ = true;
         return false;
       case sched::SubmitFailure::invalid: {
@@ -124,8 +113,7 @@ bool Engine::submit_job(const std::vector<AttemptRow*>& rows, const sched::Submi
         for (auto* row : rows) {
           catalog_.revert_submitting(row->id, std::string("rejected: ") + e.what());
           catalog_.update_state(row->id, State::cancelled, u);
-          row->state = State::cancelled;
-          row->reason = *u.reason;
+          refresh(*row);
         }
         spdlog::error("{}: {}", who, *u.reason);
         return true;
@@ -138,9 +126,7 @@ bool Engine::submit_job(const std::vector<AttemptRow*>& rows, const sched::Submi
     // A task of an array is its own job for the scheduler: query, cancel and accounting by its id.
     std::string own = row->array_task ? scheduler_.array_task_id(id, *row->array_task) : id;
     catalog_.record_job_id(row->id, own);
-    row->state = State::queued;
-    row->job_id = own;
-    row->job_name = req.job_name;
+    refresh(*row);
   }
   spdlog::info("{}: submitted job {} ({})", who, id, req.job_name);
   return true;

@@ -26,7 +26,13 @@ std::vector<std::optional<std::string>> LocalWorkspace::read_in(const std::vecto
                                                                 const std::string& name) {
   std::vector<std::string> paths;
   for (auto& d : run_dirs) paths.push_back((fs::path(d) / name).string());
-  return shell_.read_files(paths, 1 << 16);
+  try {
+    return shell_.read_files(paths, 1 << 16);
+  } catch (const transport::AccessError&) {
+    throw;
+  } catch (const transport::TransportError& e) {
+    throw sched::SchedulerUnavailable("reading " + name + " in the run directories: " + e.what());
+  }
 }
 
 void LocalWorkspace::put(const std::vector<batch::File>& files) {

@@ -37,7 +37,9 @@ class Workspace {
   // nullopt where there is none yet or it cannot be read now. One entry per directory, in order.
   virtual std::vector<std::optional<int>> read_markers(const std::vector<std::string>& run_dirs) = 0;
   // The file `name` of each run directory (as the catalog records them), e.g. a packed case's start
-  // marker: its text, nullopt where there is none or it cannot be read now; one per directory.
+  // marker: its text, nullopt where there is none; one per directory. sched::SchedulerUnavailable when
+  // the files cannot be read now: a start marker that could not be read must not pass for one the
+  // driver never wrote (the case would be planned again while it runs).
   virtual std::vector<std::optional<std::string>> read_in(const std::vector<std::string>& run_dirs,
                                                           const std::string& name) = 0;
   // Writes a batch job's own files (batch/files.hpp; paths under script_root()), each replaced whole,

@@ -44,7 +44,15 @@ const std::string& Slurm::user() {
 std::vector<std::string> Slurm::sbatch_argv(const SubmitRequest& request) {
   std::vector<std::string> argv = {"sbatch", "--parsable"};
   if (!request.job_name.empty()) argv.push_back("--job-name=" + request.job_name);
-  if (!request.depends_on.empty()) argv.push_back("--dependency=afterok:" + join(request.depends_on, ":"));
+  // singleton: a second job of the name waits while the first runs. A submission answered twice (its
+  // answer lost with the connection, sent again) would otherwise run twice before the engine can see
+  // both and cancel one; the names are unique to a submission, and an array's tasks share theirs
+  // without holding each other (tests/slurm/README.md). Never without a name: Slurm would take the
+  // script's, shared by every case.
+  std::vector<std::string> deps;
+  if (!request.depends_on.empty()) deps.push_back("afterok:" + join(request.depends_on, ":"));
+  if (!request.job_name.empty()) deps.push_back("singleton");
+  if (!deps.empty()) argv.push_back("--dependency=" + join(deps, ","));
   if (!request.workdir.empty()) argv.push_back("--chdir=" + request.workdir);
   if (request.array_tasks > 0)
     argv.push_back("--array=0-" + std::to_string(request.array_tasks - 1) +

@@ -133,8 +133,10 @@ std::vector<std::optional<std::string>> RemoteWorkspace::read_in(const std::vect
   for (auto& d : run_dirs) remote.push_back(join_remote(remote_dir(d), name));
   try {
     return shell_.read_files(remote, 1 << 16);
-  } catch (const transport::TransportError&) {
-    return std::vector<std::optional<std::string>>(run_dirs.size());  // not readable now
+  } catch (const transport::AccessError&) {
+    throw;
+  } catch (const transport::TransportError& e) {
+    throw sched::SchedulerUnavailable("reading " + name + " in the run directories: " + e.what());
   }
 }
 

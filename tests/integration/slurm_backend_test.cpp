@@ -229,3 +229,75 @@ TEST_CASE("Slurm query_steps on a real allocation with two named steps", "[integ
   CHECK(fail.nodelist == node("fail.node"));
   CHECK(fail.step_id != ok.step_id);
 }
+
+TEST_CASE("Slurm holds a second job of a name while the first runs, not the tasks of one array",
+          "[integration][slurm]") {
+  // Slurm::sbatch_argv asks for --dependency=singleton: a submission answered twice (the answer lost
+  // with the connection, the command sent again) must not run twice before the engine can cancel one
+  // (issue 29, sim seeds 14797 and 39927); an array's tasks, which share the name, must still run
+  // side by side.
+  transport::LocalShell shell;
+  if (!shell.run({"sinfo", "-h"}, 20s).ok())
+    FAIL("sinfo does not answer: no Slurm cluster (tests/slurm/start-cluster.sh starts one)");
+  WorkDir dir;
+  auto sched = make_scheduler("slurm", shell, SchedulerOptions{});
+  const std::string tag = "singleton-it-" + std::to_string(::getpid());
+  std::vector<std::string> submitted;
+  struct CancelAll {
+    Scheduler& s;
+    std::vector<std::string>& ids;
+    ~CancelAll() {
+      try {
+        s.cancel(ids);
+      } catch (const std::exception&) {
+      }
+    }
+  } cancel_all{*sched, submitted};
+  auto submit = [&](const std::string& file, const std::string& name, const std::string& body,
+                    long tasks = 0) {
+    SubmitRequest r;
+    r.script_path = write_script(dir.path, file, body);
+    r.job_name = name;
+    r.workdir = dir.path.string();
+    r.array_tasks = tasks;
+    submitted.push_back(sched->submit(r));
+    return submitted.back();
+  };
+  const fs::path gate = dir.path / "gate";
+  // The first waits for the gate (2 minutes at most); the second copy of its name must wait for it.
+  const std::string first =
+      submit("first", tag, "for i in $(seq 240); do [ -e gate ] && exit 0; sleep 0.5; done; exit 1");
+  const std::string second = submit("second", tag, "touch second-ran");
+  // Until the first runs and the second is pending on its dependency (a minute at most): without the
+  // hold, the second would start on one of the idle nodes instead, and this never happens.
+  auto deadline = std::chrono::steady_clock::now() + 60s;
+  bool running = false, held = false;
+  while (!(running && held) && std::chrono::steady_clock::now() < deadline) {
+    for (auto& j : sched->query({first, second})) {
+      if (j.id == first) running = j.state == State::running;
+      if (j.id == second) held = j.state == State::queued && j.reason == "Dependency";
+    }
+    if (!(running && held)) std::this_thread::sleep_for(500ms);
+  }
+  REQUIRE(running);
+  REQUIRE(held);
+  CHECK_FALSE(fs::exists(dir.path / "second-ran"));
+  std::ofstream(gate).put('\n');
+  auto ends = wait_final(*sched, {first, second});
+  CHECK(ends[first].state == State::completed);
+  CHECK(ends[second].state == State::completed);
+  REQUIRE(ends[first].end);
+  REQUIRE(ends[second].start);
+  CHECK(*ends[second].start >= *ends[first].end);
+
+  // Two tasks of one array: each waits until both have started (they fail if they ran one after
+  // the other).
+  const std::string array = submit("array", tag + "-array",
+                                   "touch started-$SLURM_ARRAY_TASK_ID\n"
+                                   "for i in $(seq 120); do [ -e started-0 ] && [ -e started-1 ] && exit 0; "
+                                   "sleep 0.5; done; exit 1",
+                                   2);
+  auto tasks = wait_final(*sched, {array + "_0", array + "_1"});
+  CHECK(tasks[array + "_0"].state == State::completed);
+  CHECK(tasks[array + "_1"].state == State::completed);
+}

@@ -1,5 +1,6 @@
 #include "driver.hpp"
 
+#include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <fnmatch.h>
@@ -10,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include "engine/engine.hpp"
 #include "engine/rules.hpp"
@@ -98,6 +100,74 @@ const matrix::Plan& plan_of(const std::string& yaml, const fs::path& workdir) {
   return it->second;
 }
 
+// The catalog, in memory and emptied for each schedule. One connection for the whole process: a kill -9
+// drops the engine, its memory and (by unwinding: SQLite::Transaction rolls back) every uncommitted
+// change, which is what a new process would find; opening it again would only prepare the same
+// statements again. Catalog::open and the file's durability are tested in tests/unit/catalog.
+Catalog& fresh_catalog(const fs::path& workdir) {
+  struct Open {
+    Catalog catalog;
+    std::unique_ptr<SQLite::Database> raw;  // empties the tables
+    std::vector<std::unique_ptr<SQLite::Statement>> clear;
+  };
+  static std::map<fs::path, Open> open;
+  auto it = open.find(workdir);
+  if (it == open.end()) {
+    const std::string name = fmt::format("campaign-sim-{}", open.size());
+    Open o{Catalog::open_in_memory(name),
+           std::make_unique<SQLite::Database>(Catalog::memory_uri(name),
+                                              SQLite::OPEN_READWRITE | SQLite::OPEN_URI),
+           {}};
+    std::vector<std::string> sql = {"BEGIN"};
+    SQLite::Statement q(*o.raw,
+                        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+    while (q.executeStep()) sql.push_back(fmt::format("DELETE FROM \"{}\"", q.getColumn(0).getString()));
+    if (o.raw->tableExists("sqlite_sequence")) sql.push_back("DELETE FROM sqlite_sequence");
+    sql.push_back("COMMIT");
+    for (auto& text : sql) o.clear.push_back(std::make_unique<SQLite::Statement>(*o.raw, text));
+    return open.emplace(workdir, std::move(o)).first->second.catalog;
+  }
+  // Every row goes, and the id counters with them, so a seed replays alone as in a run of many.
+  for (auto& q : it->second.clear) {
+    q->exec();
+    q->reset();
+  }
+  return it->second.catalog;
+}
+
+// The first field in which the engine's cached row differs from the catalog's, or "".
+std::string row_difference(const AttemptRow& cached, const AttemptRow& stored) {
+  auto t = [](const std::optional<Time>& x) {
+    return x ? std::to_string(x->time_since_epoch().count()) : "-";
+  };
+  auto o = [](const auto& x) { return x ? std::to_string(*x) : std::string("-"); };
+  const std::vector<std::tuple<const char*, std::string, std::string>> fields = {
+      {"id", std::to_string(cached.id), std::to_string(stored.id)},
+      {"number", std::to_string(cached.number), std::to_string(stored.number)},
+      {"state", std::string(to_string(cached.state)), std::string(to_string(stored.state))},
+      {"in_spec", std::to_string(cached.in_spec), std::to_string(stored.in_spec)},
+      {"job_id", cached.job_id, stored.job_id},
+      {"job_name", cached.job_name, stored.job_name},
+      {"step_name", cached.step_name, stored.step_name},
+      {"array_task", o(cached.array_task), o(stored.array_task)},
+      {"nodes", o(cached.nodes), o(stored.nodes)},
+      {"walltime_s", o(cached.walltime_s), o(stored.walltime_s)},
+      {"submitted", t(cached.submitted), t(stored.submitted)},
+      {"started", t(cached.started), t(stored.started)},
+      {"ended", t(cached.ended), t(stored.ended)},
+      {"elapsed_s", o(cached.elapsed_s), o(stored.elapsed_s)},
+      {"exit_code", o(cached.exit_code), o(stored.exit_code)},
+      {"reason", cached.reason, stored.reason},
+      {"cause", std::to_string(static_cast<int>(cached.cause)),
+       std::to_string(static_cast<int>(stored.cause))},
+      {"node_list", cached.node_list, stored.node_list},
+      {"confirmed", std::to_string(cached.confirmed), std::to_string(stored.confirmed)},
+  };
+  for (auto& [name, a, b] : fields)
+    if (a != b) return fmt::format("{} of attempt {}: cached '{}', catalog '{}'", name, stored.id, a, b);
+  return "";
+}
+
 }  // namespace
 
 Outcome run_schedule(std::uint64_t seed, const ScheduleOptions& options) {
@@ -131,13 +201,9 @@ Outcome run_schedule(std::uint64_t seed, const ScheduleOptions& options) {
   SlurmModel model(clock, rng, faults, calls, ws, trace);
   trace("schedule " + std::to_string(seed) + ": " + outcome.summary);
 
-  // A fresh catalog: a copy of an empty one made once per process (creating the schema costs ms).
-  const fs::path empty = workdir / "empty";
-  if (!fs::exists(Catalog::db_path(empty))) Catalog::open(empty);
-  for (const char* f : {"campaign.db-wal", "campaign.db-shm", "campaign.db-journal"}) fs::remove(workdir / f);
-  fs::copy_file(Catalog::db_path(empty), Catalog::db_path(workdir), fs::copy_options::overwrite_existing);
+  Catalog& catalog = fresh_catalog(workdir);
+  catalog.set_clock([&clock] { return clock.wall(); });
   transport::LocalShell shell;
-  std::optional<Catalog> catalog;
   std::unique_ptr<engine::Engine> eng;
   engine::EngineOptions eo;
   eo.workspace = &ws;
@@ -156,19 +222,17 @@ Outcome run_schedule(std::uint64_t seed, const ScheduleOptions& options) {
   auto boot = [&] {  // `campaign run`, again after a kill: only what the catalog committed survives
     const auto t0 = Steady::now();
     eng.reset();
-    catalog.reset();
-    catalog.emplace(Catalog::open(workdir));
-    catalog->set_clock([&clock] { return clock.wall(); });
-    eng = std::make_unique<engine::Engine>(plan, workdir, *catalog, model, shell, eo);
+    eng = std::make_unique<engine::Engine>(plan, workdir, catalog, model, shell, eo);
     started = false;
     outcome.spent.open += since(t0);
   };
   // What a job runs: the rows committed `submitting` under its name (the script, manifest or index).
   model.members_of = [&](const std::string& job_name) {
     std::vector<Member> out;
-    for (auto& a : catalog->latest_attempts(eng->campaign_id()))
-      if (a.job_name == job_name && a.state == State::submitting)
+    for (auto& a : catalog.attempts_in(eng->campaign_id(), {State::submitting}))
+      if (a.job_name == job_name)
         out.push_back({a.id, a.case_id, a.case_name, a.run_dir, a.step_name, a.array_task});
+    std::sort(out.begin(), out.end(), [](auto& x, auto& y) { return x.case_id < y.case_id; });  // case order
     return out;
   };
   boot();
@@ -197,13 +261,25 @@ Outcome run_schedule(std::uint64_t seed, const ScheduleOptions& options) {
       const bool poll = clock.t >= next_poll;
       if (poll) next_poll = clock.t + rng.uniform(0.5, 5);
       const bool changed = eng->tick(poll);
+      if (options.check_rows && outcome.violations.empty())
+        if (const auto* cached = eng->cached_rows()) {
+          const auto stored = catalog.latest_attempts(eng->campaign_id());
+          std::string diff =
+              cached->size() == stored.size()
+                  ? std::string()
+                  : fmt::format("{} cached rows, {} in the catalog", cached->size(), stored.size());
+          for (size_t i = 0; diff.empty() && i < stored.size(); ++i)
+            diff = row_difference((*cached)[i], stored[i]);
+          if (!diff.empty())
+            outcome.violations.push_back({"cached_rows", fmt::format("t={:.1f}: {}", clock.t, diff)});
+        }
       // Quiet: polls that change nothing while the world is still. Skipping to just before the world's
       // next event (at most 20 s on) is the engine polling slower, as a longer poll_max would.
       quiet = changed ? 0 : quiet + (poll ? 1 : 0);
       if (cancel_at && clock.t >= *cancel_at) {
         cancel_at.reset();
         CancelRecord rec{clock.t, {}};
-        for (auto& a : catalog->latest_attempts(eng->campaign_id()))
+        for (auto& a : catalog.latest_attempts(eng->campaign_id()))
           if (a.in_spec && !engine::settled(a) &&
               (cancel_pattern.empty() || fnmatch(cancel_pattern.c_str(), a.case_name.c_str(), 0) == 0))
             rec.case_ids.push_back(a.case_id);
@@ -249,9 +325,9 @@ Outcome run_schedule(std::uint64_t seed, const ScheduleOptions& options) {
   const auto t_check = Steady::now();
   std::vector<std::vector<AttemptRow>> attempts;
   std::set<std::string> reported;  // "job N is a second job of ...": the engine's duplicate events
-  if (auto c = catalog->find_campaign(plan.campaign.name)) {
-    for (auto& a : catalog->latest_attempts(c->id)) attempts.push_back(catalog->attempts_of_case(a.case_id));
-    for (auto& e : catalog->events_of_kind(c->id, "duplicate"))
+  if (auto c = catalog.find_campaign(plan.campaign.name)) {
+    for (auto& a : catalog.latest_attempts(c->id)) attempts.push_back(catalog.attempts_of_case(a.case_id));
+    for (auto& e : catalog.events_of_kind(c->id, "duplicate"))
       if (e.message.rfind("job ", 0) == 0) reported.insert(e.message.substr(4, e.message.find(' ', 4) - 4));
   }
   auto found = check({model.jobs(), attempts, cancels, active, finished, faults.min_job_age,
@@ -261,7 +337,6 @@ Outcome run_schedule(std::uint64_t seed, const ScheduleOptions& options) {
   outcome.calls = calls.n;
   outcome.virtual_s = clock.t;
   eng.reset();
-  catalog.reset();
   return outcome;
 }
 

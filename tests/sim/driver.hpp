@@ -17,6 +17,8 @@ struct ScheduleOptions {
   // "all"; "kills": only kill -9 and resume (with the killed run's sbatch landing late); "none": no fault
   // at all. The campaign drawn from a seed is the same under each.
   std::string faults = "all";
+  // After every tick, the engine's cached rows must equal the catalog's (violation "cached_rows").
+  bool check_rows = false;
 };
 
 // Where a schedule's real time went, in seconds (for the bench).

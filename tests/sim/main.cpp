@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   std::optional<std::uint64_t> seed;
   std::uint64_t first = 1;
   long count = 1000;
-  bool trace = false, bench = false, kinds = false;
+  bool trace = false, bench = false, kinds = false, check_rows = false;
   std::string seeds_file, workdir, faults = "all";
   std::vector<std::string> allow;
   app.add_option("--seed", seed, "Run this one schedule");
@@ -40,6 +40,8 @@ int main(int argc, char** argv) {
                  "Violation classes not to fail on (a prefix, e.g. orphan_job, or a last part, e.g. outage)");
   app.add_flag("--kinds", kinds,
                "Print each schedule's violation classes, one line per seed (to compare engines)");
+  app.add_flag("--check-rows", check_rows,
+               "After every tick, compare the engine's cached rows with the catalog");
   app.add_option("--faults", faults, "all, kills (kill -9 and resume only) or none")
       ->check(CLI::IsMember({"all", "kills", "none"}));
   app.add_flag("--bench", bench, "Print schedules per second and a TARGET line");
@@ -59,7 +61,7 @@ int main(int argc, char** argv) {
                            ("campaign-sim-" + std::to_string(getpid()))
                      : fs::path(workdir);
   fs::create_directories(dir);
-  sim::ScheduleOptions options{trace, dir, faults};
+  sim::ScheduleOptions options{trace, dir, faults, check_rows};
 
   std::vector<std::uint64_t> seeds;
   if (seed) {

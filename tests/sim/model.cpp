@@ -246,6 +246,13 @@ void SlurmModel::progress(Job& j, double t) {
         else
           ready = std::max(ready, d.end);
       }
+    // --dependency=singleton (Slurm::sbatch_argv): not while another job of its name runs; the tasks
+    // of one array are not held by each other.
+    for (auto& d : jobs_) {
+      if (&d == &j || d.name != j.name || d.start < 0 || (!j.parent.empty() && d.parent == j.parent))
+        continue;
+      ready = d.active() ? kNever : std::max(ready, d.end);
+    }
     if (j.dependency_never || ready > t) return;
     j.start = ready;
     j.state = State::running;
@@ -376,6 +383,9 @@ std::vector<sched::JobInfo> SlurmModel::find_by_name(const std::vector<std::stri
     else if (acct)
       out.push_back(info_at(j, clock_.t - j.lag));
   }
+  if (getenv("SIM_CALLS"))
+    for (auto& i : out)
+      trace_(clock_.t, fmt::format("  found {} {} task {}", i.id, i.name, i.array_task ? *i.array_task : -1));
   return out;
 }
 
@@ -436,6 +446,8 @@ sched::StepRecords SlurmModel::query_steps(const std::vector<std::string>& ids) 
       out.steps.push_back(std::move(s));
     }
     if (j->end >= 0 && j->end <= tv) out.ended.insert(j->id);
+    if (getenv("SIM_CALLS"))
+      trace_(clock_.t, fmt::format("  steps of {}: lag {:.1f}, end {:.1f}", id, j->lag, j->end));
   }
   return out;
 }

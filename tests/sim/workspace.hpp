@@ -37,8 +37,12 @@ class FakeWorkspace final : public campaign::engine::Workspace {
   std::vector<std::optional<std::string>> read_in(const std::vector<std::string>& run_dirs,
                                                   const std::string& name) override {
     calls_.point("read files");
-    std::vector<std::optional<std::string>> out;
+    // An unreachable login node: exit markers read as "none yet" (engine::read_markers), other files
+    // fail (RemoteWorkspace::read_in).
     const bool unreachable = rng_.chance(faults_.flaky);
+    if (unreachable && name != campaign::render::kExitMarker)
+      throw campaign::sched::SchedulerUnavailable("sim: login node unreachable");
+    std::vector<std::optional<std::string>> out;
     for (auto& dir : run_dirs) {
       auto it = files_.find(dir + "/" + name);
       out.push_back(unreachable || it == files_.end() ? std::nullopt

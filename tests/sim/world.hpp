@@ -77,6 +77,7 @@ struct Calls {
   const Trace* trace = nullptr;
   void point(const char* what) {
     ++n;
+    if (getenv("SIM_CALLS")) (*trace)(std::string("call: ") + what);
     if (next < kills.size() && n >= kills[next]) {
       ++next;
       (*trace)(std::string("kill -9 of `campaign run` in ") + what);

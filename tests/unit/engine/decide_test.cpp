@@ -352,6 +352,23 @@ sched::StepRecords no_step_accounting() { return sched::StepRecords(); }
 
 }  // namespace
 
+TEST_CASE(
+    "resume --failed: a new attempt for every failed case in the campaign, whatever the policy or cause") {
+  std::vector<AttemptRow> latest = {row(1, State::failed),    row(2, State::completed),
+                                    row(3, State::cancelled), row(4, State::timeout),
+                                    row(5, State::failed),    row(6, State::running, "60")};
+  latest[2].cause = Cause::user;  // cancelled by the user: `retries` never retries it, resume --failed does
+  latest[3].number = 9;           // past any max_attempts
+  latest[4].in_spec = false;      // no longer in the campaign file
+  Actions a = resume_failed(latest);
+  std::vector<std::int64_t> cases;
+  for (auto& r : a.retries) cases.push_back(r.case_id);
+  CHECK(cases == std::vector<std::int64_t>{1, 3, 4});
+  CHECK(a.retries[0].reason == "campaign resume --failed");
+  CHECK(a.notes == std::vector<std::string>{"resume --failed: 3 cases get a new attempt"});
+  CHECK(resume_failed({row(1, State::completed)}).empty());
+}
+
 TEST_CASE("packed attempts share their allocation's job: it is asked about once") {
   Rules rules;
   Memory m;
@@ -472,6 +489,61 @@ TEST_CASE(
       CHECK(m.awaiting_steps.empty());
     }
   }
+}
+
+TEST_CASE(
+    "at a poll whose step accounting failed, a case is judged without it only after a streak of failures") {
+  // Sim seed 97121: the accounting answered between failures; the first poll after a long outage of
+  // slurmctld failed to reach it, past accounting_wait_s since the allocation ended.
+  Rules rules;
+  Memory m;
+  m.marker_exit[3] = 1;  // launched as its allocation died, its srun refused: no step
+  std::vector<AttemptRow> latest{packed(3, State::running)};
+  auto alloc = job("50", State::node_fail, "NODE_FAIL");
+  PollRequest request{{"50"}, false};
+  const Time t0{};
+  auto at = [&](int s) { return t0 + std::chrono::seconds(s); };
+  CHECK(on_poll(latest, request, {{alloc}, records({}, {}), {3}, {}, at(0)}, rules, m).empty());
+  PollAnswer failed{{alloc}, records({}, {}), {3}, {}, at(500)};  // what a failed step query leaves
+  failed.steps.ended.clear();
+  failed.accounting_failing_since = at(500);
+  CHECK(on_poll(latest, request, failed, rules, m).empty());  // a passing failure: the next poll asks
+  SECTION("the accounting answers: no step of it, it never ran") {
+    Actions a = on_poll(latest, request, {{alloc}, records({}), {3}, {}, at(505)}, rules, m);
+    CHECK(a.marks.empty());
+    REQUIRE(a.returns.size() == 1);
+  }
+  SECTION("slurmdbd down: after accounting_wait_s of failures, judged on its start marker") {
+    failed.now = at(619);
+    CHECK(on_poll(latest, request, failed, rules, m).empty());
+    failed.now = at(620);
+    Actions a = on_poll(latest, request, failed, rules, m);
+    REQUIRE(a.marks.size() == 1);
+    CHECK(a.marks[0].state == State::node_fail);
+    CHECK(a.marks[0].update.reason->find("judged on its start marker") != std::string::npos);
+  }
+}
+
+TEST_CASE("a packed case whose allocation vanished: planned again unless its driver started it") {
+  // Sim seed 77475: slurmctld purged the allocation (MinJobAge) while slurmdbd lagged behind.
+  Rules rules;
+  Memory m;
+  std::vector<AttemptRow> latest{packed(1, State::queued), packed(2, State::queued)};
+  PollRequest request{{"50"}, false};
+  const Time t0{};
+  CHECK(on_poll(latest, request, {{}, records({}, {}), {}, {}, t0}, rules, m).empty());
+  PackedQuery q = packed_query(latest, request, {}, m);
+  CHECK(q.markers.size() == 2);  // vanished: their start markers say whether the driver started them
+  Actions a =
+      on_poll(latest, request, {{}, records({}, {}), {2}, {}, t0 + std::chrono::seconds(120)}, rules, m);
+  REQUIRE(a.returns.size() == 1);
+  CHECK(a.returns[0].attempt == 1);
+  CHECK(a.returns[0].reason ==
+        "its allocation 50 was known neither to the queue nor to the accounting for 120 s, and never started "
+        "it");
+  REQUIRE(a.marks.size() == 1);
+  CHECK(a.marks[0].attempt == 2);
+  CHECK(a.marks[0].state == State::lost);
 }
 
 TEST_CASE("a case that launches no step (launch: false) is judged on its launched start marker") {

@@ -68,23 +68,24 @@ TEST_CASE("slurm submit sends one sbatch with name, dependencies, workdir and ex
   CHECK(slurm.submit(r) == "4242");
   REQUIRE(sh.calls.size() == 1);
   CHECK(sh.calls[0].argv == std::vector<std::string>{"sbatch", "--parsable", "--job-name=cmp1-c1-a1",
-                                                     "--dependency=afterok:10:11", "--chdir=/scratch/run/c1",
-                                                     "--partition=gpu", "--account=abc",
-                                                     "/scratch/run/c1/job.sh"});
+                                                     "--dependency=afterok:10:11,singleton",
+                                                     "--chdir=/scratch/run/c1", "--partition=gpu",
+                                                     "--account=abc", "/scratch/run/c1/job.sh"});
   CHECK(sh.calls[0].timeout == std::chrono::seconds(60));
 
   SubmitRequest plain;
   plain.script_path = "job.sh";
   plain.job_name = "x";
   slurm.submit(plain);
-  CHECK(sh.calls[1].argv == std::vector<std::string>{"sbatch", "--parsable", "--job-name=x", "job.sh"});
+  CHECK(sh.calls[1].argv ==
+        std::vector<std::string>{"sbatch", "--parsable", "--job-name=x", "--dependency=singleton", "job.sh"});
 
   SubmitRequest array = plain;  // a job array: --array=0-(n-1)%T, tasks ID_INDEX
   array.array_tasks = 200;
   array.array_throttle = 10;
   CHECK(slurm.submit(array) == "4242");
-  CHECK(sh.calls[2].argv ==
-        std::vector<std::string>{"sbatch", "--parsable", "--job-name=x", "--array=0-199%10", "job.sh"});
+  CHECK(sh.calls[2].argv == std::vector<std::string>{"sbatch", "--parsable", "--job-name=x",
+                                                     "--dependency=singleton", "--array=0-199%10", "job.sh"});
   CHECK(slurm.first_array_task() == 0);
   CHECK(slurm.array_task_id("4242", 7) == "4242_7");
 }
