@@ -103,13 +103,16 @@ Actions on_reconcile(const std::vector<AttemptRow>& latest, const std::vector<sc
     for (auto& j : found)
       if (j.name == a.job_name && j.array_task == a.array_task) jobs.push_back(&j);
     // Which of several is its own: one that has started (it writes the run directory and its exit
-    // marker; the others are cancelled while they wait), then the one its submit command printed,
-    // then the oldest.
+    // marker; the others are cancelled while they wait), the first to start, then the one its submit
+    // command printed, then the oldest.
     auto started = [](const sched::JobInfo* j) {
       return j->state != State::queued && j->state != State::lost;
     };
     auto better = [&](const sched::JobInfo* j, const sched::JobInfo* than) {
       if (started(j) != started(than)) return started(j);
+      // Of two that started, the first: it claimed the run directory (render::claim_file); a later
+      // one found its claim and left.
+      if (j->start && than->start && *j->start != *than->start) return *j->start < *than->start;
       const bool rj = record.outcome == Outcome::submitted && of_job(j->id, record.job_id);
       const bool rt = record.outcome == Outcome::submitted && of_job(than->id, record.job_id);
       if (rj != rt) return rj;

@@ -102,8 +102,10 @@ struct Actions {
 // unclear), the scheduler's jobs of their names and, where the back end records its submissions,
 // what each one's submit command recorded (`records`, by attempt; an array task's
 // job id already its task's):
-//  - a job of its name: adopted (of several: one that started, else its recorded one, else the
-//    oldest); any other job of that name is a duplicate: cancelled and reported (Actions::duplicates);
+//  - a job of its name: adopted (of several: the first that started, else its recorded one, else
+//    the oldest); any other job of that name is a duplicate: cancelled and reported
+//    (Actions::duplicates). A duplicate that started after it found its claim and left
+//    (render::kClaimedElsewhere);
 //  - none, and the record has the job id: adopted (the name lookup lags behind);
 //  - none, and the record says nothing was submitted: back to planned;
 //  - none, and the record says the command started but has not ended: it may still be running (it

@@ -22,6 +22,9 @@ inline JobUpdate update_from(const sched::JobInfo& info) {
     u.reason = "a `module load` in the job script failed (exit status " +
                std::to_string(render::kModuleLoadFailed) +
                "; the module system's message is in the job's output)";
+  if (info.state == State::failed && info.exit_code == render::kClaimedElsewhere)
+    u.reason = "another job of this attempt had run in its run directory; this one left it (exit status " +
+               std::to_string(render::kClaimedElsewhere) + ")";
   if (info.start) u.started = *info.start;
   if (info.end) u.ended = *info.end;
   if (info.elapsed_s) u.elapsed_s = static_cast<std::int64_t>(*info.elapsed_s);

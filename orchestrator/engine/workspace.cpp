@@ -10,12 +10,14 @@ namespace campaign::engine {
 
 void LocalWorkspace::prepare(const render::Script& script) {
   // The script and a clean run directory: a stale marker of an earlier attempt must not complete
-  // this one; the earlier attempt's script is kept, not overwritten.
+  // this one, nor a claim of this attempt's number left by an earlier catalog hold its job back; the
+  // earlier attempt's script is kept, not overwritten.
   fs::create_directories(script.run_dir);
   render::keep_previous_script(script);
   render::write_script(script);
   std::error_code ec;
   fs::remove(script.run_dir / render::kExitMarker, ec);
+  fs::remove(script.run_dir / render::claim_file(script.attempt), ec);
 }
 
 std::vector<std::optional<int>> LocalWorkspace::read_markers(const std::vector<std::string>& run_dirs) {

@@ -145,6 +145,8 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
   set("script_path", s.path.string());
   set("exit_marker", kExitMarker);
   set("start_stamp", start_stamp(o.attempt));
+  set("claim", claim_file(o.attempt));
+  set("claimed_elsewhere", std::to_string(kClaimedElsewhere));
   set("campaign_exe", o.campaign_exe);
   set("nodes", std::to_string(c.nodes));
   set("ranks", std::to_string(c.ranks));

@@ -37,6 +37,14 @@ inline std::string attempt_dir(int attempt) { return kAttemptDirPrefix + std::to
 // A job script's exit status when a `module load` failed (sysexits' EX_CONFIG): the engine names it
 // in the attempt's reason. Templates see it as {{module_load_failed}}.
 inline constexpr int kModuleLoadFailed = 78;
+// One job per attempt: a job script's first act creates RUN_DIR/.claimed-<attempt> holding its job id
+// (templates: {{claim}}). A second job of the attempt (a submission answered twice, whose other copy
+// ran before the engine could cancel it) finds another id there, leaves the run directory as it is and
+// exits with kClaimedElsewhere (sysexits' EX_TEMPFAIL; {{claimed_elsewhere}}); the same job started
+// again (a requeue) finds its own.
+inline constexpr const char* kClaimPrefix = ".claimed-";
+inline std::string claim_file(int attempt) { return kClaimPrefix + std::to_string(attempt); }
+inline constexpr int kClaimedElsewhere = 75;
 // A case with `instances` runs instance i in RUN_DIR/instance-<i>, its output in kInstanceOutput there.
 inline constexpr const char* kInstanceOutput = "output.log";
 inline constexpr const char* kInstanceDirPrefix = "instance-";

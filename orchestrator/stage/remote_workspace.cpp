@@ -18,13 +18,13 @@ namespace campaign::stage {
 
 namespace {
 
-// Arguments: RUN_DIR SCRIPT MARKER KEEP; the script text on standard input. Creates the run
-// directory, removes a stale exit marker, keeps the script there as KEEP (the earlier attempt's,
-// render::keep_previous_script; none when KEEP is empty or already kept), writes the script under a
-// temporary name and renames it.
+// Arguments: RUN_DIR SCRIPT MARKER KEEP CLAIM; the script text on standard input. Creates the run
+// directory, removes a stale exit marker and the attempt's claim (render::claim_file), keeps the script there
+// as KEEP (the earlier attempt's, render::keep_previous_script; none when KEEP is empty or already kept),
+// writes the script under a temporary name and renames it.
 constexpr const char* kPrepareScript = R"SH(set -e
 mkdir -p -- "$1"
-rm -f -- "$1/$3"
+rm -f -- "$1/$3" "$1/$5"
 if [ -n "$4" ] && [ -f "$2" ] && [ ! -e "$4" ]; then
   mkdir -p -- "$(dirname -- "$4")"
   cp -- "$2" "$4.campaign-tmp.$$"
@@ -102,9 +102,15 @@ void RemoteWorkspace::prepare(const render::Script& script) {
       script.attempt > 1
           ? (script.run_dir / render::attempt_dir(script.attempt - 1) / render::kScriptName).string()
           : "";
-  const std::vector<std::string> argv = {
-      "sh", "-c", kPrepareScript, "sh", script.run_dir.string(), script.path.string(), render::kExitMarker,
-      keep};
+  const std::vector<std::string> argv = {"sh",
+                                         "-c",
+                                         kPrepareScript,
+                                         "sh",
+                                         script.run_dir.string(),
+                                         script.path.string(),
+                                         render::kExitMarker,
+                                         keep,
+                                         render::claim_file(script.attempt)};
   transport::CommandResult r;
   try {
     r = shell_.run(argv, std::chrono::seconds(60), script.text);

@@ -231,7 +231,7 @@ Outcome run_schedule(std::uint64_t seed, const ScheduleOptions& options) {
     std::vector<Member> out;
     for (auto& a : catalog.attempts_in(eng->campaign_id(), {State::submitting}))
       if (a.job_name == job_name)
-        out.push_back({a.id, a.case_id, a.case_name, a.run_dir, a.step_name, a.array_task});
+        out.push_back({a.id, a.case_id, a.number, a.case_name, a.run_dir, a.step_name, a.array_task});
     std::sort(out.begin(), out.end(), [](auto& x, auto& y) { return x.case_id < y.case_id; });  // case order
     return out;
   };
@@ -241,7 +241,7 @@ Outcome run_schedule(std::uint64_t seed, const ScheduleOptions& options) {
   std::string cancel_pattern;
   if (rng.chance(0.2)) {
     cancel_at = rng.uniform(0, 120);
-    cancel_pattern = rng.chance(0.5) ? "" : "c" + std::to_string(1 + rng.below(2));
+    cancel_pattern = rng.chance(0.5) ? std::string() : fmt::format("c{}", 1 + rng.below(2));
     outcome.summary += fmt::format("; cancel '{}' at t={:.0f}", cancel_pattern, *cancel_at);
   }
   std::vector<CancelRecord> cancels;

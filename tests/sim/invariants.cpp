@@ -106,7 +106,13 @@ std::vector<Violation> check(const Verdict& v) {
       if (charged && mine.empty() && !excused_charge)
         out.push_back({"charged_never_ran", who + ": ended " + std::string(campaign::to_string(a.state)) +
                                                 " (" + a.reason + ") but its command never ran"});
-      if (charged && a.state != State::lost && own && own->end >= 0 && own->state == State::completed)
+      // A packed completion on marker 0 whose step record had not come after accounting_wait_s, in an
+      // allocation that ended NODE_FAIL, takes NODE_FAIL (srun exits 0 when its node fails): the
+      // documented choice when slurmdbd lags longer than that.
+      const bool no_step_record = a.reason.find("no accounting record of its job step") != std::string::npos;
+      const bool excused_failure = no_step_record && own_job && own_job->lag > v.accounting_wait_s;
+      if (charged && a.state != State::lost && own && own->end >= 0 && own->state == State::completed &&
+          !excused_failure)
         out.push_back({"failure_unsupported", who + ": ended " + std::string(campaign::to_string(a.state)) +
                                                   " (" + a.reason +
                                                   ") but the model says its run completed"});

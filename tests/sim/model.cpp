@@ -265,7 +265,6 @@ void SlurmModel::progress(Job& j, double t) {
   for (auto& r : j.runs) {
     const double launch = j.start + r.offset;
     if (r.start < 0 && r.end < 0 && launch <= horizon && launch < cut_t) {
-      r.start = launch;
       r.step = j.packed;
       if (j.packed) {
         campaign::pack::StartMarker m;
@@ -274,8 +273,22 @@ void SlurmModel::progress(Job& j, double t) {
         m.time = static_cast<double>(wall(launch).time_since_epoch().count());
         ws_.write(r.who.run_dir, campaign::pack::kStartMarker, campaign::pack::to_json(m));
       }
-      trace_(launch, fmt::format("job {}: {} (attempt id {}) runs its command", j.id, r.who.case_name,
-                                 r.who.attempt));
+      // The script's first act: its attempt's claim (render::claim_file). Another job's claim there:
+      // it leaves at once, exit 75, no exit marker.
+      const std::string claim = ws_.claim(r.who.run_dir, r.who.number, j.id);
+      if (claim != j.id) {
+        r.left = true;
+        r.end = launch;
+        r.state = State::failed;
+        r.raw = "FAILED";
+        trace_(launch,
+               fmt::format("job {}: {} (attempt id {}) finds its run directory claimed by job {}: exits 75",
+                           j.id, r.who.case_name, r.who.attempt, claim));
+      } else {
+        r.start = launch;
+        trace_(launch, fmt::format("job {}: {} (attempt id {}) runs its command", j.id, r.who.case_name,
+                                   r.who.attempt));
+      }
     }
     if (r.start >= 0 && r.end < 0 && r.start + r.duration <= horizon && r.start + r.duration < cut_t)
       end_run(j, r, r.start + r.duration, r.fails ? State::failed : State::completed,
@@ -284,7 +297,7 @@ void SlurmModel::progress(Job& j, double t) {
   }
   if (j.packed) natural += 1;  // the driver exits after its last case
   if (natural < cut_t && natural <= t) {
-    const bool failed = !j.packed && !j.runs.empty() && j.runs.front().fails;
+    const bool failed = !j.packed && !j.runs.empty() && (j.runs.front().fails || j.runs.front().left);
     end_job(j, natural, failed ? State::failed : State::completed, failed ? "FAILED" : "COMPLETED");
   } else if (cut_t <= t) {
     cut_job(j, cut_t, j.cut_state, raw_of(j.cut_state));
@@ -335,7 +348,8 @@ sched::JobInfo SlurmModel::info_at(const Job& j, double at) const {
     if (j.start >= 0) i.start = wall(j.start), i.nodelist = "cn1";
     i.end = wall(j.end);
     i.elapsed_s = j.start >= 0 ? j.end - j.start : 0;
-    i.exit_code = j.state == State::failed ? 1 : 0;
+    const bool left = !j.packed && !j.runs.empty() && j.runs.front().left;
+    i.exit_code = j.state == State::failed ? (left ? 75 : 1) : 0;
   } else if (j.start >= 0 && at >= j.start) {
     i.state = State::running;
     i.raw_state = "RUNNING";
@@ -427,19 +441,20 @@ sched::StepRecords SlurmModel::query_steps(const std::vector<std::string>& ids) 
     const double tv = clock_.t - j->lag;
     for (size_t k = 0; k < j->runs.size(); ++k) {
       const Run& r = j->runs[k];
-      if (!r.step || r.start > tv) continue;
+      const double began = r.left ? r.end : r.start;  // a step whose script left at once ran too
+      if (!r.step || began < 0 || began > tv) continue;
       sched::StepInfo s;
       s.job_id = j->id;
       s.step_id = j->id + "." + std::to_string(k);
       s.name = r.who.step_name;
-      s.start = wall(r.start);
+      s.start = wall(began);
       s.nodelist = "cn1";
       if (r.end >= 0 && r.end <= tv) {
         s.state = r.state;
         s.raw_state = r.raw;
         s.end = wall(r.end);
-        s.elapsed_s = r.end - r.start;
-        s.exit_code = r.state == State::completed ? 0 : 1;
+        s.elapsed_s = r.end - began;
+        s.exit_code = r.state == State::completed ? 0 : r.left ? 75 : 1;
       } else {
         s.raw_state = "RUNNING";
       }

@@ -23,6 +23,7 @@ namespace sim {
 struct Member {
   std::int64_t attempt = 0;
   std::int64_t case_id = 0;
+  int number = 0;  // the attempt's
   std::string case_name, run_dir, step_name;
   std::optional<long> task;
 };
@@ -34,6 +35,7 @@ struct Run {
   double duration = 0;          // how long its command runs
   bool fails = false;           // exits 1 on its own
   bool refused = false;         // packed, launched while the allocation dies: srun fails at once, no step
+  bool left = false;            // its script found the attempt claimed by another job: exit 75, never ran
   double start = -1, end = -1;  // its command ran [start, end); start < 0: it never ran
   bool step = false;            // packed: a step record exists (from start)
   campaign::State state = campaign::State::running;

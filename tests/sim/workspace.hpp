@@ -27,6 +27,7 @@ class FakeWorkspace final : public campaign::engine::Workspace {
     const std::string dir = script.run_dir.string();
     files_.erase(dir + "/" + campaign::render::kExitMarker);
     files_.erase(dir + "/" + campaign::pack::kStartMarker);
+    files_.erase(path_in(dir, campaign::render::claim_file(script.attempt)));
   }
   std::vector<std::optional<int>> read_markers(const std::vector<std::string>& run_dirs) override {
     std::vector<std::optional<int>> out;
@@ -56,12 +57,23 @@ class FakeWorkspace final : public campaign::engine::Workspace {
       throw campaign::sched::SchedulerUnavailable("sim: login node unreachable");
   }
 
+  // A job script's claim of attempt `number` in `run_dir` (render::claim_file): the job that holds it.
+  std::string claim(const std::string& run_dir, int number, const std::string& job) {
+    return files_.emplace(path_in(run_dir, campaign::render::claim_file(number)), job).first->second;
+  }
   // What a job writes into its run directory.
   void write(const std::string& run_dir, const std::string& name, const std::string& text) {
     files_[run_dir + "/" + name] = text;
   }
 
  private:
+  // DIR/NAME, appended (GCC 12's bogus -Wrestrict on a + "/" + b, PR 105651).
+  static std::string path_in(const std::string& dir, const std::string& name) {
+    std::string p = dir;
+    p += '/';
+    p += name;
+    return p;
+  }
   std::filesystem::path root_;
   Rng& rng_;
   const Faults& faults_;

@@ -21,6 +21,10 @@
 # news of the job's end for the orchestrator, which the scheduler's accounting
 # then confirms or corrects (srun exits 0 after a node failure).
 cd @WORKDIR@/scaling-gpu-dummy-n4 || exit 1
+# One job per attempt: a second job of it (a submission answered twice) leaves this directory to the
+# first and exits 75 (noclobber: the claim is created once; a requeued job finds its own id).
+(set -C; echo "$SLURM_JOB_ID" >.claimed-1) 2>/dev/null || [ "$(cat .claimed-1)" = "$SLURM_JOB_ID" ] ||
+  { echo "campaign: job $SLURM_JOB_ID: attempt 1 ran in another job ($(cat .claimed-1))" >&2; exit 75; }
 # The attempt's start, written first on the machine that runs it: files older than this stamp are
 # an earlier attempt's, never collected as this one's measurement.
 echo 1 >.started-1

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "engine/rules.hpp"
 #include "rows.hpp"
 
 using namespace campaign;
@@ -189,6 +190,34 @@ TEST_CASE(
   CHECK(a.reverts[0].attempt == 2);
   CHECK(a.notes.size() == 2);                                             // waiting for c1, reverting c2
   CHECK(on_reconcile({recent}, {}, none, kNow, rules, m).notes.empty());  // said once
+}
+
+TEST_CASE("of two jobs of a name that both started, the first is adopted, whatever the record says") {
+  // Sim seed 294430: the link kept the engine blind while one copy ran and ended and the other started
+  // (Slurm's singleton released it); the first claimed the run directory, the second found its claim.
+  Rules rules;
+  Memory m;
+  auto first = job("31", State::completed, "COMPLETED"), second = job("30", State::running);
+  first.name = second.name = "job-1";
+  first.start = kNow - std::chrono::seconds(20);
+  second.start = kNow - std::chrono::seconds(5);
+  std::map<std::int64_t, sched::SubmitRecord> records;
+  records[1] = {sched::SubmitRecord::Outcome::submitted, "30", ""};  // its sbatch printed the second
+  Actions a = on_reconcile({row(1, State::submitting)}, {second, first}, records, kNow, rules, m);
+  REQUIRE(a.marks.size() == 1);
+  CHECK(a.marks[0].adopt_job == "31");
+  CHECK(a.marks[0].state == State::completed);
+  CHECK(a.cancel == std::vector<std::string>{"30"});
+  first.start = second.start;  // the same second: the record decides
+  a = on_reconcile({row(1, State::submitting)}, {second, first}, records, kNow, rules, m);
+  CHECK(a.marks[0].adopt_job == "30");
+}
+
+TEST_CASE("a job that found its attempt claimed by another names it in the reason") {
+  auto left = job("30", State::failed, "FAILED");
+  left.exit_code = render::kClaimedElsewhere;
+  CHECK(update_from(left).reason ==
+        "another job of this attempt had run in its run directory; this one left it (exit status 75)");
 }
 
 TEST_CASE("a submission whose outcome was unclear: never reverted at once; its record decides when kept") {
