@@ -7,19 +7,19 @@
 #   4 adopt the older of two jobs of a name and forget the newer (not cancelled)
 #   5 `cancel` skips the attempts still submitting
 # For each: the scratch tree (a copy of SOURCE_DIR, build/ beside it, the sim target only) is patched,
-# built, and `sim --first 1 --count COUNT --allow outage` runs the schedules CI runs (ctest sim_random);
+# built, and `sim --first 1 --count COUNT --allow outage` runs the schedules CI runs (ctest sim_random_a, _b);
 # printed: the violation classes it found and after how many schedules the first one, then a TARGET line
 # per bug (found within COUNT schedules). The unpatched tree must find nothing (the control).
 #
 # Usage: bash bench/sim_planted.sh SOURCE_DIR [COUNT] [SCRATCH_DIR]
-#   COUNT        schedules per bug (default 2000, as sim_random)
+#   COUNT        schedules per bug (default 100000, as CI)
 #   SCRATCH_DIR  where the copy and its build go (default: a new temporary directory, removed at the
 #                end; a kept one builds again only what changed, with ccache where set up)
 #   ONLY=GLOB    (environment) only the patches whose name matches, e.g. ONLY='3-*'
 set -uo pipefail
 source "$(dirname "$0")/../tools/usage.sh" "$@"
 SRC=$(readlink -f "${1:?SOURCE_DIR}")
-COUNT=${2:-2000}
+COUNT=${2:-100000}
 SCRATCH=${3:-}
 source "$SRC/bench/lib.sh"
 if [[ -z $SCRATCH ]]; then
