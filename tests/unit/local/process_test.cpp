@@ -91,11 +91,12 @@ TEST_CASE("a detached job waits at its gate and runs only after go", "[local][pr
 
   SECTION("SIGTERM to the monitor stops the job's group") {
     auto req = make("term");
-    req.argv = {"/bin/bash", "-c", "trap '' TERM; sleep 30"};
+    // It says when it ignores SIGTERM: a signal sent before its trap would end it by SIGTERM.
+    req.argv = {"/bin/bash", "-c", "trap '' TERM; touch term.ready; sleep 30"};
     req.kill_grace = 300ms;
     PendingSpawn p = spawn_detached(req);
     p.go();
-    std::this_thread::sleep_for(100ms);
+    REQUIRE(eventually([&] { return fs::exists(tmp.path / "term.ready"); }, 10s));
     ::kill(p.monitor().pid, SIGTERM);
     REQUIRE(eventually([&] { return fs::exists(req.status_path); }, 3s));
     auto s = parse_monitor_status(read(req.status_path));
