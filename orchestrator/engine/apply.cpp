@@ -117,9 +117,8 @@ bool Engine::reconcile(std::vector<AttemptRow>& latest) {
       std::vector<AttemptRow> with_jobs;
       bool waiting = false, adoptable = false;
       for (auto& a : latest) {
-        const bool has = std::any_of(found.begin(), found.end(), [&](const sched::JobInfo& j) {
-          return j.name == a.job_name && j.array_task == a.array_task;
-        });
+        const bool has =
+            std::any_of(found.begin(), found.end(), [&](const sched::JobInfo& j) { return job_of(a, j); });
         if (a.state == State::submitting) (has ? adoptable : waiting) = true;
         if (a.state != State::submitting || has) with_jobs.push_back(a);
       }

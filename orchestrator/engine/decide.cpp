@@ -87,6 +87,10 @@ bool of_job(const std::string& job, const std::string& id) {
 
 }  // namespace
 
+bool job_of(const AttemptRow& a, const sched::JobInfo& j) {
+  return j.name == a.job_name && j.array_task == a.array_task;
+}
+
 Actions on_reconcile(const std::vector<AttemptRow>& latest, const std::vector<sched::JobInfo>& found,
                      const std::map<std::int64_t, sched::SubmitRecord>& records, Time now, const Rules& rules,
                      Memory& memory) {
@@ -98,10 +102,9 @@ Actions on_reconcile(const std::vector<AttemptRow>& latest, const std::vector<sc
     auto rec = records.find(a.id);
     const sched::SubmitRecord none;
     const sched::SubmitRecord& record = rec == records.end() ? none : rec->second;
-    // A task of a job array is its own task of the array's name.
     std::vector<const sched::JobInfo*> jobs;
     for (auto& j : found)
-      if (j.name == a.job_name && j.array_task == a.array_task) jobs.push_back(&j);
+      if (job_of(a, j)) jobs.push_back(&j);
     // Which of several is its own: one that has started (it writes the run directory and its exit
     // marker; the others are cancelled while they wait), the first to start, then the one its submit
     // command printed, then the oldest.

@@ -116,6 +116,9 @@ struct Actions {
 //    job), or no record at all (the command never started, or the back end keeps none): wait
 //    `submit_grace_s`, then back to planned.
 // Never at once: a submit command that failed here may have reached the scheduler all the same.
+// A job the scheduler found by name is one of this `submitting` attempt's: its name, and its task of
+// the array for an array's attempt.
+bool job_of(const AttemptRow& a, const sched::JobInfo& j);
 Actions on_reconcile(const std::vector<AttemptRow>& latest, const std::vector<sched::JobInfo>& found,
                      const std::map<std::int64_t, sched::SubmitRecord>& records, Time now, const Rules& rules,
                      Memory& memory);

@@ -64,6 +64,18 @@ std::map<std::string, JobInfo> wait_final(Scheduler& s, const std::vector<std::s
   }
 }
 
+// Whatever happens, no job of a test outlives it: cancels `ids` when it goes.
+struct CancelAll {
+  Scheduler& s;
+  std::vector<std::string>& ids;
+  ~CancelAll() {
+    try {
+      s.cancel(ids);
+    } catch (const std::exception&) {
+    }
+  }
+};
+
 }  // namespace
 
 TEST_CASE("Slurm back end on a real cluster", "[integration][slurm]") {
@@ -77,16 +89,7 @@ TEST_CASE("Slurm back end on a real cluster", "[integration][slurm]") {
 
   // Whatever happens, no job of this test outlives it.
   std::vector<std::string> submitted;
-  struct CancelAll {
-    Scheduler& s;
-    std::vector<std::string>& ids;
-    ~CancelAll() {
-      try {
-        s.cancel(ids);
-      } catch (const std::exception&) {
-      }
-    }
-  } cancel_all{*sched, submitted};
+  CancelAll cancel_all{*sched, submitted};
 
   auto submit = [&](const std::string& name, const std::string& body, std::vector<std::string> deps = {}) {
     SubmitRequest r;
@@ -182,16 +185,8 @@ TEST_CASE("Slurm query_steps on a real allocation with two named steps", "[integ
   r.job_name = tag;
   r.workdir = dir.path.string();
   std::string id = sched->submit(r);
-  struct Cancel {
-    Scheduler& s;
-    std::string id;
-    ~Cancel() {
-      try {
-        s.cancel({id});
-      } catch (const std::exception&) {
-      }
-    }
-  } cancel{*sched, id};
+  std::vector<std::string> submitted{id};
+  CancelAll cancel{*sched, submitted};
 
   auto job = wait_final(*sched, {id});
   REQUIRE(job.count(id));
@@ -243,16 +238,7 @@ TEST_CASE("Slurm holds a second job of a name while the first runs, not the task
   auto sched = make_scheduler("slurm", shell, SchedulerOptions{});
   const std::string tag = "singleton-it-" + std::to_string(::getpid());
   std::vector<std::string> submitted;
-  struct CancelAll {
-    Scheduler& s;
-    std::vector<std::string>& ids;
-    ~CancelAll() {
-      try {
-        s.cancel(ids);
-      } catch (const std::exception&) {
-      }
-    }
-  } cancel_all{*sched, submitted};
+  CancelAll cancel_all{*sched, submitted};
   auto submit = [&](const std::string& file, const std::string& name, const std::string& body,
                     long tasks = 0) {
     SubmitRequest r;
