@@ -171,6 +171,19 @@ struct MetricRow : Metric {
 
 // What an event is about; with only an attempt (or a case) set, the catalog
 // fills in the case and campaign it belongs to.
+// A fact the engine holds about an attempt between its decisions (engine/memory.hpp: a job missing
+// from the scheduler since a time, a non-zero exit marker, a completion awaiting the accounting, ...),
+// as recorded when it changed; `held` false records that it no longer holds. The engine's memory is
+// the fold of these, oldest first (engine::fold_memory).
+struct Observation {
+  std::int64_t attempt_id = 0;
+  std::string fact{};
+  bool held = true;
+  std::optional<Time> since{};  // since when it holds, for a fact with a time
+  std::string value{};          // the fact's value, for one that has one
+  bool operator==(const Observation&) const = default;
+};
+
 struct EventScope {
   std::optional<std::int64_t> campaign_id{};
   std::optional<std::int64_t> case_id{};
@@ -341,6 +354,30 @@ class Catalog {
   // Every event of this kind of the campaign, oldest first (e.g. "duplicate": jobs cancelled as
   // second jobs of one attempt's name).
   std::vector<EventRow> events_of_kind(std::int64_t campaign_id, std::string_view kind);
+
+  // --- the engine's memory --------------------------------------------------
+  // Appends the changes, in one transaction (or in the open WriteGroup).
+  void record_observations(const std::vector<Observation>& changes);
+  // Every observation of the campaign's attempts, oldest first.
+  std::vector<Observation> observations(std::int64_t campaign_id);
+
+  // --- write groups ----------------------------------------------------------
+  // The writes made while a WriteGroup lives are one transaction, committed by commit() and rolled
+  // back when it is destroyed without (an exception): each write's own transaction becomes a
+  // savepoint of it. The engine carries out a decision's actions (several attempts' states, their
+  // events and the memory it changed) in one, so that a kill -9 leaves all of them or none.
+  class WriteGroup {
+   public:
+    explicit WriteGroup(Catalog& catalog);
+    WriteGroup(const WriteGroup&) = delete;
+    WriteGroup& operator=(const WriteGroup&) = delete;
+    ~WriteGroup();
+    void commit();
+
+   private:
+    Catalog& catalog_;
+    bool done_ = false;
+  };
 
   // --- health --------------------------------------------------------------
   // Problems found, empty when sound: SQLite's integrity and foreign-key

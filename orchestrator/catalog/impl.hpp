@@ -164,22 +164,38 @@ struct Catalog::Impl {
   // kAttemptSelect + `where_clause`, whose only parameter is `id`.
   std::vector<AttemptRow> attempts(const std::string& where_clause, std::int64_t id);
 
-  // A write transaction (BEGIN IMMEDIATE), rolled back unless committed. As SQLite::Transaction, but
-  // through the statement cache: the engine commits at every change, and parsing BEGIN and COMMIT
-  // each time was a tenth of its catalog time.
+  // A write transaction (BEGIN IMMEDIATE), rolled back unless committed; inside an open one (a
+  // Catalog::WriteGroup), a savepoint of it. As SQLite::Transaction, but through the statement cache:
+  // the engine commits at every change, and parsing BEGIN and COMMIT each time was a tenth of its
+  // catalog time.
+  int tx_depth = 0;
+  void begin_tx() {
+    query(tx_depth ? "SAVEPOINT nested" : "BEGIN IMMEDIATE")->exec();
+    ++tx_depth;
+  }
+  void commit_tx() {
+    query(tx_depth > 1 ? "RELEASE nested" : "COMMIT")->exec();
+    --tx_depth;
+  }
+  void rollback_tx() noexcept {
+    const bool nested = tx_depth > 1;
+    --tx_depth;
+    try {
+      query(nested ? "ROLLBACK TO nested" : "ROLLBACK")->exec();
+      if (nested) query("RELEASE nested")->exec();
+    } catch (const SQLite::Exception&) {  // SQLite may have rolled back already (e.g. disk full)
+    }
+  }
   class Tx {
    public:
-    explicit Tx(Impl& c) : c_(c) { c_.query("BEGIN IMMEDIATE")->exec(); }
+    explicit Tx(Impl& c) : c_(c) { c_.begin_tx(); }
     Tx(const Tx&) = delete;
     Tx& operator=(const Tx&) = delete;
     ~Tx() {
-      if (!done_) try {
-          c_.query("ROLLBACK")->exec();
-        } catch (const SQLite::Exception&) {  // SQLite may have rolled back already (e.g. disk full)
-        }
+      if (!done_) c_.rollback_tx();
     }
     void commit() {
-      c_.query("COMMIT")->exec();
+      c_.commit_tx();
       done_ = true;
     }
 
@@ -193,18 +209,22 @@ struct Catalog::Impl {
   // transaction, so construct it before the transaction starts.
   class FullSync {
    public:
-    explicit FullSync(Impl& c) : c_(c) { c_.query("PRAGMA synchronous = FULL")->exec(); }
+    // Inside a WriteGroup it changes nothing: the group's commit is the one that counts.
+    explicit FullSync(Impl& c) : c_(c), on_(c.tx_depth == 0) {
+      if (on_) c_.query("PRAGMA synchronous = FULL")->exec();
+    }
     FullSync(const FullSync&) = delete;
     FullSync& operator=(const FullSync&) = delete;
     ~FullSync() {
-      try {
-        c_.query("PRAGMA synchronous = NORMAL")->exec();
-      } catch (const SQLite::Exception&) {
-      }
+      if (on_) try {
+          c_.query("PRAGMA synchronous = NORMAL")->exec();
+        } catch (const SQLite::Exception&) {
+        }
     }
 
    private:
     Impl& c_;
+    bool on_;
   };
 };
 

@@ -160,7 +160,27 @@ ALTER TABLE attempts ADD COLUMN cause TEXT NOT NULL DEFAULT '';  -- '', 'depende
 UPDATE attempts SET cause = 'dependency' WHERE state = 'cancelled' AND reason LIKE 'dependency %';
 )sql";
 
-constexpr std::array<Migration, 10> kMigrations = {{
+// The engine's memory between its decisions (engine/memory.hpp), recorded as it changes so that a
+// new engine folds it back after kill -9 rather than rebuilding it from rows that keep less. The one
+// fact older versions kept (in attempts.confirmed) is recorded for their attempts: a completion on
+// its marker still awaiting the accounting.
+constexpr const char* kV11 = R"sql(
+CREATE TABLE observations (
+  id         INTEGER PRIMARY KEY,
+  attempt_id INTEGER NOT NULL REFERENCES attempts(id) ON DELETE CASCADE,
+  fact       TEXT NOT NULL,             -- engine/memory.hpp: missing, marker_exit, unconfirmed, awaiting_steps
+  held       INTEGER NOT NULL,          -- 0: the fact no longer holds
+  since      INTEGER,                   -- since when it holds, for a fact with a time
+  value      TEXT NOT NULL DEFAULT '',  -- marker_exit: the status; unconfirmed: the job id
+  time       INTEGER NOT NULL           -- when it was recorded
+);
+CREATE INDEX observations_attempt ON observations(attempt_id, id);
+INSERT INTO observations (attempt_id, fact, held, since, value, time)
+  SELECT id, 'unconfirmed', 1, NULL, COALESCE(job_id, ''), updated FROM attempts
+  WHERE state = 'completed' AND confirmed = 0;
+)sql";
+
+constexpr std::array<Migration, 11> kMigrations = {{
     {1, "tables", kV1},
     {2, "indexes for polling, metrics and events", kV2},
     {3, "metric series", kV3},
@@ -171,6 +191,7 @@ constexpr std::array<Migration, 10> kMigrations = {{
     {8, "attempts as job steps of shared allocations", kV8},
     {9, "attempts as tasks of job arrays", kV9},
     {10, "the cause of an attempt's end", kV10},
+    {11, "the engine's memory as observations", kV11},
 }};
 
 int pragma_int(SQLite::Database& db, const char* pragma) {

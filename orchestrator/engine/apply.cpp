@@ -17,74 +17,98 @@ const std::vector<State> kEveryState = {
 
 }  // namespace
 
-bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest) {
-  // The scheduler first: when cancelling fails, no state has changed (the next poll decides again).
-  if (!actions.cancel.empty()) scheduler_.cancel(actions.cancel);
-  for (auto& note : actions.notes) spdlog::info("{}", note);
+bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest, const Memory* before) {
   std::map<std::int64_t, AttemptRow*> rows;
   for (auto& a : latest) rows[a.id] = &a;
-  for (auto& d : actions.duplicates) {
-    // A second job of one attempt's name (a submission that landed twice): cancelled above; said
-    // loudly, kept in the catalog and counted for the run's summary.
-    std::string what = "job " + d.job_id + " is a second job of the attempt's name (its own is " + d.adopted +
-                       (d.ended ? "): it had already ended (it ran while the scheduler could not be asked)"
-                                : "): cancelled");
-    catalog_.add_event("duplicate", what, {.attempt_id = d.attempt});
-    spdlog::warn("{}: {}", rows.at(d.attempt)->case_name, what);
-    ++duplicates_cancelled_;
-  }
+  // Said once the writes are committed: a kill -9 or an error before leaves none of them done.
+  std::vector<std::pair<bool, std::string>> said;  // (warning, text)
+  std::vector<AttemptRow*> completed;              // confirmed completions, to collect
   bool changed = false;
-  for (auto& m : actions.marks) {
-    AttemptRow& row = *rows.at(m.attempt);
-    if (!m.adopt_job.empty()) {
-      catalog_.record_job_id(row.id, m.adopt_job, m.state);
+  try {
+    // The scheduler first: when cancelling fails, no state has changed (the next poll decides again).
+    if (!actions.cancel.empty()) scheduler_.cancel(actions.cancel);
+    const auto recorded = before ? memory_changes(*before, memory_) : std::vector<Observation>{};
+    std::optional<Catalog::WriteGroup> group;  // none for a poll that changed nothing (most of them)
+    if (!actions.empty() || !recorded.empty()) group.emplace(catalog_);
+    for (auto& d : actions.duplicates) {
+      // A second job of one attempt's name (a submission that landed twice): cancelled above; said
+      // loudly, kept in the catalog and counted for the run's summary.
+      std::string what = "job " + d.job_id + " is a second job of the attempt's name (its own is " +
+                         d.adopted +
+                         (d.ended ? "): it had already ended (it ran while the scheduler could not be asked)"
+                                  : "): cancelled");
+      catalog_.add_event("duplicate", what, {.attempt_id = d.attempt});
+      said.emplace_back(true, rows.at(d.attempt)->case_name + ": " + what);
+    }
+    for (auto& m : actions.marks) {
+      AttemptRow& row = *rows.at(m.attempt);
+      if (!m.adopt_job.empty()) {
+        catalog_.record_job_id(row.id, m.adopt_job, m.state);
+        changed = true;
+      }
+      const bool moved = catalog_.update_state(row.id, m.state, m.update);
+      const bool settles = m.update.confirmed.value_or(false);  // a completion on its marker, settled
+      refresh(row);
+      if (moved && is_final(m.state)) {
+        const auto& exit = m.update.exit_code;
+        said.emplace_back(false, row.case_name + ": " +
+                                     (row.job_id.empty() ? "" : "job " + row.job_id + " ") +
+                                     std::string(to_string(m.state)) +
+                                     (exit && *exit ? " (exit " + std::to_string(*exit) + ")" : ""));
+      }
+      if (!m.note.empty()) said.emplace_back(m.warn, m.note);
+      if (m.state == State::completed && row.confirmed && (moved || settles)) completed.push_back(&row);
+      changed |= moved || settles;
+    }
+    for (auto& r : actions.returns) {
+      AttemptRow& row = *rows.at(r.attempt);
+      said.emplace_back(false, row.case_name + ": " + r.reason + "; planned again");
+      catalog_.return_to_plan(r.attempt, r.reason);
+      refresh(row);
       changed = true;
     }
-    const bool moved = catalog_.update_state(row.id, m.state, m.update);
-    const bool settles = m.update.confirmed.value_or(false);  // a completion on its marker, settled
-    refresh(row);
-    if (moved && is_final(m.state)) {
-      const auto& exit = m.update.exit_code;
-      spdlog::info("{}: {}{}{}", row.case_name, row.job_id.empty() ? "" : "job " + row.job_id + " ",
-                   to_string(m.state), exit && *exit ? " (exit " + std::to_string(*exit) + ")" : "");
+    for (auto& r : actions.reverts) {
+      catalog_.revert_submitting(r.attempt, r.reason);
+      refresh(*rows.at(r.attempt));
+      changed = true;
     }
-    if (!m.note.empty()) m.warn ? spdlog::warn("{}", m.note) : spdlog::info("{}", m.note);
-    if (m.state == State::completed && row.confirmed && (moved || settles) && options_.on_completed) {
-      options_.on_completed(row);
-      refresh(row);  // collected, or collect_failed
+    for (auto& r : actions.retries) {
+      if (!r.note.empty()) said.emplace_back(false, r.note);
+      const std::int64_t id = catalog_.new_attempt_for_retry(r.case_id, r.reason);
+      auto it = std::find_if(latest.begin(), latest.end(), [&](auto& a) { return a.case_id == r.case_id; });
+      if (it != latest.end()) *it = catalog_.attempt(id);  // the case's latest attempt is the new one
+      changed = true;
     }
-    changed |= moved || settles;
+    catalog_.record_observations(recorded);
+    if (group) group->commit();
+  } catch (...) {
+    if (before) memory_ = *before;  // as the catalog still has it
+    throw;
   }
-  for (auto& r : actions.returns) {
-    AttemptRow& row = *rows.at(r.attempt);
-    spdlog::info("{}: {}; planned again", row.case_name, r.reason);
-    catalog_.return_to_plan(r.attempt, r.reason);
-    refresh(row);
-    changed = true;
-  }
-  for (auto& r : actions.reverts) {
-    catalog_.revert_submitting(r.attempt, r.reason);
-    refresh(*rows.at(r.attempt));
-    changed = true;
-  }
-  for (auto& r : actions.retries) {
-    if (!r.note.empty()) spdlog::info("{}", r.note);
-    const std::int64_t id = catalog_.new_attempt_for_retry(r.case_id, r.reason);
-    auto it = std::find_if(latest.begin(), latest.end(), [&](auto& a) { return a.case_id == r.case_id; });
-    if (it != latest.end()) *it = catalog_.attempt(id);  // the case's latest attempt is the new one
-    changed = true;
-  }
+
+  duplicates_cancelled_ += static_cast<int>(actions.duplicates.size());
+  for (auto& note : actions.notes) spdlog::info("{}", note);
+  for (auto& [warn, text] : said) warn ? spdlog::warn("{}", text) : spdlog::info("{}", text);
+  // Collected after the commit: a completion is in the catalog, confirmed, before its outputs are
+  // read (what a run leaves completed and not collected, it collects at its end; `campaign collect`).
+  if (options_.on_completed)
+    for (AttemptRow* row : completed) {
+      options_.on_completed(*row);
+      refresh(*row);  // collected, or collect_failed
+    }
   return changed;
 }
 
 bool Engine::apply_decision(const std::function<Actions()>& decide, std::vector<AttemptRow>& latest) {
-  Memory before = memory_;
+  const Memory before = memory_;
+  Actions actions;
   try {
-    return apply(decide(), latest);
+    actions = decide();
   } catch (...) {
-    memory_ = std::move(before);
+    memory_ = before;
     throw;
   }
+  return apply(actions, latest, &before);
 }
 
 std::string Engine::record_of(const AttemptRow& a) const {

@@ -16,30 +16,11 @@
 
 #include "batch/batch.hpp"
 #include "catalog/catalog.hpp"
+#include "engine/memory.hpp"
 #include "matrix/plan.hpp"
 #include "sched/scheduler.hpp"
 
 namespace campaign::engine {
-
-// What the engine remembers between ticks about its jobs, beside the catalog.
-struct Memory {
-  // Attempt id -> since when the scheduler has not known its job (no record in the queue or the
-  // accounting) while it left no exit marker.
-  std::map<std::int64_t, Time> missing;
-  std::map<std::int64_t, int> marker_exit;  // attempt id -> non-zero exit marker awaiting the scheduler
-  struct Unconfirmed {
-    std::string job_id;
-    std::optional<Time> unrecorded_since;  // the scheduler has had no record of the job (or step) since
-  };
-  // Attempts completed on their marker, awaiting the scheduler's accounting.
-  std::map<std::int64_t, Unconfirmed> unconfirmed;
-  // Starts "due": an engine's first poll asks (status --refresh is one tick, resume starts afresh).
-  int polls_since_confirm = std::numeric_limits<int>::max() - 1;
-  std::set<std::int64_t> awaiting_submission;  // submitting attempts with no job yet (said once)
-  // Packed attempts whose allocation ended without a step record of theirs, while the accounting
-  // has not recorded the allocation's end yet: since when.
-  std::map<std::int64_t, Time> awaiting_steps;
-};
 
 // The engine's tunables the decisions read (EngineOptions has their documentation).
 struct Rules {

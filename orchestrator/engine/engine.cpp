@@ -78,11 +78,10 @@ void Engine::start() {
   if (sync.inserted) spdlog::info("{} new cases in the catalog", sync.inserted);
   if (sync.retired) spdlog::warn("{} cases of the catalog are no longer in the campaign file", sync.retired);
 
+  // What the decisions of earlier runs remembered, as they committed it.
+  memory_ = fold_memory(catalog_.observations(campaign_id_));
   auto latest = catalog_.latest_attempts(campaign_id_);
   reconcile(latest);  // throws SchedulerUnavailable: nothing may be submitted before this succeeds
-  // Completions an earlier run saw on their markers alone: the scheduler is asked again.
-  for (auto& a : latest)
-    if (a.state == State::completed && !a.confirmed) memory_.unconfirmed[a.id] = {a.job_id, std::nullopt};
   int ours = 0;
   for (auto& a : latest) ours += is_active(a.state) ? 1 : 0;
   others_in_queue_ = std::max(0, scheduler_.queued_jobs_of_user() - ours);

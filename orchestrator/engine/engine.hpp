@@ -116,6 +116,9 @@ class Engine {
   // The latest attempts as the loop holds them between its reads of the catalog (null until it reads
   // them again): the simulator checks them against the catalog after every tick.
   const std::vector<AttemptRow>* cached_rows() const { return latest_valid_ ? &latest_ : nullptr; }
+  // What the decisions remember (engine/memory.hpp): the simulator checks that its recorded part is
+  // what the catalog's observations fold to, which is what an engine started after a kill -9 has.
+  const Memory& memory() const { return memory_; }
   // start(), then ticks until finished (or, without `wait`, until everything
   // ready is submitted) or SIGINT/SIGTERM. Returns the exit status: 0 when
   // every case completed, 1 when some did not, 130 when interrupted.
@@ -134,11 +137,14 @@ class Engine {
   const std::string& scheduler_problem() const { return scheduler_problem_; }
 
  private:
-  // The effects (apply.cpp): observations gathered, decided on (decide.hpp), the actions performed.
-  bool apply(const Actions& actions, std::vector<AttemptRow>& latest);
+  // The effects (apply.cpp): observations gathered, decided on (decide.hpp), the actions performed:
+  // the scheduler's first (a failing cancel changes no state), then every catalog write and
+  // the memory the decision changed since `before` in one transaction, then what is said and
+  // collected. Until the commit, a failure puts memory_ back to `before`.
+  bool apply(const Actions& actions, std::vector<AttemptRow>& latest, const Memory* before = nullptr);
   // apply(decide()), where `decide` may change memory_: a change that counts only once its actions
-  // are carried out. When they fail (a cancel the scheduler did not take), memory_ is as it was, and
-  // the next poll decides again from the same knowledge.
+  // are carried out, and is recorded with them. When they fail (a cancel the scheduler did not
+  // take), memory_ is as it was, and the next poll decides again from the same knowledge.
   bool apply_decision(const std::function<Actions()>& decide, std::vector<AttemptRow>& latest);
   bool reconcile(std::vector<AttemptRow>& latest);
   // cancel()'s one pass over what it can cancel now (planned, or with a job); returns how many.

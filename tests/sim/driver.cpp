@@ -272,6 +272,11 @@ Outcome run_schedule(std::uint64_t seed, const ScheduleOptions& options) {
             diff = row_difference((*cached)[i], stored[i]);
           if (!diff.empty())
             outcome.violations.push_back({"cached_rows", fmt::format("t={:.1f}: {}", clock.t, diff)});
+          // What an engine started now would remember: the fold of the recorded observations.
+          diff = engine::memory_difference(eng->memory(),
+                                           engine::fold_memory(catalog.observations(eng->campaign_id())));
+          if (!diff.empty())
+            outcome.violations.push_back({"memory", fmt::format("t={:.1f}: {}", clock.t, diff)});
         }
       // Quiet: polls that change nothing while the world is still. Skipping to just before the world's
       // next event (at most 20 s on) is the engine polling slower, as a longer poll_max would.

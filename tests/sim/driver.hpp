@@ -17,7 +17,9 @@ struct ScheduleOptions {
   // "all"; "kills": only kill -9 and resume (with the killed run's sbatch landing late); "none": no fault
   // at all. The campaign drawn from a seed is the same under each.
   std::string faults = "all";
-  // After every tick, the engine's cached rows must equal the catalog's (violation "cached_rows").
+  // After every tick, the engine's cached rows must equal the catalog's (violation "cached_rows"), and
+  // its memory what the catalog's observations fold to (violation "memory": what a new engine would
+  // start from after a kill -9).
   bool check_rows = false;
 };
 

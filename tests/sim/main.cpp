@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
   app.add_flag("--kinds", kinds,
                "Print each schedule's violation classes, one line per seed (to compare engines)");
   app.add_flag("--check-rows", check_rows,
-               "After every tick, compare the engine's cached rows with the catalog");
+               "After every tick, compare the engine's cached rows and its memory with the catalog (its "
+               "rows, the fold of its observations)");
   app.add_option("--faults", faults, "all, kills (kill -9 and resume only) or none")
       ->check(CLI::IsMember({"all", "kills", "none"}));
   app.add_flag("--bench", bench, "Print schedules per second and a TARGET line");

@@ -79,12 +79,12 @@ TEST_CASE("open creates a WAL database at the current schema version", "[catalog
     Catalog cat = Catalog::open(workdir);
     CHECK(cat.path() == workdir / "campaign.db");
     CHECK(cat.access() == Access::read_write);
-    CHECK(cat.schema_version() == 10);
+    CHECK(cat.schema_version() == 11);
     CHECK(cat.check().empty());
   }
   SQLite::Database raw((workdir / "campaign.db").string(), SQLite::OPEN_READONLY);
   CHECK(raw.execAndGet("PRAGMA journal_mode").getString() == "wal");
-  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 10);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 11);
   CHECK(std::filesystem::exists(workdir / "campaign.lock"));
 }
 

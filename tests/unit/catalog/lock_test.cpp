@@ -96,7 +96,7 @@ TEST_CASE("a second writer is refused with the holder's pid and host", "[catalog
 
   // Readers need no lock.
   Catalog ro = Catalog::open(dir.path(), Access::read_only);
-  CHECK(ro.schema_version() == 10);
+  CHECK(ro.schema_version() == 11);
 }
 
 TEST_CASE("the lock dies with its holder, even with SIGKILL", "[catalog][lock]") {

@@ -343,6 +343,24 @@ TEST_CASE("a job the scheduler forgot without a marker is lost after lost_after_
   CHECK(a.state == State::queued);
 }
 
+TEST_CASE("after a kill, a new engine remembers what the killed one committed: a job missing since when") {
+  Setup s(std::string(kSix) + "retry: {max_attempts: 2, on: [lost]}\n", 1);
+  s.engine.tick(true);
+  REQUIRE(s.sched.jobs.size() == 1);
+  s.sched.jobs.clear();  // purged, no marker
+  s.engine.tick(true);   // missing since now
+  REQUIRE(s.engine.memory().missing.size() == 1);
+  s.advance(std::chrono::seconds(100));
+  // kill -9 of the first engine: a second one starts on the same catalog.
+  engine::Engine again(s.plan, s.dir.path, s.catalog, s.sched, s.shell, Setup::options(s));
+  again.start();
+  CHECK(engine::memory_difference(again.memory(), s.engine.memory()) == "");
+  s.advance(std::chrono::seconds(20));
+  again.tick(true);
+  // Lost 120 s after it went missing, not 120 s after the restart.
+  CHECK(s.attempt_of("c1").number == 2);
+}
+
 TEST_CASE("run() notices an exit marker the moment it appears, not at the next read") {
   // Markers are read once an hour and the scheduler asked once an hour: only the watch on the run
   // directories can end this run. Were it missing, the watchdog's SIGTERM would (exit 130).

@@ -1,0 +1,73 @@
+// The engine's memory as recorded observations, and write groups: the transaction in which the engine
+// carries out one decision (its attempts' states, their events and the memory it changed).
+#include "catalog/catalog.hpp"
+#include "catalog/impl.hpp"
+
+namespace campaign {
+
+void Catalog::record_observations(const std::vector<Observation>& changes) {
+  if (changes.empty()) return;
+  Impl& c = *impl_;
+  c.require_writer("record_observations");
+  c.guard("record_observations", [&] {
+    Impl::Tx tx(c);
+    auto q = c.query(
+        "INSERT INTO observations (attempt_id, fact, held, since, value, time) VALUES (?, ?, ?, ?, ?, ?)");
+    const std::int64_t now = c.now();
+    for (const Observation& o : changes) {
+      if (o.fact.empty()) throw CatalogError(c.where() + ": record_observations: empty fact");
+      q->reset();
+      q->bind(1, o.attempt_id);
+      q->bind(2, o.fact);
+      q->bind(3, o.held ? 1 : 0);
+      if (o.since)
+        q->bind(4, static_cast<std::int64_t>(o.since->time_since_epoch().count()));
+      else
+        q->bind(4);
+      q->bind(5, o.value);
+      q->bind(6, now);
+      q->exec();
+    }
+    tx.commit();
+  });
+}
+
+std::vector<Observation> Catalog::observations(std::int64_t campaign_id) {
+  Impl& c = *impl_;
+  return c.guard("observations", [&] {
+    auto q = c.query(
+        "SELECT o.attempt_id, o.fact, o.held, o.since, o.value FROM observations o "
+        "JOIN attempts a ON a.id = o.attempt_id JOIN cases k ON k.id = a.case_id "
+        "WHERE k.campaign_id = ? ORDER BY o.id");
+    q->bind(1, campaign_id);
+    std::vector<Observation> out;
+    while (q->executeStep()) {
+      Observation o;
+      o.attempt_id = q->getColumn(0).getInt64();
+      o.fact = q->getColumn(1).getString();
+      o.held = q->getColumn(2).getInt() != 0;
+      if (!q->getColumn(3).isNull()) o.since = Time(std::chrono::seconds(q->getColumn(3).getInt64()));
+      o.value = q->getColumn(4).getString();
+      out.push_back(std::move(o));
+    }
+    return out;
+  });
+}
+
+Catalog::WriteGroup::WriteGroup(Catalog& catalog) : catalog_(catalog) {
+  Impl& c = *catalog_.impl_;
+  c.require_writer("write group");
+  c.guard("begin a write group", [&] { c.begin_tx(); });
+}
+
+Catalog::WriteGroup::~WriteGroup() {
+  if (!done_) catalog_.impl_->rollback_tx();
+}
+
+void Catalog::WriteGroup::commit() {
+  Impl& c = *catalog_.impl_;
+  c.guard("commit a write group", [&] { c.commit_tx(); });
+  done_ = true;
+}
+
+}  // namespace campaign
