@@ -24,6 +24,19 @@ bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest, cons
   std::vector<std::pair<bool, std::string>> said;  // (warning, text)
   std::vector<AttemptRow*> completed;              // confirmed completions, to collect
   bool changed = false;
+  // The rows the writes touch, as they were: put back when the writes roll back, so that the rows
+  // stay in step with the catalog whatever fails (an error needs no re-read of every row).
+  std::vector<std::pair<AttemptRow*, AttemptRow>> saved;
+  auto save = [&](AttemptRow* r) {
+    if (r && std::none_of(saved.begin(), saved.end(), [&](auto& s) { return s.first == r; }))
+      saved.emplace_back(r, *r);
+  };
+  for (auto& m : actions.marks) save(rows.at(m.attempt));
+  for (auto& r : actions.returns) save(rows.at(r.attempt));
+  for (auto& r : actions.reverts) save(rows.at(r.attempt));
+  for (auto& r : actions.retries)
+    for (auto& a : latest)
+      if (a.case_id == r.case_id) save(&a);
   try {
     // The scheduler first: when cancelling fails, no state has changed (the next poll decides again).
     if (!actions.cancel.empty()) scheduler_.cancel(actions.cancel);
@@ -69,6 +82,12 @@ bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest, cons
     }
     for (auto& r : actions.reverts) {
       catalog_.revert_submitting(r.attempt, r.reason);
+      if (!r.rejected.empty()) {
+        JobUpdate u;
+        u.reason = r.rejected;
+        catalog_.update_state(r.attempt, State::cancelled, u);
+        said.emplace_back(true, rows.at(r.attempt)->case_name + ": " + r.rejected);
+      }
       refresh(*rows.at(r.attempt));
       changed = true;
     }
@@ -83,6 +102,7 @@ bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest, cons
     if (group) group->commit();
   } catch (...) {
     if (before) memory_ = *before;  // as the catalog still has it
+    for (auto& [row, was] : saved) *row = std::move(was);
     throw;
   }
 

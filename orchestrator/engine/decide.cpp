@@ -170,6 +170,26 @@ Actions on_reconcile(const std::vector<AttemptRow>& latest, const std::vector<sc
   return out;
 }
 
+SubmitFailed on_submit_failure(const std::vector<const AttemptRow*>& attempts, sched::SubmitFailure kind,
+                               const std::string& what) {
+  SubmitFailed out;
+  switch (kind) {
+    case sched::SubmitFailure::refused_by_limit:
+      for (auto* a : attempts) out.actions.reverts.push_back({a->id, "refused by a limit: " + what});
+      out.pause = true;
+      break;
+    case sched::SubmitFailure::transient:
+      out.unclear = true;
+      break;
+    case sched::SubmitFailure::invalid:
+      for (auto* a : attempts)
+        out.actions.reverts.push_back(
+            {a->id, "rejected: " + what, "the scheduler rejected the job: " + what});
+      break;
+  }
+  return out;
+}
+
 std::vector<std::string> marker_dirs(const std::vector<AttemptRow>& latest) {
   std::vector<std::string> dirs;
   for (auto& a : latest)

@@ -45,6 +45,7 @@ struct Mark {
 struct Revert {  // a `submitting` attempt back to planned: no job of its name exists
   std::int64_t attempt = 0;
   std::string reason;
+  std::string rejected{};  // when not empty: then cancelled with this reason (the scheduler rejected it)
 };
 
 struct Return {  // a packed attempt back to planned: its allocation ended before it started
@@ -233,6 +234,44 @@ struct SubmitChoice {
 SubmitChoice choose_submissions(const matrix::Plan& plan, const std::vector<size_t>& order,
                                 const std::vector<std::int64_t>& case_ids,
                                 const std::vector<AttemptRow>& latest, const SubmitLimits& limits);
+
+// What a failed submission means for its attempts, all `submitting` (committed before the scheduler
+// was asked), by sched::SubmitFailure:
+//  - refused_by_limit (a QOS or queue limit): back to planned, saying why, and submissions pause
+//    (`pause`): the limit frees itself as jobs end;
+//  - transient (a lost connection, a timeout): the job may exist, or still land (a submit command
+//    outlives the connection that started it): they stay `submitting`, for reconciliation by name and
+//    by the command's record (on_reconcile); nothing more is submitted until a poll succeeds
+//    (`unclear`);
+//  - invalid (the scheduler rejected the job itself): back to planned, then cancelled with the
+//    scheduler's words: it would be rejected the same way every time.
+struct SubmitFailed {
+  Actions actions;
+  bool pause = false;
+  bool unclear = false;
+};
+SubmitFailed on_submit_failure(const std::vector<const AttemptRow*>& attempts, sched::SubmitFailure kind,
+                               const std::string& what);
+
+// `campaign cancel`: among the latest attempts, those of the cases the user named (`matched`, attempt
+// ids) that can be cancelled now: planned ones, and active ones with a job. A packed case shares its
+// allocation's job: an allocation all of whose active cases are chosen is cancelled whole; a case
+// chosen without the others ends its own running step where the scheduler can end one (Slurm:
+// scancel JOBID.STEP; `steps` holds the running steps of cancel_partial's allocations, nullopt when
+// the scheduler cannot end a step alone), else its allocation goes, the others named in `notes`. A
+// packed case that has no running step of its own yet while the cases beside it run is refused (the
+// whole cancel is: `refused` names them). A completion on its exit marker that the accounting has not
+// confirmed yet has nothing left to cancel; it gets Cause::user, so that a correction to a failure
+// is not retried. Submissions of unknown outcome are not chosen: Engine::cancel waits for them.
+struct CancelChoice {
+  Actions actions;  // cancel: job and step ids; marks: cancelled, and user causes
+  int cancelled = 0;
+  std::vector<std::string> refused;  // "case (allocation N, beside ...)"
+};
+std::vector<std::string> cancel_partial(const std::vector<AttemptRow>& latest,
+                                        const std::set<std::int64_t>& matched);
+CancelChoice choose_cancel(const std::vector<AttemptRow>& latest, const std::set<std::int64_t>& matched,
+                           const std::optional<std::vector<sched::StepInfo>>& steps);
 
 // Nothing runs any more; only completions await the accounting (dependents and the end of the run
 // wait for them): the scheduler should be asked at once.

@@ -45,7 +45,7 @@ Engine::Engine(const matrix::Plan& plan, const fs::path& workdir, Catalog& catal
       scheduler_(scheduler),
       shell_(shell),
       options_(std::move(options)),
-      renderer_(plan),
+      renderer_(options_.renderer ? options_.renderer : std::make_shared<const render::Renderer>(plan)),
       local_workspace_(shell, workdir),
       workspace_(options_.workspace ? *options_.workspace : local_workspace_),
       submit_order_(interleaved_order(plan)),
@@ -120,7 +120,6 @@ bool Engine::tick(bool poll_scheduler) {
     try {
       changed |= reconcile(latest);
     } catch (const sched::SchedulerUnavailable& e) {
-      latest_valid_ = false;
       if (scheduler_problem_.empty())
         spdlog::warn("scheduler unavailable, cannot reconcile submissions yet: {}", e.what());
       scheduler_problem_ = e.what();
@@ -135,7 +134,6 @@ bool Engine::tick(bool poll_scheduler) {
       scheduler_problem_.clear();
       unreachable_since_.reset();
     } catch (const sched::SchedulerUnavailable& e) {
-      latest_valid_ = false;
       // A streak of step accounting failures is of polls that reached it, one after the other: after
       // a poll that did not, its next failure may be the link's, not slurmdbd's.
       accounting_failing_since_.reset();
@@ -150,7 +148,6 @@ bool Engine::tick(bool poll_scheduler) {
     try {
       changed |= submit_ready(latest);
     } catch (const sched::SchedulerUnavailable& e) {
-      latest_valid_ = false;
       scheduler_problem_ = e.what();
     }
   }
@@ -206,75 +203,20 @@ int Engine::cancel(const std::string& pattern) {
 
 int Engine::cancel_known(const std::function<bool(const AttemptRow&)>& matches) {
   auto latest = catalog_.latest_attempts(campaign_id_);
-  auto cancellable = [](const AttemptRow& a) {
-    return a.state == State::planned || (is_active(a.state) && !a.job_id.empty());
-  };
-  auto packed = [&](const AttemptRow& a) {
-    return cancellable(a) && !a.step_name.empty() && !a.job_id.empty();
-  };
-  std::set<std::int64_t> chosen;
+  std::set<std::int64_t> matched;
   for (auto& a : latest)
-    if (cancellable(a) && matches(a)) chosen.insert(a.id);
-  // A packed case shares its allocation's job: an allocation all of whose active cases are chosen is
-  // cancelled whole; a case chosen without the others ends its own step where the scheduler can end
-  // one (Slurm: scancel JOBID.STEP), else (LSF, local) the allocation goes, the others named.
-  std::map<std::string, std::vector<const AttemptRow*>> others;  // allocation -> active cases not chosen
-  for (auto& a : latest)
-    if (packed(a) && !chosen.count(a.id)) others[a.job_id].push_back(&a);
-  std::set<std::string> partial;
-  for (auto& a : latest)
-    if (packed(a) && chosen.count(a.id) && others.count(a.job_id)) partial.insert(a.job_id);
+    if (matches(a)) matched.insert(a.id);
   std::optional<std::vector<sched::StepInfo>> steps;
-  if (!partial.empty()) steps = scheduler_.running_steps({partial.begin(), partial.end()});
-  std::map<std::int64_t, std::string> own_step;  // chosen packed attempt -> its running step
-  std::vector<std::string> refused;
-  for (auto& a : latest) {
-    if (!chosen.count(a.id) || !packed(a) || !partial.count(a.job_id)) continue;
-    std::vector<std::string> names;
-    for (auto* o : others[a.job_id]) names.push_back(o->case_name);
-    if (!steps) {
-      for (auto* o : others[a.job_id])
-        if (chosen.insert(o->id).second)
-          spdlog::warn("{}: cancelled with its allocation {} (a case of it matched)", o->case_name, a.job_id);
-      continue;
-    }
-    for (auto& st : *steps)
-      if (st.job_id == a.job_id && st.name == a.step_name) own_step[a.id] = st.step_id;
-    if (!own_step.count(a.id))
-      refused.push_back(a.case_name + " (allocation " + a.job_id + ", beside " + join(names, ", ") + ")");
-  }
-  if (!refused.empty())
+  if (auto partial = cancel_partial(latest, matched); !partial.empty())
+    steps = scheduler_.running_steps(partial);
+  CancelChoice choice = choose_cancel(latest, matched, steps);
+  if (!choice.refused.empty())
     throw Error(
         "cannot cancel a packed case alone before its step runs, and cancelling its allocation "
         "would end the cases beside it: " +
-        join(refused, "; ") + ". Cancel it once it runs, or together with the cases beside it");
-  Actions actions;
-  std::set<std::string> ids;
-  // A completion on its exit marker that the accounting has not confirmed yet has nothing left to
-  // cancel; should the accounting correct it to a failure, the user's cancel still holds (no retry).
-  for (auto& a : latest)
-    if (a.state == State::completed && !a.confirmed && a.cause != Cause::user && matches(a)) {
-      JobUpdate u;
-      u.cause = Cause::user;
-      actions.marks.push_back({a.id, State::completed, u, "", "", false});
-    }
-  int cancelled = 0;
-  for (auto& a : latest) {
-    if (!chosen.count(a.id)) continue;
-    ++cancelled;
-    JobUpdate u;
-    u.reason = "cancelled by the user";
-    auto step = own_step.find(a.id);
-    if (step != own_step.end())
-      ids.insert(step->second);
-    else if (!a.job_id.empty())
-      ids.insert(a.job_id);
-    actions.marks.push_back({a.id, State::cancelled, u, "", "", false});
-  }
-  // First: a failing scheduler command changes no state.
-  if (!ids.empty()) scheduler_.cancel(std::vector<std::string>(ids.begin(), ids.end()));
-  apply(actions, latest);
-  return cancelled;
+        join(choice.refused, "; ") + ". Cancel it once it runs, or together with the cases beside it");
+  apply(choice.actions, latest);  // the scheduler's cancel first: when it fails, no state changes
+  return choice.cancelled;
 }
 
 Counts Engine::counts() { return counts_of(catalog_.latest_attempts(campaign_id_)); }

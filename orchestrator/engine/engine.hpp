@@ -26,6 +26,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -88,6 +89,10 @@ struct EngineOptions {
   // still wait in real time).
   std::function<Clock::time_point()> steady_now;
   std::function<Time()> wall_now;
+  // The plan's scripts' renderer (its templates found and parsed); null: built from the plan. The
+  // simulator shares one between the engines it starts after each kill -9 of one run, as it shares
+  // the plan: building it is a tenth of a simulated run, and a kill changes no template.
+  std::shared_ptr<const render::Renderer> renderer;
   // How cancel() waits between looks at a submission whose outcome is unknown; null: sleeps.
   std::function<void(double seconds)> sleep;
 };
@@ -177,7 +182,7 @@ class Engine {
   sched::Scheduler& scheduler_;
   transport::Shell& shell_;
   EngineOptions options_;
-  render::Renderer renderer_;
+  std::shared_ptr<const render::Renderer> renderer_;
   LocalWorkspace local_workspace_;  // when options_.workspace is null
   Workspace& workspace_;
 

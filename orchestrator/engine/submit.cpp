@@ -27,7 +27,7 @@ bool Engine::submit_batch(const Batch& b, const std::vector<AttemptRow*>& rows,
     render::RenderOptions ro{workspace_.script_root(), options_.campaign_exe, rows[k]->number, s.walltimes[k],
                              job_id_prefix_};
     ro.packed = s.kind == batch::Kind::allocation;
-    scripts.push_back(renderer_.render(plan_.cases[s.ids[k]], ro));
+    scripts.push_back(renderer_->render(plan_.cases[s.ids[k]], ro));
     workspace_.prepare(scripts.back());
   }
   std::string job_name = scripts.front().job_name;
@@ -87,38 +87,27 @@ bool Engine::submit_job(const std::vector<AttemptRow*>& rows, const sched::Submi
   try {
     id = scheduler_.submit(req);
   } catch (const sched::SubmitError& e) {
-    switch (e.kind()) {
-      case sched::SubmitFailure::refused_by_limit:
-        for (auto* row : rows) {
-          catalog_.revert_submitting(row->id, std::string("refused by a limit: ") + e.what());
-          refresh(*row);
-        }
-        submit_pause_until_ = now() + std::chrono::duration_cast<Clock::duration>(
-                                          std::chrono::duration<double>(options_.limit_pause_s));
-        spdlog::warn("{}: the scheduler refused the submission ({}); trying again in {:.0f} s", who, e.what(),
-                     options_.limit_pause_s);
-        return false;
-      case sched::SubmitFailure::transient:
-        // The job may exist, or still land: a submit command outlives the connection that started
-        // it. The next poll reconciles by name and by the command's record (on_reconcile).
-        spdlog::warn("{}: submission outcome unknown ({}); reconciling by job name{}", who, e.what(),
-                     req.record.empty() ? "" : " and the submit command's record");
-        unclear_submissions_ = true;
-        scheduler_problem_ = e.what();  // no more submissions until a poll succeeds
-        poll_soon_ = true;
-        return false;
-      case sched::SubmitFailure::invalid: {
-        JobUpdate u;
-        u.reason = std::string("the scheduler rejected the job: ") + e.what();
-        for (auto* row : rows) {
-          catalog_.revert_submitting(row->id, std::string("rejected: ") + e.what());
-          catalog_.update_state(row->id, State::cancelled, u);
-          refresh(*row);
-        }
-        spdlog::error("{}: {}", who, *u.reason);
-        return true;
-      }
+    // What the failure means is decided (on_submit_failure); here it is carried out and said.
+    std::vector<const AttemptRow*> attempts(rows.begin(), rows.end());
+    SubmitFailed failed = on_submit_failure(attempts, e.kind(), e.what());
+    std::vector<AttemptRow> latest;  // apply() works on rows: these, written back after
+    for (auto* row : rows) latest.push_back(*row);
+    const bool changed = apply(failed.actions, latest);
+    for (size_t k = 0; k < rows.size(); ++k) *rows[k] = latest[k];
+    if (failed.pause) {
+      submit_pause_until_ = now() + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(options_.limit_pause_s));
+      spdlog::warn("{}: the scheduler refused the submission ({}); trying again in {:.0f} s", who, e.what(),
+                   options_.limit_pause_s);
     }
+    if (failed.unclear) {
+      spdlog::warn("{}: submission outcome unknown ({}); reconciling by job name{}", who, e.what(),
+                   req.record.empty() ? "" : " and the submit command's record");
+      unclear_submissions_ = true;
+      scheduler_problem_ = e.what();  // no more submissions until a poll succeeds
+      poll_soon_ = true;
+    }
+    return changed && !failed.pause;  // a refusal: nothing changed that the loop must act on
   }
   last_job_id_ = id;
   if (options_.hook) options_.hook("after_submit");

@@ -45,7 +45,7 @@ wall='system_clock::now|std::time\(|[^_]time\(nullptr\)|CLOCK_REALTIME|gettimeof
 allowed='^\./(engine/engine\.cpp|local/|pack/driver\.cpp|sample/sampler\.cpp|catalog/impl\.cpp|catalog/lock\.cpp|sched/scheduler\.hpp|report/report\.cpp|site/site\.cpp|cli/status\.cpp)'
 check_eq "the wall clock is read only where ARCHITECTURE.md says" "" "$(scan "$wall" "$allowed")"
 
-decisions=(./engine/decide.cpp ./engine/memory.cpp ./engine/choose.cpp ./engine/policy.cpp ./pack/planner.cpp ./pack/slots.cpp
+decisions=(./engine/decide.cpp ./engine/memory.cpp ./engine/cancel.cpp ./engine/choose.cpp ./engine/policy.cpp ./pack/planner.cpp ./pack/slots.cpp
   ./batch/batch.cpp ./resource/model.cpp ./local/admission.cpp ./history/verdicts.cpp ./trace/trace.cpp)
 for f in "${decisions[@]}"; do
   check "the decision file $f exists" test -f "$f"

@@ -209,6 +209,7 @@ Outcome run_schedule(std::uint64_t seed, const ScheduleOptions& options) {
   eo.workspace = &ws;
   eo.steady_now = [&clock] { return clock.steady(); };
   eo.wall_now = [&clock] { return clock.wall(); };
+  eo.renderer = std::make_shared<const render::Renderer>(plan);  // every boot's: no template changes
   // `cancel` waits for submissions whose outcome is unknown: the virtual world moves on meanwhile.
   eo.sleep = [&clock, &model](double s) {
     clock.t += s;

@@ -95,6 +95,7 @@ void SlurmModel::land(const sched::SubmitRequest& r, const std::vector<Member>& 
       for (auto& m : members)
         if (m.task == i) j.runs.push_back(run_of(m));
       draw(j);
+      if (shape) shape(j);
       jobs_.push_back(std::move(j));
     }
   } else {
@@ -109,6 +110,7 @@ void SlurmModel::land(const sched::SubmitRequest& r, const std::vector<Member>& 
       }
     }
     draw(j);
+    if (shape) shape(j);
     jobs_.push_back(std::move(j));
   }
   trace_(clock_.t,
@@ -454,7 +456,12 @@ sched::StepRecords SlurmModel::query_steps(const std::vector<std::string>& ids) 
         s.raw_state = r.raw;
         s.end = wall(r.end);
         s.elapsed_s = r.end - began;
-        s.exit_code = r.state == State::completed ? 0 : r.left ? 75 : 1;
+        // As sacct prints them (steps/sacct-steps-ended.txt): a step its allocation's cancel or time
+        // limit ended has no exit code, signal 15 (0:15).
+        if (r.state == State::cancelled || r.state == State::timeout)
+          s.signal = 15;
+        else
+          s.exit_code = r.state == State::completed ? 0 : r.left ? 75 : 1;
       } else {
         s.raw_state = "RUNNING";
       }

@@ -71,6 +71,9 @@ class SlurmModel final : public campaign::sched::Scheduler {
 
   // Reads what a submitted job name runs (set by the driver).
   std::function<std::vector<Member>(const std::string& job_name)> members_of;
+  // Called with each job as it lands, after its draw: a test that replays a recorded sequence
+  // (conformance_test.cpp) sets how it runs and ends.
+  std::function<void(Job&)> shape;
 
   std::string name() const override { return "slurm"; }
   std::string submit(const campaign::sched::SubmitRequest& request) override;

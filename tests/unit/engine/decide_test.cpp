@@ -716,3 +716,69 @@ TEST_CASE("a packed case runs once the driver started it, not when its allocatio
   CHECK(a.marks[0].state == State::running);
   CHECK_FALSE(a.marks[0].update.started);  // the allocation's start is not the case's
 }
+
+TEST_CASE("a failed submission: refused waits for the limit, transient is reconciled, invalid is cancelled") {
+  AttemptRow a = row(1, State::submitting), b = row(2, State::submitting);
+  const std::vector<const AttemptRow*> both{&a, &b};
+  auto refused =
+      on_submit_failure(both, sched::SubmitFailure::refused_by_limit, "QOSMaxSubmitJobPerUserLimit");
+  CHECK(refused.pause);
+  CHECK_FALSE(refused.unclear);
+  REQUIRE(refused.actions.reverts.size() == 2);
+  CHECK(refused.actions.reverts[1].reason == "refused by a limit: QOSMaxSubmitJobPerUserLimit");
+  CHECK(refused.actions.reverts[1].rejected.empty());  // planned again, not cancelled
+
+  // The job may exist or still land: nothing changes now, the attempts stay submitting.
+  auto unclear = on_submit_failure(both, sched::SubmitFailure::transient, "connection lost");
+  CHECK(unclear.unclear);
+  CHECK_FALSE(unclear.pause);
+  CHECK(unclear.actions.empty());
+
+  auto invalid = on_submit_failure({&a}, sched::SubmitFailure::invalid, "Invalid partition name specified");
+  REQUIRE(invalid.actions.reverts.size() == 1);
+  CHECK(invalid.actions.reverts[0].rejected ==
+        "the scheduler rejected the job: Invalid partition name specified");
+  CHECK_FALSE(invalid.pause);
+  CHECK_FALSE(invalid.unclear);
+}
+
+TEST_CASE(
+    "cancel: planned and with a job at once; not a submission of unknown outcome; a packed case by its "
+    "step") {
+  std::vector<AttemptRow> latest{row(1, State::planned), row(2, State::queued, "20"),
+                                 row(3, State::submitting), row(4, State::completed, "40")};
+  latest[3].confirmed = false;  // completed on its marker, unconfirmed
+  auto all = choose_cancel(latest, {1, 2, 3, 4}, std::nullopt);
+  CHECK(all.cancelled == 2);
+  CHECK(all.actions.cancel == std::vector<std::string>{"20"});
+  REQUIRE(all.actions.marks.size() == 3);
+  CHECK(all.actions.marks[0].attempt == 4);  // keeps its completion, with the user's cause
+  CHECK(all.actions.marks[0].state == State::completed);
+  CHECK(all.actions.marks[0].update.cause == Cause::user);
+  CHECK(all.actions.marks[1].state == State::cancelled);
+  CHECK(all.actions.marks[2].attempt == 2);
+
+  // Two packed cases of allocation 50: one named alone.
+  std::vector<AttemptRow> packed{row(5, State::running, "50"), row(6, State::running, "50")};
+  packed[0].step_name = "s5";
+  packed[1].step_name = "s6";
+  CHECK(cancel_partial(packed, {5}) == std::vector<std::string>{"50"});
+  CHECK(cancel_partial(packed, {5, 6}).empty());  // the whole allocation
+  sched::StepInfo s5;
+  s5.job_id = "50";
+  s5.step_id = "50.1";
+  s5.name = "s5";
+  auto own = choose_cancel(packed, {5}, std::vector<sched::StepInfo>{s5});
+  CHECK(own.actions.cancel == std::vector<std::string>{"50.1"});
+  CHECK(own.cancelled == 1);
+  auto not_yet = choose_cancel(packed, {5}, std::vector<sched::StepInfo>{});
+  CHECK(not_yet.refused == std::vector<std::string>{"c5 (allocation 50, beside c6)"});
+  CHECK(not_yet.actions.empty());
+  // A scheduler that cannot end a step alone: the allocation goes, the case beside named.
+  auto whole = choose_cancel(packed, {5}, std::nullopt);
+  CHECK(whole.cancelled == 2);
+  CHECK(whole.actions.cancel == std::vector<std::string>{"50"});
+  REQUIRE(whole.actions.marks.size() == 2);
+  CHECK(whole.actions.marks[1].note == "c6: cancelled with its allocation 50 (a case of it matched)");
+  CHECK(whole.actions.marks[1].warn);
+}
