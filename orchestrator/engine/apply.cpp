@@ -242,13 +242,7 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
   for (const AttemptRow* a : packed.markers) dirs.push_back(a->run_dir);
   auto texts =
       dirs.empty() ? std::vector<std::optional<std::string>>{} : workspace_.read_in(dirs, pack::kStartMarker);
-  for (size_t k = 0; k < packed.markers.size(); ++k) {
-    const AttemptRow& a = *packed.markers[k];
-    if (auto m = texts[k] ? pack::parse_start_marker(*texts[k]) : std::nullopt;
-        m && m->allocation == a.job_name && m->launched)
-      answer.started.insert(a.id);
-    if (stepless_cases_.count(a.case_id)) answer.stepless.insert(a.id);
-  }
+  read_start_markers(packed, texts, stepless_cases_, answer);
   return apply_decision([&] { return on_poll(latest, request, answer, rules_, memory_); }, latest);
 }
 

@@ -9,6 +9,7 @@
 
 #include "engine/policy.hpp"
 #include "engine/rules.hpp"
+#include "pack/driver.hpp"
 
 namespace campaign::engine {
 
@@ -260,6 +261,17 @@ PackedQuery packed_query(const std::vector<AttemptRow>& latest, const PollReques
     if ((active || confirming) && asked.insert(a.job_id).second) q.allocations.push_back(a.job_id);
   }
   return q;
+}
+
+void read_start_markers(const PackedQuery& packed, const std::vector<std::optional<std::string>>& texts,
+                        const std::set<std::int64_t>& stepless, PollAnswer& answer) {
+  for (size_t k = 0; k < packed.markers.size(); ++k) {
+    const AttemptRow& a = *packed.markers[k];
+    if (auto m = k < texts.size() && texts[k] ? pack::parse_start_marker(*texts[k]) : std::nullopt;
+        m && m->allocation == a.job_name && m->launched)
+      answer.started.insert(a.id);
+    if (stepless.count(a.case_id)) answer.stepless.insert(a.id);
+  }
 }
 
 namespace {

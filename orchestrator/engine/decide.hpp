@@ -150,6 +150,13 @@ struct PackedQuery {
 };
 PackedQuery packed_query(const std::vector<AttemptRow>& latest, const PollRequest& request,
                          const std::vector<sched::JobInfo>& jobs, const Memory& memory);
+// Which of `packed.markers` the driver launched, by their start markers' texts (in that order; none
+// when absent): a marker counts only when it names the attempt's own allocation (a marker a driver
+// of an earlier allocation left says nothing of this one) and says the case's script was launched
+// (a driver killed between writing it and launching never started the case). Cases that run their
+// command in their script (`stepless`, case ids) go to PollAnswer::stepless.
+void read_start_markers(const PackedQuery& packed, const std::vector<std::optional<std::string>>& texts,
+                        const std::set<std::int64_t>& stepless, PollAnswer& answer);
 
 // The scheduler's answer to `request`: states, times and reasons; completions confirmed or
 // corrected by the accounting (a packed one by its step's record only: its allocation ending later

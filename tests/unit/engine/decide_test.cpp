@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/rules.hpp"
+#include "pack/driver.hpp"
 #include "rows.hpp"
 
 using namespace campaign;
@@ -781,4 +782,28 @@ TEST_CASE(
   REQUIRE(whole.actions.marks.size() == 2);
   CHECK(whole.actions.marks[1].note == "c6: cancelled with its allocation 50 (a case of it matched)");
   CHECK(whole.actions.marks[1].warn);
+}
+
+TEST_CASE("a start marker counts when it names the attempt's own allocation and says it launched the case") {
+  std::vector<AttemptRow> latest{row(1, State::queued, "10"), row(2, State::queued, "10"),
+                                 row(3, State::queued, "10"), row(4, State::running, "10")};
+  for (auto& a : latest) {
+    a.job_name = "alloc-s2";
+    a.step_name = a.case_name;
+  }
+  auto marker = [](const std::string& allocation, bool launched) {
+    pack::StartMarker m;
+    m.allocation = allocation;
+    m.launched = launched;
+    return std::optional<std::string>(pack::to_json(m));
+  };
+  PackedQuery packed;
+  for (auto& a : latest) packed.markers.push_back(&a);
+  PollAnswer answer;
+  read_start_markers(packed,
+                     {marker("alloc-s2", true), marker("alloc", true),  // an earlier allocation's
+                      marker("alloc-s2", false), std::nullopt},         // not launched yet; none
+                     {4}, answer);
+  CHECK(answer.started == std::set<std::int64_t>{1});
+  CHECK(answer.stepless == std::set<std::int64_t>{4});
 }
