@@ -100,6 +100,16 @@ const matrix::Plan& plan_of(const std::string& yaml, const fs::path& workdir) {
   return it->second;
 }
 
+// The same for each plan's renderer (its templates found and parsed): shared by every engine of every
+// schedule of that campaign text, as a `campaign run` started again after a kill -9 would find the
+// same templates.
+std::shared_ptr<const render::Renderer> renderer_of(const matrix::Plan& plan) {
+  static std::map<const matrix::Plan*, std::shared_ptr<const render::Renderer>> renderers;
+  auto& r = renderers[&plan];
+  if (!r) r = std::make_shared<const render::Renderer>(plan);
+  return r;
+}
+
 // The catalog, in memory and emptied for each schedule. One connection for the whole process: a kill -9
 // drops the engine, its memory and (by unwinding: SQLite::Transaction rolls back) every uncommitted
 // change, which is what a new process would find; opening it again would only prepare the same
@@ -209,7 +219,7 @@ Outcome run_schedule(std::uint64_t seed, const ScheduleOptions& options) {
   eo.workspace = &ws;
   eo.steady_now = [&clock] { return clock.steady(); };
   eo.wall_now = [&clock] { return clock.wall(); };
-  eo.renderer = std::make_shared<const render::Renderer>(plan);  // every boot's: no template changes
+  eo.renderer = renderer_of(plan);
   // `cancel` waits for submissions whose outcome is unknown: the virtual world moves on meanwhile.
   eo.sleep = [&clock, &model](double s) {
     clock.t += s;
