@@ -161,8 +161,8 @@ void read_start_markers(const PackedQuery& packed, const std::vector<std::option
 // The scheduler's answer to `request`: states, times and reasons; completions confirmed or
 // corrected by the accounting (a packed one by its step's record only: its allocation ending later
 // in a failure does not undo it); jobs the scheduler forgot (failed on their marker, else lost
-// after `lost_after_polls`); jobs whose dependency failed cancelled. A packed attempt is running
-// only once its start marker says so.
+// after `lost_after_s` without a record, by time); jobs whose dependency failed cancelled. A packed attempt
+// is running only once its start marker says so.
 //
 // A packed attempt whose allocation ended is charged an attempt only when its step ran: it takes
 // its step's end, else the allocation's failure (it was cut). It returns to planned, its attempt

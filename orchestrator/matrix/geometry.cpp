@@ -251,8 +251,9 @@ long StepExpander::walltime_of(const Case& cs, const Values& values) {
   if (wit == walltime_cache_.end()) {
     auto secs = parse_walltime(w);
     if (!secs || *secs <= 0)
-      throw InputError(walltime_.where(), prefix_ + "job.walltime",
-                       "not a walltime: '" + w + "' (use HH:MM:SS, 90m, 2h...)" + case_desc(values));
+      throw InputError(
+          walltime_.where(), prefix_ + "job.walltime",
+          "not a walltime: '" + w + "' (" + std::string(kWalltimeForms) + ")" + case_desc(values));
     wit = walltime_cache_.emplace(w, *secs).first;
   }
   return wit->second;

@@ -305,7 +305,7 @@ Field<Pack> parse_pack(const std::string& file, const YAML::Node& node, const st
   if (auto v = m.get("walltime"); v.IsDefined()) {
     p.walltime_s = parse_walltime(as_string(file, v, m.path("walltime")));
     if (!p.walltime_s || *p.walltime_s <= 0)
-      fail(file, v, m.path("walltime"), "expected a walltime such as 02:00:00 or 1-00:00:00");
+      fail(file, v, m.path("walltime"), std::string("expected a walltime (") + kWalltimeForms + ")");
   }
   if (auto v = m.get("cases"); v.IsDefined()) {
     p.cases = as_int(file, v, m.path("cases"));

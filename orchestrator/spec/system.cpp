@@ -19,7 +19,7 @@ namespace {
 long walltime(const std::string& file, const YAML::Node& v, const std::string& key) {
   std::string s = as_string(file, v, key);
   auto w = parse_walltime(s);
-  if (!w || *w <= 0) fail(file, v, key, "not a walltime: '" + s + "' (use HH:MM:SS, 90m, 2h...)");
+  if (!w || *w <= 0) fail(file, v, key, "not a walltime: '" + s + "' (" + std::string(kWalltimeForms) + ")");
   return *w;
 }
 

@@ -31,7 +31,9 @@ std::optional<long> parse_walltime(std::string_view text) {
     days = *d;
     rest = rest.substr(dash + 1);
   }
-  if (rest.find(':') != std::string_view::npos) {
+  const bool dashed = rest.size() != s.size();
+  if (dashed || rest.find(':') != std::string_view::npos) {
+    // Slurm's grammar: M:S, H:M:S; after "D-": H, H:M, H:M:S.
     auto parts = split(rest, ':');
     if (parts.size() > 3) return std::nullopt;
     long total = 0;
@@ -40,10 +42,9 @@ std::optional<long> parse_walltime(std::string_view text) {
       if (!v) return std::nullopt;
       total = total * 60 + *v;
     }
-    if (parts.size() == 2) total *= 60;  // HH:MM
-    return days * 86400 + total;
+    if (dashed) total *= parts.size() == 1 ? 3600 : parts.size() == 2 ? 60 : 1;  // D-H, D-H:M
+    return days * 86400 + total;  // without a day, two parts are minutes:seconds
   }
-  if (days) return std::nullopt;
   // Unit suffixes: 1h30m, 90m, 45s, 2d.
   long total = 0;
   size_t i = 0;

@@ -1,8 +1,9 @@
 // The Slurm back end against a real Slurm (the virtual `testcluster` of tests/slurm/start-cluster.sh):
 // submit small scripts through Slurm + LocalShell, poll query() until they end, and check what the
 // engine will rely on: COMPLETED, FAILED with exit code 3, CANCELLED, an afterok dependency,
-// find_by_name, and the classification of sbatch's real error messages; and query_steps on an
-// allocation running two named job steps, as a packed run does.
+// find_by_name, and the classification of sbatch's real error messages; query_steps on an
+// allocation running two named job steps, as a packed run does; singleton; and every walltime form
+// read as Slurm reads it.
 //
 // Needs: a running cluster (sinfo answers), sbatch/squeue/sacct/scontrol/scancel in PATH, a writable
 // temporary directory visible to the nodes (on testcluster every node is this machine). Takes about
@@ -18,7 +19,9 @@
 #include <thread>
 
 #include "sched/slurm.hpp"
+#include "sched/slurm_parse.hpp"
 #include "transport/local_shell.hpp"
+#include "util/walltime.hpp"
 
 using namespace campaign;
 using namespace campaign::sched;
@@ -286,4 +289,44 @@ TEST_CASE("Slurm holds a second job of a name while the first runs, not the task
   auto tasks = wait_final(*sched, {array + "_0", array + "_1"});
   CHECK(tasks[array + "_0"].state == State::completed);
   CHECK(tasks[array + "_1"].state == State::completed);
+}
+
+TEST_CASE("every walltime form means to Slurm what parse_walltime reads", "[integration][slurm]") {
+  // Slurm's own grammar (sbatch --time): minutes, minutes:seconds, hours:minutes:seconds, days-hours,
+  // days-hours:minutes, days-hours:minutes:seconds; Slurm rounds up to whole minutes (issue 33: "1:00"
+  // had been read as an hour). The partition's MaxTime is one day: every form stays within it.
+  transport::LocalShell shell;
+  if (!shell.run({"sinfo", "-h"}, 20s).ok())
+    FAIL("sinfo does not answer: no Slurm cluster (tests/slurm/start-cluster.sh starts one)");
+  WorkDir dir;
+  std::vector<std::string> held;
+  struct CancelHeld {
+    transport::LocalShell& shell;
+    std::vector<std::string>& ids;
+    ~CancelHeld() {
+      std::vector<std::string> argv{"scancel"};
+      argv.insert(argv.end(), ids.begin(), ids.end());
+      if (ids.size()) shell.run(argv, 30s);
+    }
+  } cancel{shell, held};
+  for (std::string form :
+       {"30", "5:00", "0:30", "10:45", "01:30:00", "0-12", "1-00", "0-06:30", "0-00:10:45"}) {
+    INFO("--time=" << form);
+    const auto ours = parse_walltime(form);
+    REQUIRE(ours);
+    auto r = shell.run({"sbatch", "--parsable", "--hold", "--time=" + form, "--chdir=" + dir.path.string(),
+                        "--output=/dev/null", "--wrap", "true"},
+                       30s);
+    REQUIRE(r.ok());
+    const std::string id = r.out.substr(0, r.out.find_first_of(";\n"));
+    held.push_back(id);
+    auto show = shell.run({"scontrol", "-o", "show", "job", id}, 30s);
+    REQUIRE(show.ok());
+    const auto at = show.out.find("TimeLimit=");
+    REQUIRE(at != std::string::npos);
+    const std::string limit = show.out.substr(at + 10, show.out.find(' ', at) - at - 10);
+    const auto slurm = parse_slurm_duration(limit);
+    REQUIRE(slurm);
+    CHECK(static_cast<long>(*slurm) == walltime_minutes(*ours) * 60);
+  }
 }

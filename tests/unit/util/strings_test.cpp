@@ -41,8 +41,17 @@ TEST_CASE("matches_template: braced parts match any non-empty text") {
 TEST_CASE("walltimes in every notation") {
   CHECK(parse_walltime("01:30:00") == 5400);
   CHECK(parse_walltime("1-00:00:00") == 86400);
-  CHECK(parse_walltime("02:00") == 7200);  // HH:MM
-  CHECK(parse_walltime("90") == 5400);     // minutes, as Slurm reads a bare number
+  // Slurm's forms (sbatch --time), checked against Slurm itself in tests/integration/walltime_slurm.sh.
+  CHECK(parse_walltime("02:00") == 120);  // minutes:seconds, not hours:minutes
+  CHECK(parse_walltime("1:00") == 60);
+  CHECK(parse_walltime("10:30") == 630);
+  CHECK(parse_walltime("2-12") == 216000);   // days-hours
+  CHECK(parse_walltime("1-2:30") == 95400);  // days-hours:minutes
+  CHECK(parse_walltime("0-0:0:45") == 45);   // days-hours:minutes:seconds
+  CHECK_FALSE(parse_walltime("1-"));
+  CHECK_FALSE(parse_walltime("-1"));
+  CHECK_FALSE(parse_walltime("1-2-3"));
+  CHECK(parse_walltime("90") == 5400);  // minutes, as Slurm reads a bare number
   CHECK(parse_walltime("1h30m") == 5400);
   CHECK(parse_walltime("45s") == 45);
   CHECK_FALSE(parse_walltime("1 hour"));
