@@ -5,6 +5,8 @@
 // Invariant: every expression and template is compiled before the first case
 // is made, so a mistake in the campaign fails the same way however many cases
 // it has.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdio>
 
@@ -190,6 +192,22 @@ void StepExpander::compile_dims() {
   }
   if (mx_.repeat > 1) ordered.push_back(Dim{{}, static_cast<size_t>(mx_.repeat), true});
   dims_ = std::move(ordered);
+  // Counted before anything is expanded: a matrix of a billion cases is refused at once, not after
+  // filling the memory. Blamed on its longest dimension, where the typo most likely is.
+  double cases = 1;
+  const Dim* longest = nullptr;
+  std::vector<std::string> factors;
+  for (auto& d : dims_) {
+    cases *= static_cast<double>(d.length);
+    if (!longest || d.length > longest->length) longest = &d;
+    factors.push_back(fmt::format("{} {}", d.length, d.repeat ? "repeat" : mx_.axes[d.axes.front()].name));
+  }
+  if (longest && cases > static_cast<double>(spec::kMaxCases))
+    throw InputError(
+        longest->repeat ? mx_.repeat_where : mx_.axes[longest->axes.front()].where,
+        longest->repeat ? "matrix.repeat" : "matrix." + mx_.axes[longest->axes.front()].name,
+        fmt::format("the matrix expands to {:.0f} cases ({}), more than the {} a campaign may hold", cases,
+                    join(factors, " x "), spec::kMaxCases));
 }
 
 // Loads `values` into the numeric slots an expression reads, checking they are numbers.

@@ -1,5 +1,7 @@
 #include "spec/campaign.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -101,6 +103,10 @@ void parse_matrix(const std::string& file, const YAML::Node& node, const std::st
       mx.repeat = as_int(file, v, key);
       mx.repeat_where = location(file, v);
       if (mx.repeat < 1) fail(file, v, key, "repeat must be at least 1");
+      if (mx.repeat > kMaxCases)
+        fail(file, v, key,
+             fmt::format("repeat {} would make more than {} cases (the most a campaign may hold)", mx.repeat,
+                         kMaxCases));
       continue;
     }
     if (k == "zip") {

@@ -62,6 +62,11 @@ struct ExcludeRule {
   Location where;
 };
 
+// The most cases one step's matrix may expand to: ten times the largest campaign measured (issue 35's
+// 100,000), far beyond any sweep run by hand. A matrix past it is a typo (`repeat: 1000000000`), refused
+// before anything is expanded.
+inline constexpr long kMaxCases = 1'000'000;
+
 struct Matrix {
   std::vector<Axis> axes;
   std::vector<std::vector<std::string>> zip;  // axes that vary together
