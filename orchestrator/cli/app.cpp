@@ -6,8 +6,40 @@
 #include "catalog/errors.hpp"
 #include "cli/cli.hpp"
 #include "util/atomic_file.hpp"
+#include "util/strings.hpp"
 
 namespace campaign::cli {
+
+namespace {
+
+// A mistyped command or option said as typed, with the nearest name, where CLI11 says only "A
+// subcommand is required" or "The following arguments were not expected"; nullopt: CLI11's own words.
+std::optional<std::string> explain(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  if (argc < 2) return std::nullopt;
+  const std::string first = argv[1];
+  std::vector<std::string> commands;
+  for (auto* sub : app.get_subcommands([](CLI::App*) { return true; })) commands.push_back(sub->get_name());
+  if (dynamic_cast<const CLI::RequiredError*>(&e) && app.get_subcommands().empty() && !first.empty() &&
+      first[0] != '-')
+    return "unknown command '" + first + "'" + did_you_mean(first, commands) +
+           " (commands: " + join(commands, ", ") + "; campaign --help says what each does)";
+  if (!dynamic_cast<const CLI::ExtrasError*>(&e) || app.get_subcommands().empty()) return std::nullopt;
+  CLI::App* sub = app.get_subcommands().front();
+  for (int i = 2; i < argc; ++i) {
+    std::string word = argv[i];
+    if (word.size() < 2 || word[0] != '-') continue;
+    if (auto eq = word.find('='); eq != std::string::npos) word.resize(eq);
+    if (sub->get_option_no_throw(word)) continue;
+    std::vector<std::string> names;
+    for (auto* o : sub->get_options())
+      for (auto& n : o->get_lnames()) names.push_back("--" + n);
+    return "unknown option '" + word + "' of `campaign " + sub->get_name() + "`" + did_you_mean(word, names) +
+           " (campaign " + sub->get_name() + " --help lists them)";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -44,6 +76,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (auto why = explain(app, e, argc, argv)) {
+      std::cerr << "campaign: " << *why << "\n";
+      return 2;
+    }
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   } catch (const InputError& e) {

@@ -36,7 +36,15 @@ void add_report(CLI::App& app) {
   rep->add_option("-s,--system", ro->system, "System profile, as for run (with a campaign file)");
   rep->add_option("-w,--workdir", ro->workdir, "Work directory, as for run (with a campaign file)");
   rep->add_option("--format", ro->formats, "Comma-separated: md, csv, json, html (or all)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check([](const std::string& list) {  // bad input: exit status 2 before anything is read
+        try {
+          report::parse_formats(list);
+          return std::string();
+        } catch (const Error& e) {
+          return std::string(e.what());
+        }
+      });
   rep->add_option("-o,--out", ro->out, "Output directory (default: WORKDIR/report)");
   rep->add_flag("--terminal", ro->terminal,
                 "Print the tables here (and write files only if --format/--out is given)");

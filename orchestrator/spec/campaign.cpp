@@ -209,6 +209,16 @@ Field<Sample> parse_sample(const std::string& file, const YAML::Node& node, cons
 
 void parse_job(const std::string& file, const YAML::Node& node, const std::string& path, Job& job) {
   MapReader m(file, node, path);
+  const std::string beside = "goes beside `job:` (at the campaign's top level, or a step's)";
+  m.elsewhere({{"pack", beside},
+               {"array", beside},
+               {"matrix", beside},
+               {"derived", beside},
+               {"after", beside},
+               {"case_name", beside},
+               {"collectors", beside},
+               {"retry", "goes at the campaign's top level"},
+               {"budget", "goes at the campaign's top level"}});
   auto str = [&](const char* key, Field<std::string>& f) {
     YAML::Node v = m.get(key);
     if (v.IsDefined() && !v.IsNull()) f = field(file, v, as_string(file, v, m.path(key)));

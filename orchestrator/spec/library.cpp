@@ -181,6 +181,9 @@ System load_named(const fs::path& near, const std::string& name, const Location&
                   const std::string& key) {
   auto path = find_data_file(near, "systems", name, ".yaml");
   if (!path) {
+    // A path (find_data_file takes one as it is): the file is missing, not the name unknown.
+    if (name.find('/') != std::string::npos || ends_with(name, ".yaml"))
+      throw InputError(where, key, "no such system file: " + name);
     std::string hint = did_you_mean(name, available(near, "systems", ".yaml"));
     throw InputError(where, key,
                      "unknown system '" + name + "'" + (hint.empty() ? " (see `campaign systems`)" : hint));

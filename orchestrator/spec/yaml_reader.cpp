@@ -161,7 +161,11 @@ bool MapReader::has(const std::string& key) const {
 void MapReader::finish() const {
   std::vector<std::string> known(known_.begin(), known_.end());
   for (auto& [k, knode] : entries_)
-    if (!known_.count(k)) fail(file_, knode, path(k), "unknown key" + did_you_mean(k, known));
+    if (!known_.count(k)) {
+      if (auto e = elsewhere_.find(k); e != elsewhere_.end())
+        fail(file_, knode, path(k), "`" + k + "` is not a key of `" + path_ + "`: it " + e->second);
+      fail(file_, knode, path(k), "unknown key" + did_you_mean(k, known));
+    }
 }
 
 }  // namespace campaign::spec

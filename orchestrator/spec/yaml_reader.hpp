@@ -8,6 +8,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -62,6 +63,9 @@ class MapReader {
   YAML::Node require(const std::string& key, const std::string& what = {});
   bool has(const std::string& key) const;
 
+  // Keys that belong in another map, with where ("goes at the campaign's top level"): named so when
+  // they appear here instead of as merely unknown.
+  void elsewhere(std::map<std::string, std::string> keys) { elsewhere_ = std::move(keys); }
   // Throws on the first key that was never asked for.
   void finish() const;
   // Marks `keys` as known and reports any other key now, as the constructor with keys does
@@ -83,6 +87,7 @@ class MapReader {
   std::string path_;
   std::vector<std::pair<std::string, YAML::Node>> entries_;  // key text, key node
   std::set<std::string> known_;
+  std::map<std::string, std::string> elsewhere_;
 };
 
 }  // namespace campaign::spec

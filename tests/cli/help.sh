@@ -32,6 +32,24 @@ for sub in $subcommands executor pack-exec; do answers "campaign $sub" "$exe" "$
 
 for b in "${benches[@]}"; do answers "$(basename "$b")" "$b"; done
 
+# A mistyped command or option is named with the nearest one, exit status 2 (issue 33).
+# says NAME WANT COMMAND...: COMMAND exits 2 and its stderr holds WANT.
+says() {
+  local name=$1 want=$2
+  shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  check_eq "$name exits 2" 2 $?
+  check "$name says: $want" grep -qF -- "$want" "$tmp/err"
+}
+says "campaign statsu" "unknown command 'statsu', did you mean 'status'?" "$exe" statsu
+says "campaign list" "unknown command 'list' (commands: plan, validate" "$exe" list
+says "campaign run --sytem" "unknown option '--sytem' of \`campaign run\`, did you mean '--system'?" \
+  "$exe" run --sytem local campaigns/weak_scaling.yaml
+says "campaign status --refrsh=1" "unknown option '--refrsh'" "$exe" status --refrsh=1 x.yaml
+says "campaign report --format pdf" "unknown report format 'pdf'" "$exe" report --format pdf "$tmp"
+says "campaign plan --system nope.yaml" "no such system file: nope.yaml" \
+  "$exe" plan --system nope.yaml "$src/campaigns/weak_scaling.yaml"
+
 for script in bench/slurm_bench.sh bench/site_bench.sh bench/effects_bench.sh tests/cli/site.sh tests/slurm/start-cluster.sh tests/slurm/stop-cluster.sh \
   tests/slurm/record-outputs.sh tests/slurm/record-steps.sh tests/slurm/record-arrays.sh tests/ssh/start-sshd.sh tests/ssh/stop-sshd.sh \
   tools/setup.sh .ci/run \
