@@ -106,11 +106,18 @@ Backend make_backend(const spec::System& system, const fs::path& workdir, const 
 
 Opened open_campaign(const CampaignOptions& o, const AccessOptions& access, Verbosity v) {
   Backend backend;
+  // Nothing is written before the campaign is known good (README: a bad input leaves no trace), but
+  // where the jobs run over ssh: their folder there is found by asking the login node, logged.
   Loaded loaded = load(o, "", [&](const spec::Campaign& c, const spec::System& s, const fs::path& workdir) {
+    if (!s.ssh) return workdir.string();
     setup_logging(workdir, v);
     backend = make_backend(s, workdir, c.name, access);
     return backend.script_root;
   });
+  if (!backend.scheduler) {
+    setup_logging(loaded.workdir, v);
+    backend = make_backend(loaded.plan.system, loaded.workdir, loaded.campaign.name, access);
+  }
   return Opened{std::move(loaded), std::move(backend)};
 }
 

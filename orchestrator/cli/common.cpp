@@ -57,6 +57,7 @@ Loaded load(const CampaignOptions& o, const std::string& workdir_option, const S
       resolve_workdir(l.campaign, resolved.system, workdir_option.empty() ? o.workdir : workdir_option);
   std::string root = script_root ? script_root(l.campaign, resolved.system, l.workdir) : "";
   l.plan = matrix::expand(l.campaign, resolved.system, root.empty() ? l.workdir.string() : root, o.fit);
+  for (auto& in : l.campaign.inputs) (void)spec::input_source(l.campaign, in);
   l.collectors = collect::load_collectors(l.campaign);
   l.analyses = report::load_analyses(l.plan, l.collectors);
   // The metrics `campaign site` tracks are in history's syntax: checked now, not at the first nightly site.

@@ -646,4 +646,14 @@ const Step* find_step(const Campaign& campaign, const std::string& name) {
   return nullptr;
 }
 
+std::filesystem::path input_source(const Campaign& c, const Input& in) {
+  std::filesystem::path from =
+      std::filesystem::path(in.from).is_absolute() ? std::filesystem::path(in.from) : c.dir / in.from;
+  std::error_code ec;
+  if (!std::filesystem::exists(from, ec))
+    throw InputError(in.where, "inputs",
+                     "'" + in.from + "' does not exist (looked for " + from.string() + ")");
+  return from;
+}
+
 }  // namespace campaign::spec

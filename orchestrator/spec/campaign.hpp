@@ -243,6 +243,11 @@ struct Campaign {
   std::map<std::string, Location> overrides_where;
 };
 
+// Where input `in` of `c` is on this machine: its `from`, relative to the campaign file's folder.
+// InputError, at the input, when nothing is there (checked by validate, plan and run before they
+// write anything).
+std::filesystem::path input_source(const Campaign& c, const Input& in);
+
 Campaign load_campaign(const std::filesystem::path& path);
 Campaign parse_campaign(const std::string& text, const std::string& file_name);
 

@@ -259,14 +259,10 @@ ssh::SyncResult stage_inputs(transport::Shell& shell, const spec::Campaign& camp
                              const std::string& root) {
   ssh::SyncResult total;
   for (auto& in : campaign.inputs) {
-    fs::path from = fs::path(in.from).is_absolute() ? fs::path(in.from) : campaign.dir / in.from;
-    std::error_code ec;
-    auto st = fs::status(from, ec);
-    if (!fs::exists(st))
-      throw InputError(in.where, "inputs",
-                       "'" + in.from + "' does not exist (looked for " + from.string() + ")");
+    const fs::path from = spec::input_source(campaign, in);
     const std::string to = join_remote(root, in.to);
-    const bool dir = fs::is_directory(st);
+    std::error_code ec;
+    const bool dir = fs::is_directory(from, ec);
     ssh::SyncResult r = dir ? ssh::sync_up(shell, from, to, in.exclude) : ssh::sync_up_file(shell, from, to);
     total.files += r.files;
     total.bytes += r.bytes;
