@@ -70,7 +70,7 @@ Backend make_ssh_backend(const spec::System& system, const fs::path& workdir,
   b.campaign_exe = a.campaign;
   std::unique_ptr<sched::Scheduler> inner;
   if (system.scheduler == "local")
-    inner = std::make_unique<local::ShellExecutor>(*shell, a.campaign, root + "/.local");
+    inner = std::make_unique<local::ShellExecutor>(*shell, a.campaign, root + "/.local", access.start_jobs);
   else
     inner = sched::make_scheduler(system.scheduler, *shell, sched::SchedulerOptions{});
   b.scheduler = std::make_unique<sched::TransportGuard>(std::move(inner));
@@ -95,6 +95,7 @@ Backend make_backend(const spec::System& system, const fs::path& workdir, const 
   if (system.scheduler == "local") {
     local::LocalOptions o;
     o.spool = workdir / ".local";
+    o.start_jobs = access.start_jobs;
     b.scheduler = std::make_unique<local::LocalScheduler>(o);
   } else {
     sched::SchedulerOptions o;

@@ -27,6 +27,9 @@ enum class Verbosity { quiet, normal, verbose };
 struct AccessOptions {
   bool accept_new_host_key = false;
   std::string remote_workdir;
+  // false: the command only looks (status --refresh): the local executor, here or over ssh, starts
+  // none of its pending jobs when asked about them.
+  bool start_jobs = true;
 };
 void add_access_options(CLI::App& cmd, AccessOptions& o);
 

@@ -16,10 +16,13 @@ void add_executor(CLI::App& app) {
   auto* cmd = app.add_subcommand("executor", "The local executor driven from another machine (internal)");
   cmd->group("");  // hidden from --help
   cmd->add_option("--spool", *spool, "The executor's spool directory")->required();
-  cmd->callback([spool] {
+  auto look = std::make_shared<bool>(false);
+  cmd->add_flag("--look", *look, "Start no pending job (a status command's look)");
+  cmd->callback([spool, look] {
     std::string request((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
     local::LocalOptions o;
     o.spool = *spool;
+    o.start_jobs = !*look;
     std::cout << local::serve_executor_request(o, request) << "\n";
   });
 }

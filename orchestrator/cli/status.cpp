@@ -105,7 +105,8 @@ void add_status(CLI::App& app) {
   cmd->add_option("-s,--system", o->system, "System profile, as for run (with a campaign file)");
   cmd->add_option("-w,--workdir", o->workdir, "Work directory, as for run (with a campaign file)");
   cmd->add_flag("--refresh", o->refresh,
-                "Ask the scheduler first and record what changed (needs the campaign file)");
+                "Ask the scheduler first and record what changed (needs the campaign file); starts, "
+                "submits and retries nothing");
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
   add_access_options(*cmd, o->access);
   cmd->callback([o] {
@@ -115,12 +116,16 @@ void add_status(CLI::App& app) {
     if (o->refresh) {
       if (is_dir)
         throw Error("--refresh needs the campaign file (to know its system and cases), not a directory");
+      // A look: no job is started, nothing is submitted or retried (that is `run`'s).
+      AccessOptions access = o->access;
+      access.start_jobs = false;
       Opened opened =
-          open_campaign(CampaignOptions{target, o->system, o->workdir}, o->access, Verbosity::normal);
+          open_campaign(CampaignOptions{target, o->system, o->workdir}, access, Verbosity::normal);
       Loaded& l = opened.loaded;
       Backend& backend = opened.backend;
       Catalog catalog = Catalog::open(l.workdir);
       engine::EngineOptions eo = engine_options(opened);
+      eo.submit = false;
       engine::Engine engine(l.plan, l.workdir, catalog, *backend.scheduler, *backend.shell, eo);
       engine.start();
       engine.tick(true);

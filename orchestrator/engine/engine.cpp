@@ -143,6 +143,11 @@ bool Engine::tick(bool poll_scheduler) {
       confirm_unreachable(latest);
     }
   }
+  if (!options_.submit) {
+    if (changed) report(false);
+    unknown.done = true;
+    return changed;
+  }
   changed |= apply(retries(plan_, case_ids_, latest), latest);
   if (scheduler_problem_.empty() && !unresolved) {
     try {

@@ -46,7 +46,9 @@ namespace campaign::engine {
 struct EngineOptions {
   bool wait = true;           // false (--no-wait): submit what is ready, then return
   bool retry_failed = false;  // resume --failed: failed cases get a new attempt first
-  std::string campaign_exe;   // for the local launcher line
+  // false: ticks only look and record (status --refresh): no retry, no submission.
+  bool submit = true;
+  std::string campaign_exe;  // for the local launcher line
   // The code under test, recorded with the campaign; only run and resume
   // know it (status --refresh and cancel leave the recorded one alone).
   std::optional<CodeRecord> code;

@@ -121,11 +121,16 @@ std::string serve_executor_request(const LocalOptions& options, const std::strin
 }
 
 ShellExecutor::ShellExecutor(transport::Shell& shell, std::string campaign, std::string spool,
-                             std::chrono::milliseconds timeout)
-    : shell_(shell), campaign_(std::move(campaign)), spool_(std::move(spool)), timeout_(timeout) {}
+                             bool start_jobs, std::chrono::milliseconds timeout)
+    : shell_(shell),
+      campaign_(std::move(campaign)),
+      spool_(std::move(spool)),
+      start_jobs_(start_jobs),
+      timeout_(timeout) {}
 
 json ShellExecutor::call(const std::string& request, bool submit) {
-  const std::vector<std::string> argv = {campaign_, "executor", "--spool", spool_};
+  std::vector<std::string> argv = {campaign_, "executor", "--spool", spool_};
+  if (!start_jobs_) argv.push_back("--look");
   auto r = shell_.run(argv, timeout_, request);
   auto problem = [&](const std::string& what) {
     std::string message = "`" + transport::display_command(argv) + "` (" + shell_.describe() + ") " + what;

@@ -31,11 +31,12 @@ std::string serve_executor_request(const LocalOptions& options, const std::strin
 class ShellExecutor final : public sched::Scheduler {
  public:
   // `campaign` is the binary on the machine the shell reaches; `spool` a directory there.
-  ShellExecutor(transport::Shell& shell, std::string campaign, std::string spool,
+  // `start_jobs` false: every call only looks (`campaign executor --look`, LocalOptions::start_jobs).
+  ShellExecutor(transport::Shell& shell, std::string campaign, std::string spool, bool start_jobs = true,
                 std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
   std::string name() const override { return "local"; }
-  bool starts_jobs_when_polled() const override { return true; }
+  bool starts_jobs_when_polled() const override { return start_jobs_; }
   std::string submit(const sched::SubmitRequest& request) override;
   std::vector<sched::JobInfo> query(const std::vector<std::string>& ids) override;
   std::vector<sched::JobInfo> find_by_name(const std::vector<std::string>& names) override;
@@ -52,6 +53,7 @@ class ShellExecutor final : public sched::Scheduler {
 
   transport::Shell& shell_;
   std::string campaign_, spool_;
+  bool start_jobs_ = true;
   std::chrono::milliseconds timeout_;
 };
 

@@ -436,6 +436,7 @@ void LocalScheduler::tick(Records& all) {
     else if (deps == Deps::satisfied)
       waiting.push_back({id, r.demand, r.walltime_s});
   }
+  if (!options_.start_jobs) return;
   for (auto& a : admit(machine_, running, waiting, now)) start(all.at(a.id), a.where, now);
 }
 

@@ -66,6 +66,8 @@ struct LocalOptions {
   std::chrono::milliseconds kill_grace = std::chrono::seconds(5);  // SIGTERM -> SIGKILL
   std::string shell = "/bin/bash";
   std::string exit_marker = ".exit";  // render::kExitMarker
+  // false: calls only look (status --refresh): pending jobs stay pending; ended ones are reaped.
+  bool start_jobs = true;
 };
 
 class LocalScheduler final : public sched::Scheduler {
@@ -74,7 +76,7 @@ class LocalScheduler final : public sched::Scheduler {
   explicit LocalScheduler(LocalOptions options);
 
   std::string name() const override { return "local"; }
-  bool starts_jobs_when_polled() const override { return true; }
+  bool starts_jobs_when_polled() const override { return options_.start_jobs; }
   std::string submit(const sched::SubmitRequest& request) override;
   std::vector<sched::JobInfo> query(const std::vector<std::string>& ids) override;
   std::vector<sched::JobInfo> find_by_name(const std::vector<std::string>& names) override;
