@@ -23,16 +23,20 @@ namespace campaign::cli {
 
 namespace {
 
+// A running job's time counts on from its start (the elapsed time a poll stored is already old when
+// read: issue 33 showed 00:00:01 while squeue said 0:10); an ended one's is the scheduler's.
+std::optional<std::int64_t> elapsed_seconds(const AttemptRow& a) {
+  const auto now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
+  if (a.state == State::running && a.started && !a.ended)
+    return std::max<std::int64_t>(0, (now - *a.started).count());
+  if (a.elapsed_s) return *a.elapsed_s;
+  if (a.started) return ((a.ended ? *a.ended : now) - *a.started).count();
+  return std::nullopt;
+}
+
 std::string elapsed_of(const AttemptRow& a) {
-  std::int64_t secs = -1;
-  if (a.elapsed_s) {
-    secs = *a.elapsed_s;
-  } else if (a.started) {
-    auto end = a.ended ? *a.ended
-                       : std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
-    secs = (end - *a.started).count();
-  }
-  return secs < 0 ? "" : format_hms(static_cast<long>(secs));
+  auto secs = elapsed_seconds(a);
+  return !secs || *secs < 0 ? "" : format_hms(static_cast<long>(*secs));
 }
 
 void print_table(const std::vector<AttemptRow>& rows, std::ostream& os) {
@@ -65,7 +69,7 @@ nlohmann::json to_json(const CampaignRecord& c, const std::vector<AttemptRow>& r
                      {"state", to_string(a.state)}, {"attempt", a.number}, {"job_id", a.job_id},
                      {"job_name", a.job_name},      {"reason", a.reason},  {"run_dir", a.run_dir}};
     if (a.exit_code) j["exit_code"] = *a.exit_code;
-    if (a.elapsed_s) j["elapsed_s"] = *a.elapsed_s;
+    if (auto secs = elapsed_seconds(a)) j["elapsed_s"] = *secs;
     if (a.nodes) j["nodes"] = *a.nodes;
     if (!a.node_list.empty()) j["node_list"] = a.node_list;
     cases.push_back(j);

@@ -3,9 +3,9 @@
 # jobs did, and starts, submits and retries nothing. Three exclusive cases (one at a time on this
 # machine) that wait for a gate file: `run --no-wait` starts the first; `status --refresh` then, and
 # again after the first one ended, records its completion and leaves the other two queued, never
-# started; `run` afterwards runs them.
+# started; `run` afterwards runs them. Meanwhile `status` shows the running case's time as it runs.
 #
-# Usage: bash status_look_local.sh CAMPAIGN_BINARY SOURCE_DIR        (label local; about 10 s)
+# Usage: bash status_look_local.sh CAMPAIGN_BINARY SOURCE_DIR        (label local; about 15 s)
 source "$(dirname "$0")/lib.sh"
 
 nopath=$(path_without_slurm)
@@ -24,6 +24,11 @@ job:
   command: "touch started; for i in \$(seq 600); do [ -e $WORK/gate ] && exit 0; sleep 0.1; done; exit 1"
 YAML
 started() { find "$wd" -name started | wc -l; }
+# cases_elapsed WORKDIR CASE: the elapsed seconds `status --json` shows for CASE.
+cases_elapsed() {
+  "$CAMPAIGN" status "$1" --json | python3 -c 'import json, sys
+print(next(k.get("elapsed_s", "") for k in json.load(sys.stdin)[0]["cases"] if k["case"] == sys.argv[1]))' "$2"
+}
 state_of() { cases "$wd" | awk -F'\t' -v c="$1" '$1 == c { print $2 }'; }
 
 env PATH="$nopath" "$CAMPAIGN" run "$file" --workdir "$wd" --no-wait -q
@@ -35,6 +40,17 @@ env PATH="$nopath" "$CAMPAIGN" status "$file" --workdir "$wd" --refresh >"$WORK/
 check_eq "status --refresh exits 0" 0 $?
 check_eq "status --refresh started nothing" 1 "$(started)"
 check_eq "two cases still queued" 2 "$(cases "$wd" | awk -F'\t' '$2 == "queued"' | wc -l)"
+
+# While it runs, `status` counts its time on from its start (issue 33 item 2: it had shown the time a
+# poll stored, 00:00:01, while the job had run for ten seconds), twice a few seconds apart: within 2 s
+# of the time since the job's own first act.
+for round in 1 2; do
+  sleep 2
+  shown=$(cases_elapsed "$wd" look-1)
+  since=$(($(date +%s) - $(stat -c %Y "$wd/look-1/started")))
+  check "status shows look-1's elapsed time ($shown s) within 2 s of its run ($since s), look $round" \
+    test "${shown:--99}" -ge $((since - 2)) -a "${shown:-99}" -le $((since + 2))
+done
 
 # The first one ends: a scheduler that starts its pending jobs when asked would start the next now.
 touch "$WORK/gate"
