@@ -286,15 +286,17 @@ SyncResult Catalog::sync_cases(std::int64_t campaign_id, const std::vector<CaseR
     struct Known {
       std::int64_t id;
       bool in_spec;
+      std::string definition, name;
       bool listed = false;
     };
     std::unordered_map<std::string, Known> known;
     {
-      auto q = c.query("SELECT id, key, in_spec FROM cases WHERE campaign_id = ?");
+      auto q = c.query("SELECT id, key, in_spec, definition, name FROM cases WHERE campaign_id = ?");
       q->bind(1, campaign_id);
       while (q->executeStep())
         known.emplace(q->getColumn(1).getString(),
-                      Known{q->getColumn(0).getInt64(), q->getColumn(2).getInt() != 0});
+                      Known{q->getColumn(0).getInt64(), q->getColumn(2).getInt() != 0,
+                            q->getColumn(3).getString(), q->getColumn(4).getString()});
     }
     auto set_in_spec = [&](std::int64_t case_id, bool in_spec) {
       auto q = c.query("UPDATE cases SET in_spec = ? WHERE id = ?");
@@ -310,14 +312,26 @@ SyncResult Catalog::sync_cases(std::int64_t campaign_id, const std::vector<CaseR
     for (const CaseRow& r : rows) {
       auto it = known.find(r.key);
       if (it != known.end()) {
-        it->second.listed = true;
-        if (!it->second.in_spec) set_in_spec(it->second.id, true);
-        result.ids.push_back(it->second.id);
+        Known& k = it->second;
+        k.listed = true;
+        if (!k.in_spec) set_in_spec(k.id, true);
+        result.ids.push_back(k.id);
+        if (!r.definition.empty() && r.definition != k.definition) {
+          auto q = c.query("UPDATE cases SET definition = ? WHERE id = ?");
+          q->bind(1, r.definition);
+          q->bind(2, k.id);
+          q->exec();
+          if (!k.definition.empty()) {  // (a catalog of schema 11 or older recorded none)
+            c.insert_event({campaign_id, k.id, {}}, "case", std::nullopt, std::nullopt,
+                           "definition changed: " + k.definition + " -> " + r.definition);
+            result.changed.push_back({k.id, k.name, k.definition, r.definition});
+          }
+        }
         continue;
       }
       auto q = c.query(
-          "INSERT INTO cases (campaign_id, key, step, name, params, run_dir, script, created) "
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+          "INSERT INTO cases (campaign_id, key, step, name, params, run_dir, script, created, definition) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
       q->bind(1, campaign_id);
       q->bind(2, r.key);
       q->bind(3, r.step);
@@ -326,6 +340,7 @@ SyncResult Catalog::sync_cases(std::int64_t campaign_id, const std::vector<CaseR
       q->bind(6, r.run_dir);
       q->bind(7, r.script);
       q->bind(8, c.now());
+      q->bind(9, r.definition);
       q->exec();
       std::int64_t case_id = c.db.getLastInsertRowid();
       c.insert_attempt(campaign_id, case_id, 1, "new case " + r.name);
@@ -336,6 +351,7 @@ SyncResult Catalog::sync_cases(std::int64_t campaign_id, const std::vector<CaseR
       if (k.in_spec && !k.listed) {
         set_in_spec(k.id, false);
         ++result.retired;
+        result.retired_names.push_back(k.name);
       }
     }
     tx.commit();

@@ -84,6 +84,9 @@ struct CaseRow {
   nlohmann::json params = nlohmann::json::object();
   std::string run_dir{};
   std::string script{};
+  // What the case runs, as JSON (render::case_rows: its command and resources): compared at each
+  // sync, so that a campaign file edited between runs is noticed per case. "" when not known.
+  std::string definition{};
 };
 
 struct CaseRecord : CaseRow {
@@ -96,6 +99,12 @@ struct SyncResult {
   std::vector<std::int64_t> ids;  // case ids, in the order of the input
   std::size_t inserted = 0;       // new cases (each got a planned attempt #1)
   std::size_t retired = 0;        // cases of the catalog the input no longer lists
+  std::vector<std::string> retired_names;
+  struct Changed {  // a case whose definition differs from the one stored (now replaced)
+    std::int64_t case_id = 0;
+    std::string name, before, after;  // definitions (CaseRow::definition)
+  };
+  std::vector<Changed> changed;
 };
 
 // What a poll learned about a job. Unset fields keep their stored value,

@@ -180,7 +180,13 @@ INSERT INTO observations (attempt_id, fact, held, since, value, time)
   WHERE state = 'completed' AND confirmed = 0;
 )sql";
 
-constexpr std::array<Migration, 11> kMigrations = {{
+// What each case runs (its command and resources, as JSON: render::case_rows), so that a campaign
+// file edited between runs is noticed and said per case. '' for older rows: recorded at their next sync.
+constexpr const char* kV12 = R"sql(
+ALTER TABLE cases ADD COLUMN definition TEXT NOT NULL DEFAULT '';  -- JSON; '' when not known
+)sql";
+
+constexpr std::array<Migration, 12> kMigrations = {{
     {1, "tables", kV1},
     {2, "indexes for polling, metrics and events", kV2},
     {3, "metric series", kV3},
@@ -192,6 +198,7 @@ constexpr std::array<Migration, 11> kMigrations = {{
     {9, "attempts as tasks of job arrays", kV9},
     {10, "the cause of an attempt's end", kV10},
     {11, "the engine's memory as observations", kV11},
+    {12, "what each case runs", kV12},
 }};
 
 int pragma_int(SQLite::Database& db, const char* pragma) {

@@ -39,13 +39,14 @@ std::string elapsed_of(const AttemptRow& a) {
   return !secs || *secs < 0 ? "" : format_hms(static_cast<long>(*secs));
 }
 
-void print_table(const std::vector<AttemptRow>& rows, std::ostream& os) {
+// `all`: also the cases the campaign file no longer lists (kept in the catalog), marked so.
+void print_table(const std::vector<AttemptRow>& rows, bool all, std::ostream& os) {
   std::vector<std::array<std::string, 6>> t;
   t.push_back({"case", "state", "attempt", "job", "elapsed", "reason"});
   for (auto& a : rows) {
-    if (!a.in_spec) continue;
-    t.push_back({a.case_name, std::string(to_string(a.state)), std::to_string(a.number), a.job_id,
-                 elapsed_of(a), a.reason});
+    if (!a.in_spec && !all) continue;
+    t.push_back({a.case_name + (a.in_spec ? "" : " (not in the file)"), std::string(to_string(a.state)),
+                 std::to_string(a.number), a.job_id, elapsed_of(a), a.reason});
   }
   std::array<size_t, 6> w{};
   for (auto& r : t)
@@ -61,13 +62,14 @@ void print_table(const std::vector<AttemptRow>& rows, std::ostream& os) {
 
 nlohmann::json to_json(const CampaignRecord& c, const std::vector<AttemptRow>& rows,
                        const std::vector<EventRow>& duplicates,
-                       const std::optional<stage::RemoteRecord>& remote) {
+                       const std::optional<stage::RemoteRecord>& remote, bool all) {
   nlohmann::json cases = nlohmann::json::array();
   for (auto& a : rows) {
-    if (!a.in_spec) continue;
+    if (!a.in_spec && !all) continue;
     nlohmann::json j{{"case", a.case_name},         {"key", a.case_key},   {"step", a.step},
                      {"state", to_string(a.state)}, {"attempt", a.number}, {"job_id", a.job_id},
                      {"job_name", a.job_name},      {"reason", a.reason},  {"run_dir", a.run_dir}};
+    if (!a.in_spec) j["in_file"] = false;  // no longer in the campaign file, kept in the catalog
     if (a.exit_code) j["exit_code"] = *a.exit_code;
     if (auto secs = elapsed_seconds(a)) j["elapsed_s"] = *secs;
     if (a.nodes) j["nodes"] = *a.nodes;
@@ -101,6 +103,7 @@ void add_status(CLI::App& app) {
     AccessOptions access;
     bool refresh = false;
     bool json = false;
+    bool all = false;
   };
   auto o = std::make_shared<Options>();
   auto* cmd =
@@ -112,6 +115,7 @@ void add_status(CLI::App& app) {
                 "Ask the scheduler first and record what changed (needs the campaign file); starts, "
                 "submits and retries nothing");
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
+  cmd->add_flag("--all", o->all, "Also the cases the campaign file no longer lists (kept in the catalog)");
   add_access_options(*cmd, o->access);
   cmd->callback([o] {
     fs::path workdir;
@@ -147,7 +151,7 @@ void add_status(CLI::App& app) {
     for (auto& c : catalog.campaigns()) {
       auto rows = catalog.latest_attempts(c.id);
       if (o->json) {
-        all.push_back(to_json(c, rows, catalog.events_of_kind(c.id, "duplicate"), remote));
+        all.push_back(to_json(c, rows, catalog.events_of_kind(c.id, "duplicate"), remote, o->all));
         continue;
       }
       std::map<State, int> counts;
@@ -157,7 +161,11 @@ void add_status(CLI::App& app) {
       if (remote && remote->system == c.system)
         std::cout << "jobs run on ssh " << remote->host << " in " << remote->workdir << "\n";
       std::cout << "\n";
-      print_table(rows, std::cout);
+      print_table(rows, o->all, std::cout);
+      if (auto retired = std::count_if(rows.begin(), rows.end(), [](auto& a) { return !a.in_spec; });
+          retired && !o->all)
+        std::cout << "(" << retired
+                  << " more cases of the catalog are no longer in the campaign file: --all lists them)\n";
       std::string summary;
       for (auto& [s, n] : counts)
         summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + std::string(to_string(s));

@@ -1,6 +1,7 @@
 #include "engine/engine.hpp"
 
 #include <fnmatch.h>
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <boost/asio.hpp>
@@ -36,6 +37,19 @@ std::string Counts::line() const {
   }
   return out;
 }
+
+namespace {
+
+// The first few names, and how many more.
+std::string some_of(const std::vector<std::string>& names) {
+  constexpr size_t kShown = 5;
+  std::vector<std::string> shown(names.begin(),
+                                 names.begin() + static_cast<long>(std::min(names.size(), kShown)));
+  return join(shown, ", ") +
+         (names.size() > kShown ? fmt::format(" and {} more", names.size() - kShown) : "");
+}
+
+}  // namespace
 
 Engine::Engine(const matrix::Plan& plan, const fs::path& workdir, Catalog& catalog,
                sched::Scheduler& scheduler, transport::Shell& shell, EngineOptions options)
@@ -76,11 +90,16 @@ void Engine::start() {
     if (const auto& launch = plan_.step_of(plan_.cases[i]).job.launch; launch && !*launch)
       stepless_cases_.insert(case_ids_[i]);
   if (sync.inserted) spdlog::info("{} new cases in the catalog", sync.inserted);
-  if (sync.retired) spdlog::warn("{} cases of the catalog are no longer in the campaign file", sync.retired);
+  if (sync.retired)
+    spdlog::warn(
+        "{} cases of the catalog are no longer in the campaign file ({}): kept with their attempts "
+        "and results, not run; `campaign status --all` lists them",
+        sync.retired, some_of(sync.retired_names));
 
   // What the decisions of earlier runs remembered, as they committed it.
   memory_ = fold_memory(catalog_.observations(campaign_id_));
   auto latest = catalog_.latest_attempts(campaign_id_);
+  say_changes(sync.changed, latest);
   reconcile(latest);  // throws SchedulerUnavailable: nothing may be submitted before this succeeds
   int ours = 0;
   for (auto& a : latest) ours += is_active(a.state) ? 1 : 0;
@@ -88,6 +107,37 @@ void Engine::start() {
 
   if (options_.retry_failed) apply(resume_failed(latest), latest);
   report(false);
+}
+
+void Engine::say_changes(const std::vector<SyncResult::Changed>& changed,
+                         const std::vector<AttemptRow>& latest) {
+  if (changed.empty()) return;
+  std::map<std::int64_t, const AttemptRow*> of_case;
+  for (auto& a : latest) of_case[a.case_id] = &a;
+  std::vector<std::string> names;
+  std::set<std::string> fields;
+  for (auto& c : changed) {
+    names.push_back(c.name);
+    const auto what = render::definition_changes(c.before, c.after);
+    for (auto& w : what) fields.insert(w.substr(0, w.find(':')));
+    const AttemptRow* a = of_case.count(c.case_id) ? of_case[c.case_id] : nullptr;
+    std::string fate = "its next attempt runs the new definition";
+    if (a && (a->state == State::completed || a->state == State::collected))
+      fate =
+          fmt::format("attempt {} completed with the earlier one and stands (nothing runs again)", a->number);
+    else if (a && (a->state == State::submitting || a->state == State::queued || a->state == State::running))
+      fate = fmt::format("attempt {}'s job runs the earlier one; a retry would run the new one", a->number);
+    else if (a && is_final(a->state))
+      fate = fmt::format(
+          "attempt {} ({}) ran the earlier one, its script kept as attempt-{}/job.sh; a new attempt "
+          "(the retry policy, resume --failed) runs the new one",
+          a->number, to_string(a->state), a->number);
+    spdlog::info("{} changed: {}; {}", c.name, join(what, "; "), fate);
+  }
+  spdlog::warn(
+      "the campaign file changed since the catalog recorded {} of its cases ({}: {}): what ran stays as it "
+      "ran; what runs next runs the new definition (campaign.log says per case)",
+      changed.size(), join(std::vector<std::string>(fields.begin(), fields.end()), ", "), some_of(names));
 }
 
 void Engine::refresh(AttemptRow& row) { row = catalog_.attempt(row.id); }

@@ -173,6 +173,9 @@ class Engine {
   // between a write and its refresh) or where another copy of the rows was written (cancel).
   std::vector<AttemptRow>& cached_latest();
   void refresh(AttemptRow& row);  // the row as the catalog now holds it, after a write
+  // Cases whose definition the campaign file changed since the catalog recorded it: what changed
+  // and what that means for each one's attempts, said once at start.
+  void say_changes(const std::vector<SyncResult::Changed>& changed, const std::vector<AttemptRow>& latest);
   Counts counts_of(const std::vector<AttemptRow>& latest);
   void report(bool final);
   Clock::time_point now() const;

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,13 @@
 namespace campaign::render {
 
 CampaignRow campaign_row(const matrix::Plan& plan, const std::filesystem::path& workdir);
+
+// What a case runs, as the catalog keeps it (CaseRow::definition): its command, setup, modules,
+// environment and container, its partition and resources.
+nlohmann::json case_definition(const matrix::Plan& plan, const matrix::Case& c);
+// What differs between two definitions, one "field: before -> after" per field, in the order of
+// `after` (then fields only `before` had).
+std::vector<std::string> definition_changes(const std::string& before, const std::string& after);
 
 // `run_dir_of` (optional) says where a case ran; default workdir/<case name>.
 std::vector<CaseRow> case_rows(const matrix::Plan& plan, const std::filesystem::path& workdir,

@@ -12,7 +12,7 @@ namespace campaign {
 
 // The accepted forms, for messages.
 inline constexpr const char* kWalltimeForms =
-    "minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS as sbatch --time; or 90m, 2h, 1h30m, 45s";
+    "minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS as Slurm's --time; or 90m, 2h, 1h30m, 45s";
 
 // Seconds, or nullopt when `text` is not a walltime.
 std::optional<long> parse_walltime(std::string_view text);

@@ -10,6 +10,7 @@
 #include <ctime>
 #include <iostream>
 
+#include "catalog/schema.hpp"
 #include "catalog/transitions.hpp"
 #include "helpers.hpp"
 
@@ -79,12 +80,12 @@ TEST_CASE("open creates a WAL database at the current schema version", "[catalog
     Catalog cat = Catalog::open(workdir);
     CHECK(cat.path() == workdir / "campaign.db");
     CHECK(cat.access() == Access::read_write);
-    CHECK(cat.schema_version() == 11);
+    CHECK(cat.schema_version() == current_schema_version());
     CHECK(cat.check().empty());
   }
   SQLite::Database raw((workdir / "campaign.db").string(), SQLite::OPEN_READONLY);
   CHECK(raw.execAndGet("PRAGMA journal_mode").getString() == "wal");
-  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 11);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == current_schema_version());
   CHECK(std::filesystem::exists(workdir / "campaign.lock"));
 }
 
@@ -127,6 +128,27 @@ TEST_CASE("upsert_campaign inserts once and logs what changed", "[catalog]") {
   CHECK(f.cat.upsert_campaign(CampaignRow{"other", "", "h", "local", "/w"}) != f.campaign);
   CHECK(f.cat.campaigns().size() == 2);
   CHECK_THROWS_AS(f.cat.upsert_campaign(CampaignRow{}), CatalogError);
+}
+
+TEST_CASE("sync_cases notices a case whose definition changed, once, and names retired cases", "[catalog]") {
+  Fixture f(2);  // recorded without a definition (as schema 11 catalogs were)
+  auto with = [](CaseRow r, const std::string& d) {
+    r.definition = d;
+    return r;
+  };
+  const std::string v1 = R"({"command":"echo v1"})", v2 = R"({"command":"echo v2"})";
+  auto first = f.cat.sync_cases(f.campaign, {with(make_case("k0", 1), v1), with(make_case("k1", 2), v1)});
+  CHECK(first.changed.empty());  // nothing to compare with yet: recorded silently
+  auto same = f.cat.sync_cases(f.campaign, {with(make_case("k0", 1), v1), with(make_case("k1", 2), v1)});
+  CHECK(same.changed.empty());
+  auto edited = f.cat.sync_cases(f.campaign, {with(make_case("k0", 1), v2)});
+  REQUIRE(edited.changed.size() == 1);
+  CHECK(edited.changed[0].name == "ranks-1-k0");
+  CHECK(edited.changed[0].before == v1);
+  CHECK(edited.changed[0].after == v2);
+  CHECK(edited.retired_names == std::vector<std::string>{"ranks-2-k1"});
+  CHECK(f.cat.sync_cases(f.campaign, {with(make_case("k0", 1), v2)}).changed.empty());  // said once
+  CHECK(f.cat.check().empty());
 }
 
 TEST_CASE("sync_cases inserts new keys and keeps existing cases and attempts", "[catalog]") {

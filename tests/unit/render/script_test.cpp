@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "render/catalog_rows.hpp"
 #include "spec/library.hpp"
 
 using namespace campaign;
@@ -217,4 +218,13 @@ TEST_CASE("a local script's #LOCAL line holds what the job takes of the machine"
   auto s = render::Renderer(p).render(p.cases[0], render::RenderOptions{"/w", "campaign", 1, 0, {}});
   // Two ranks, one per node by default: 1G per node is 2G of the one host.
   CHECK(s.text.find("#LOCAL --cores=2 --gpus=0 --mem=2048 --exclusive\n") != std::string::npos);
+}
+
+TEST_CASE("definition_changes names each field that differs, with both values") {
+  using campaign::render::definition_changes;
+  CHECK(definition_changes(R"({"command":"sleep 30","nodes":1})", R"({"command":"sleep 3","nodes":1})") ==
+        std::vector<std::string>{"command: 'sleep 30' -> 'sleep 3'"});
+  CHECK(definition_changes(R"({"nodes":1,"exclusive":true})", R"({"nodes":2,"memory_mb":4096})") ==
+        std::vector<std::string>{"memory_mb: (none) -> 4096", "nodes: 1 -> 2", "exclusive: true -> (none)"});
+  CHECK(definition_changes("", R"({"nodes":1})") == std::vector<std::string>{"definition"});
 }
