@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
   add_cancel(app);
   add_launch(app, status);
   add_collect(app, status);
-  add_import(app);
+  add_import(app, status);
   add_report(app);
   add_executor(app);
   add_pack_exec(app, status);

@@ -70,7 +70,7 @@ void add_executor(CLI::App& app);                // hidden: the local executor d
 void add_pack_exec(CLI::App& app, int& status);  // hidden: the driver inside a packed allocation
 void add_sample(CLI::App& app, int& status);     // the utilisation sampler job scripts start
 void add_collect(CLI::App& app, int& status);
-void add_import(CLI::App& app);
+void add_import(CLI::App& app, int& status);
 void add_report(CLI::App& app);
 void add_history(CLI::App& app, int& status);
 void add_trace(CLI::App& app);  // the timeline in the Trace Event Format

@@ -1,6 +1,7 @@
 // Implements collect/attempt.hpp.
 #include "collect/attempt.hpp"
 
+#include <fnmatch.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
@@ -69,13 +70,25 @@ StepCollectors load_collectors(const spec::Campaign& campaign) {
   return out;
 }
 
-fs::path job_output(const fs::path& run_dir, const std::string& job_id, const std::string& step_name) {
+fs::path job_output(const fs::path& run_dir, const std::string& job_id, const std::string& step_name,
+                    const std::string& name) {
   std::error_code ec;
   if (!step_name.empty()) {
     fs::path p = run_dir / (step_name + ".out");  // pack::case_output
     if (fs::exists(p, ec)) return p;
   }
-  if (job_id.empty()) return {};
+  if (job_id.empty()) {
+    std::vector<fs::path> found;
+    for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string f = it->path().filename().string();
+      const bool match =
+          name.empty() ? (fnmatch("slurm-*.out", f.c_str(), 0) == 0 ||
+                          fnmatch("job-*.out", f.c_str(), 0) == 0 || fnmatch("lsf-*.out", f.c_str(), 0) == 0)
+                       : fnmatch(name.c_str(), f.c_str(), 0) == 0;
+      if (match && it->is_regular_file(ec)) found.push_back(it->path());
+    }
+    return found.size() == 1 ? found.front() : fs::path();
+  }
   for (const char* pattern : {"slurm-", "job-", "lsf-"}) {
     fs::path p = run_dir / (pattern + job_id + ".out");
     if (fs::exists(p, ec)) return p;
@@ -114,13 +127,14 @@ long instance_count(const fs::path& run_dir) {
 
 CollectOutcome collect_dir(const fs::path& run_dir, const std::string& job_id,
                            const std::vector<Collector>& collectors, std::vector<campaign::Metric>& metrics,
-                           const std::string& step_name, const std::optional<AttemptStart>& since) {
+                           const std::string& step_name, const std::optional<AttemptStart>& since,
+                           const std::string& output_name) {
   CollectOutcome o;
   const long instances = instance_count(run_dir);
   std::string where;
   try {
     if (instances == 0) {
-      auto r = collect(collectors, run_dir, job_output(run_dir, job_id, step_name), since);
+      auto r = collect(collectors, run_dir, job_output(run_dir, job_id, step_name, output_name), since);
       metrics = to_catalog(r.metrics);
       o.warnings = std::move(r.warnings);
     }

@@ -25,9 +25,11 @@ StepCollectors load_collectors(const spec::Campaign& campaign);
 
 // The scheduler's output file of a job in its run directory (slurm-ID.out,
 // job-ID.out, lsf-ID.out), or "" when none is there. A packed case (a job step named `step_name`)
-// has its own, named after its step by the pack driver.
+// has its own, named after its step by the pack driver. Without a job id (a run imported from
+// elsewhere): `name` when given (a file name, or a glob that matches one file: `import --output`),
+// else the one scheduler output file there (slurm-*.out, job-*.out, lsf-*.out), if only one.
 std::filesystem::path job_output(const std::filesystem::path& run_dir, const std::string& job_id,
-                                 const std::string& step_name = {});
+                                 const std::string& step_name = {}, const std::string& name = {});
 
 struct CollectOutcome {
   bool ok = false;
@@ -61,7 +63,8 @@ long instance_count(const std::filesystem::path& run_dir);
 CollectOutcome collect_dir(const std::filesystem::path& run_dir, const std::string& job_id,
                            const std::vector<Collector>& collectors, std::vector<campaign::Metric>& metrics,
                            const std::string& step_name = {},
-                           const std::optional<AttemptStart>& since = std::nullopt);
+                           const std::optional<AttemptStart>& since = std::nullopt,
+                           const std::string& output_name = {});
 
 // Converts collector metrics for the catalog.
 std::vector<campaign::Metric> to_catalog(const std::vector<Metric>& metrics);

@@ -72,7 +72,9 @@ std::vector<Found> find_files(const Source& src, const fs::path& run_dir, const 
                               const std::optional<AttemptStart>& since, std::vector<std::string>& warnings) {
   if (src.from_stdout) {
     if (job_output.empty())
-      throw CollectError(Location{"<job output>", 0, 0}, "the job's output file is not known");
+      throw CollectError(Location{"<job output>", 0, 0},
+                         "the job's output file is not known (for imported runs: the one slurm-*.out, "
+                         "job-*.out or lsf-*.out in the run directory, or name it with import --output)");
     fs::path p = job_output.is_absolute() ? job_output : run_dir / job_output;
     std::string display = job_output.string();
     if (job_output.is_absolute()) {

@@ -25,7 +25,8 @@ std::int64_t sync_campaign(Catalog& catalog, const matrix::Plan& plan, const fs:
 }
 
 ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::path& workdir,
-                          const fs::path& from, const StepCollectors& collectors, const CodeRecord& code) {
+                          const fs::path& from, const StepCollectors& collectors, const CodeRecord& code,
+                          const std::string& output) {
   std::error_code ec;
   if (!fs::is_directory(from, ec)) throw Error("cannot import from " + from.string() + ": not a directory");
   // Run directories directly under `from`, or one level down (timestamped
@@ -95,8 +96,8 @@ ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::
         auto cit = collectors.find(t.attempt->step);
         b.runs[i].attempt_id = t.attempt->id;
         b.runs[i].origin = fs::absolute(t.dir).string();
-        b.outcomes[i] =
-            collect_dir(t.dir, "", cit == collectors.end() ? none : cit->second, b.runs[i].metrics);
+        b.outcomes[i] = collect_dir(t.dir, "", cit == collectors.end() ? none : cit->second,
+                                    b.runs[i].metrics, {}, std::nullopt, output);
       }
     };
     std::vector<std::thread> pool;

@@ -25,7 +25,7 @@ struct ImportSummary {
 // left alone. `code` is the code version recorded (history/code_version.hpp).
 ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const std::filesystem::path& workdir,
                           const std::filesystem::path& from, const StepCollectors& collectors,
-                          const CodeRecord& code = {});
+                          const CodeRecord& code = {}, const std::string& output = {});
 
 // Records the campaign and syncs its cases (as `run` does); returns its id.
 std::int64_t sync_campaign(Catalog& catalog, const matrix::Plan& plan, const std::filesystem::path& workdir,

@@ -32,7 +32,7 @@ printf 'epoch,time\n0,abc\n' >"$tree/scaling-cpu-dummy-n32/history.csv"   # malf
 
 out=$("$exe" import "$src/campaigns/weak_scaling.yaml" --system daint --workdir "$tmp/w" --from "$tmp/results/weak_scaling" 2>"$tmp/err")
 rc=$?
-check "import exits 0 ($rc)" test $rc -eq 0
+check "import exits 1: a case failed collection, as run would ($rc)" test $rc -eq 1
 check "import summary: $out" grep -q "imported 27 of 28 cases (26 collected, 1 collect_failed, 0 already there, 1 not found" <<<"$out"
 check "the malformed case is named on stderr" grep -q "scaling-cpu-dummy-n32: history.csv" "$tmp/err"
 csv=$tmp/w/report/weak_scaling-gpu.csv
@@ -55,4 +55,33 @@ check "report.md and report.html" test -f "$tmp/w/report/report.md" -a -f "$tmp/
 check "plots next to their gnuplot scripts" test -f "$tmp/w/report/weak_scaling-gpu.svg" -a -f "$tmp/w/report/weak_scaling-gpu.gp" -a -f "$tmp/w/report/weak_scaling-gpu.dat"
 term=$("$exe" report "$tmp/w" --terminal)
 check "report --terminal prints the table" grep -q "1105.440073" <<<"$term"
+
+# Collectors that read the job's output (issue 33 item 6): an imported run's is the one scheduler
+# output file in its run directory (slurm-*.out, job-*.out, lsf-*.out), or the file --output names.
+cat >"$tmp/out.yaml" <<'YAML'
+name: outs
+matrix:
+  n: [1, 2, 3]
+case_name: out-{{n}}
+job: {command: "true"}
+collectors: [epoch.yaml]
+YAML
+cat >"$tmp/epoch.yaml" <<'YAML'
+name: epoch
+sources:
+  - engine: regex
+    stdout: true
+    patterns:
+      - {regex: 'Mean epoch time: (?<seconds>[0-9.]+)', name: mean_epoch_time, unit: s}
+YAML
+mkdir -p "$tmp/outs/out-1" "$tmp/outs/out-2" "$tmp/outs/out-3"
+echo "Mean epoch time: 1.5" >"$tmp/outs/out-1/slurm-4242.out"
+echo "Mean epoch time: 2.5" >"$tmp/outs/out-2/job-17.out"
+echo "Mean epoch time: 3.5" >"$tmp/outs/out-3/train.log"
+out=$("$exe" import "$tmp/out.yaml" --system local --workdir "$tmp/wo" --from "$tmp/outs" 2>"$tmp/err")
+check "import finds slurm-*.out and job-*.out; out-3's log is not named ($out)" \
+  grep -q "imported 3 of 3 cases (2 collected, 1 collect_failed" <<<"$out"
+check "and says how to name it" grep -q "name it with import --output" "$tmp/err"
+out=$("$exe" import "$tmp/out.yaml" --system local --workdir "$tmp/wo2" --from "$tmp/outs" --output '*.log' 2>"$tmp/err")
+check "--output '*.log' names out-3's ($out)" grep -q "imported 3 of 3 cases (1 collected, 2 collect_failed" <<<"$out"
 finish
