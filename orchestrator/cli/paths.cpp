@@ -24,6 +24,11 @@ std::string paths_text(const std::string& campaign_file) {
     for (auto& r : spec::search_roots(near, folder))
       if (std::none_of(roots.begin(), roots.end(), [&](const spec::DataRoot& u) { return u.path == r.path; }))
         roots.push_back(r);
+  // In the order every folder searches them: a campaign's own folder first, even when it holds only
+  // some folders (found after the source tree by the first folder's search otherwise: issue 33).
+  std::stable_sort(roots.begin(), roots.end(), [](const spec::DataRoot& a, const spec::DataRoot& b) {
+    return static_cast<int>(a.kind) < static_cast<int>(b.kind);
+  });
   std::ostringstream out;
   out << "campaign " << CAMPAIGN_VERSION << " (" << self_exe() << ")\n";
   out << "Folders searched for "

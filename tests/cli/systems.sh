@@ -71,6 +71,11 @@ check "systems FILE: local from the campaign's folder" grep -q "^  local  *local
 out=$("$exe" paths "$tmp/c/tiny.yaml")
 check "paths FILE: the campaign's folder first" grep -q "^  1\. campaign  *$tmp/c  (systems)" <<<"$out"
 rm -r "$tmp/c/systems"
+# Also when it holds only a later folder (collectors/): listed first, as it is searched (issue 33).
+mkdir -p "$tmp/c/collectors"
+out=$("$exe" paths "$tmp/c/tiny.yaml")
+check "paths FILE: a campaign folder with collectors/ only, first" grep -q "^  1\. campaign  *$tmp/c  (collectors)" <<<"$out"
+rm -r "$tmp/c/collectors"
 
 # A shipped campaign keeps the shipped place: the user's profile still overrides.
 "$exe" plan "$src/campaigns/weak_scaling.yaml" --system local --out "$tmp/plan3" >/dev/null
