@@ -19,6 +19,23 @@ void add_campaign_options(CLI::App& cmd, CampaignOptions& o) {
                  "Work directory (default: the campaign's `workdir`, else runs/NAME)");
 }
 
+namespace {
+
+// Where a relative work directory lies: beside the campaign file, unless the file is one of the
+// installed campaigns (a module's prefix is shared, and often read-only) or its folder cannot be
+// written: then in the current directory (issue 33: runs had gone into the install).
+fs::path workdir_base(const spec::Campaign& c) {
+  for (auto& r : spec::search_roots({}, "campaigns"))
+    if (r.kind == spec::RootKind::installed) {
+      auto rel = fs::path(c.dir).lexically_normal().lexically_relative(r.path);
+      if (!rel.empty() && *rel.begin() != "..") return fs::current_path();
+    }
+  if (::access(c.dir.c_str(), W_OK) != 0) return fs::current_path();
+  return c.dir;
+}
+
+}  // namespace
+
 fs::path resolve_workdir(const spec::Campaign& c, const spec::System& s, const std::string& option) {
   fs::path p;
   if (!option.empty()) {
@@ -31,7 +48,7 @@ fs::path resolve_workdir(const spec::Campaign& c, const spec::System& s, const s
     p = fs::path(expand_env(s.workdir)) / c.name;
   else
     p = fs::path("runs") / c.name;
-  if (p.is_relative()) p = c.dir / p;
+  if (p.is_relative()) p = workdir_base(c) / p;
   return p.lexically_normal();
 }
 

@@ -47,6 +47,9 @@ cat "$tmp/r.out"
 out=$(isolated "$work" "$p/bin/campaign" status tiny.yaml)
 check_eq "both cases collected (the shipped collector found)" 2 "$(grep -c ' collected ' <<<"$out")"
 check "the ranks ran through the moved binary's launcher" grep -rqs "rank 1 of 2" "$work/runs/tiny/tiny-s2"
+# An installed campaign's default work directory is in the current directory, never in the prefix.
+out=$(isolated "$work" "$p/bin/campaign" status "$p/share/campaign/campaigns/weak_scaling.yaml" 2>&1)
+check "an installed campaign works in ./runs/NAME ($out)" grep -qF "no catalog in $work/runs/cosmoflow-weak-scaling:" <<<"$out"
 
 # Through the modulefiles, with Lmod.
 modrun() { # PREFIX COMMANDS: bash with Lmod, the prefix's modulefiles used, campaign loaded
