@@ -2,8 +2,8 @@
 # The code version a run recorded survives the commands that only look at or cancel its jobs (issue:
 # `status --refresh` and `cancel` went through the engine's start path and erased it). The campaign
 # file lives in a scratch git repository (so the commit is known and this test's own); the "a" cases
-# print a metric and end, the "b" cases sleep. After `run --no-wait`, `status --refresh` and
-# `cancel`, the catalog and `campaign history` still name the commit.
+# print a metric and end, the "b" cases sleep. After `run --no-wait` (again until the "a" cases are
+# collected), `status --refresh` and `cancel`, the catalog and `campaign history` still name the commit.
 #
 #   bash code_version_local.sh CAMPAIGN_BINARY SOURCE_DIR        (label local; about 10 s)
 source "$(dirname "$0")/lib.sh"
@@ -38,12 +38,15 @@ env PATH="$nopath" "$CAMPAIGN" run "$file" --workdir "$wd" --no-wait -q
 check_eq "campaign run --no-wait exits 0" 0 $?
 check_eq "run recorded the commit" "$commit" "$(recorded)"
 
+# `run --no-wait` again is what starts cases still waiting for a core (status --refresh only looks).
 a_collected() {
-  env PATH="$nopath" "$CAMPAIGN" status "$file" --workdir "$wd" --refresh >/dev/null 2>&1
+  env PATH="$nopath" "$CAMPAIGN" run "$file" --workdir "$wd" --no-wait -q >/dev/null 2>&1
   "$CAMPAIGN" collect "$file" --workdir "$wd" >/dev/null 2>&1
   [[ $(count_state "$wd" collected) == 2 ]]
 }
 check "the two a cases end and are collected" wait_until 30 a_collected
+env PATH="$nopath" "$CAMPAIGN" status "$file" --workdir "$wd" --refresh >/dev/null 2>&1
+check_eq "status --refresh exits 0" 0 $?
 check_eq "status --refresh keeps the commit" "$commit" "$(recorded)"
 
 env PATH="$nopath" "$CAMPAIGN" cancel "$file" --workdir "$wd" >"$WORK/cancel.out" 2>&1
