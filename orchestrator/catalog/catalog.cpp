@@ -363,7 +363,7 @@ std::vector<CaseRecord> Catalog::cases_of(std::int64_t campaign_id) {
   Impl& c = *impl_;
   return c.guard("cases_of", [&] {
     auto q = c.query(
-        "SELECT id, campaign_id, key, step, name, params, run_dir, script, in_spec FROM cases "
+        "SELECT id, campaign_id, key, step, name, params, run_dir, script, in_spec, definition FROM cases "
         "WHERE campaign_id = ? ORDER BY id");
     q->bind(1, campaign_id);
     std::vector<CaseRecord> out;
@@ -378,6 +378,7 @@ std::vector<CaseRecord> Catalog::cases_of(std::int64_t campaign_id) {
       r.run_dir = q->getColumn(6).getString();
       r.script = q->getColumn(7).getString();
       r.in_spec = q->getColumn(8).getInt() != 0;
+      r.definition = q->getColumn(9).getString();
       out.push_back(std::move(r));
     }
     return out;

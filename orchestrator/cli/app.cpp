@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
   add_validate(app);
   add_run(app, status);
   add_status(app);
+  add_show(app);
   add_cancel(app);
   add_launch(app, status);
   add_collect(app, status);

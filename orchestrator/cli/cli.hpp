@@ -71,6 +71,7 @@ void add_pack_exec(CLI::App& app, int& status);  // hidden: the driver inside a 
 void add_sample(CLI::App& app, int& status);     // the utilisation sampler job scripts start
 void add_collect(CLI::App& app, int& status);
 void add_import(CLI::App& app, int& status);
+void add_show(CLI::App& app);
 void add_report(CLI::App& app);
 void add_history(CLI::App& app, int& status);
 void add_trace(CLI::App& app);  // the timeline in the Trace Event Format

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A campaign file edited between runs is noticed and said (issue 33 item 4): which cases changed,
 # in what (command, resources), and what that means for each one's attempts; every attempt's script is
-# kept; cases dropped from the matrix are said by name and still listed by `status --all`.
+# kept; cases dropped from the matrix are said by name and still listed by `status --all`; `show`
+# prints one case's attempts, command and output.
 #
 # Usage: bash changed_local.sh CAMPAIGN_BINARY SOURCE_DIR        (label local; about 5 s)
 source "$(dirname "$0")/lib.sh"
@@ -51,6 +52,16 @@ check "attempt 2 ran the new one" grep -q "echo v2" "$wd/chg-1/job.sh"
 check_eq "chg-2 did not run again" 1 "$(cases "$wd" | awk -F'\t' '$1 == "chg-2" { print $3 }')"
 check "status hides chg-3 and says so" bash -c "'$CAMPAIGN' status '$wd' | grep -q 'no longer in the campaign file: --all lists them'"
 check "status --all lists it" bash -c "'$CAMPAIGN' status '$wd' --all | grep -q 'chg-3 (not in the file)'"
+
+# `campaign show CASE`: both attempts, the new command, the tail of the job's output.
+"$CAMPAIGN" show "$wd" chg-1 >"$WORK/show.txt" 2>&1
+check_eq "show exits 0" 0 $?
+check "show lists attempt 1 and attempt 2" bash -c "grep -q '^  #1 failed, job ' '$WORK/show.txt' && grep -q '^  #2 failed, job ' '$WORK/show.txt'"
+check "show prints the command it runs now" grep -q "^command echo v2; exit" "$WORK/show.txt"
+check "show prints the tail of the job's output" grep -q "^  v2$" "$WORK/show.txt"
+"$CAMPAIGN" show "$wd" chg-9 >/dev/null 2>"$WORK/show.err"
+check_eq "show of an unknown case exits 2" 2 $?
+check "and names the nearest" grep -q "no case 'chg-9', did you mean" "$WORK/show.err"
 
 # Unchanged, a run says nothing of changes.
 env PATH="$nopath" "$CAMPAIGN" run "$file" --workdir "$wd" >/dev/null 2>"$WORK/again.err"
