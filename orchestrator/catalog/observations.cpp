@@ -20,10 +20,7 @@ void Catalog::record_observations(const std::vector<Observation>& changes) {
       q->bind(1, o.attempt_id);
       q->bind(2, o.fact);
       q->bind(3, o.held ? 1 : 0);
-      if (o.since)
-        q->bind(4, static_cast<std::int64_t>(o.since->time_since_epoch().count()));
-      else
-        q->bind(4);
+      bind_opt(*q, 4, o.since);
       q->bind(5, o.value);
       q->bind(6, now);
       q->exec();
@@ -46,7 +43,7 @@ std::vector<Observation> Catalog::observations(std::int64_t campaign_id) {
       o.attempt_id = q->getColumn(0).getInt64();
       o.fact = q->getColumn(1).getString();
       o.held = q->getColumn(2).getInt() != 0;
-      if (!q->getColumn(3).isNull()) o.since = Time(std::chrono::seconds(q->getColumn(3).getInt64()));
+      o.since = opt_time(q->getColumn(3));
       o.value = q->getColumn(4).getString();
       out.push_back(std::move(o));
     }

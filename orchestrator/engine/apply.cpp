@@ -26,11 +26,8 @@ bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest, cons
   bool changed = false;
   // The rows the writes touch, as they were: put back when the writes roll back, so that the rows
   // stay in step with the catalog whatever fails (an error needs no re-read of every row).
-  std::vector<std::pair<AttemptRow*, AttemptRow>> saved;
-  auto save = [&](AttemptRow* r) {
-    if (r && std::none_of(saved.begin(), saved.end(), [&](auto& s) { return s.first == r; }))
-      saved.emplace_back(r, *r);
-  };
+  std::map<AttemptRow*, AttemptRow> saved;  // (a map: a cancel of every case marks them all)
+  auto save = [&](AttemptRow* r) { saved.try_emplace(r, *r); };
   for (auto& m : actions.marks) save(rows.at(m.attempt));
   for (auto& r : actions.returns) save(rows.at(r.attempt));
   for (auto& r : actions.reverts) save(rows.at(r.attempt));

@@ -1,7 +1,7 @@
 #include "engine/engine.hpp"
 
-#include <fnmatch.h>
 #include <fmt/format.h>
+#include <fnmatch.h>
 #include <spdlog/spdlog.h>
 
 #include <boost/asio.hpp>
@@ -193,13 +193,9 @@ bool Engine::tick(bool poll_scheduler) {
       confirm_unreachable(latest);
     }
   }
-  if (!options_.submit) {
-    if (changed) report(false);
-    unknown.done = true;
-    return changed;
-  }
-  changed |= apply(retries(plan_, case_ids_, latest), latest);
-  if (scheduler_problem_.empty() && !unresolved) {
+  // status --refresh (options_.submit false) only looks: no retry, no submission.
+  if (options_.submit) changed |= apply(retries(plan_, case_ids_, latest), latest);
+  if (options_.submit && scheduler_problem_.empty() && !unresolved) {
     try {
       changed |= submit_ready(latest);
     } catch (const sched::SchedulerUnavailable& e) {
