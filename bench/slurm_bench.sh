@@ -163,6 +163,7 @@ loop() {
     for p in mc gpu; do
       d=$wd/$name-$p-r$r
       [[ -f $d/job.sh ]] || continue
+      rm -f "$d"/.claimed-*  # campaign's own job claimed the attempt; the loop's runs it again (as prepare clears)
       id=$(sbatch --parsable --chdir "$d" "$d/job.sh") || { fail "the loop's sbatch of $d/job.sh"; return 1; }
       ids+=("$id")
     done
