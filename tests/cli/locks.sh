@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README's test command runs three tests at a time; what keeps it honest is the locks (ctest's
-# RESOURCE_LOCK): every test that uses the Slurm test cluster (label slurm) holds `testcluster`, and
+# RESOURCE_LOCK): every test that uses a Slurm test cluster (label slurm) holds the lock of the one its
+# environment names (TESTCLUSTER=testcluster2: `testcluster2`, else `testcluster`), and
 # every test of the local executor or of the PyTorch workload (labels local, workload) holds `cores`;
 # the loader study and the data-loading campaign, whose timings are the studies' numbers, run alone.
 # Reads ctest's own list of the registered tests (ctest --show-only=json-v1).
@@ -14,6 +15,7 @@ check "ctest lists the tests: $(head -2 "$tmp/err")" test -s "$tmp/tests.json"
 out=$(/usr/bin/python3 - "$tmp/tests.json" <<'PY'
 import json, sys
 need = {"slurm": "testcluster", "local": "cores", "workload": "cores"}
+clusters = {"testcluster": 0, "testcluster2": 0}
 tests = json.load(open(sys.argv[1]))["tests"]
 counts = dict.fromkeys(need, 0)
 alone = {"workload_minicosmo_loaders", "data_loading_local"}  # their timings are the study's
@@ -24,17 +26,24 @@ for t in tests:
         if not props.get("RUN_SERIAL"):
             print(f"{t['name']}: not RUN_SERIAL")
     labels, locks = props.get("LABELS", []), props.get("RESOURCE_LOCK", [])
+    cluster = "testcluster2" if "TESTCLUSTER=testcluster2" in props.get("ENVIRONMENT", []) else "testcluster"
+    if "slurm" in labels:
+        clusters[cluster] += 1
     for label, lock in need.items():
+        if label == "slurm":
+            lock = cluster
         if label in labels:
             counts[label] += 1
             if lock not in locks:
                 print(f"{t['name']}: label {label} without RESOURCE_LOCK {lock}")
 for name in sorted(alone):
     print(f"{name}: not registered")
-print(" ".join(f"{k}={v}" for k, v in counts.items()))
+print(" ".join(f"{k}={v}" for k, v in list(counts.items()) + list(clusters.items())))
 PY
 )
 echo "$out" | tail -1
 check_eq "every slurm test holds testcluster, every local and workload test holds cores" "" "$(echo "$out" | head -n -1)"
-check "the suite has slurm, local and workload tests" grep -qE "slurm=[1-9][0-9]* local=[1-9][0-9]* workload=[1-9]" <<<"$(echo "$out" | tail -1)"
+check "the suite has slurm, local and workload tests, and slurm tests on both clusters" \
+  grep -qE "slurm=[1-9][0-9]* local=[1-9][0-9]* workload=[1-9][0-9]* testcluster=[1-9][0-9]* testcluster2=[1-9]" \
+  <<<"$(echo "$out" | tail -1)"
 finish 3

@@ -19,7 +19,7 @@ source "$(dirname "$0")/lib.sh"
 ensure_cluster
 
 C=$SRC/tests/integration/campaigns
-dbdpid=${TESTCLUSTER_DIR:-/var/lib/campaign-testcluster}/run/slurmdbd.pid
+dbdpid=$TESTCLUSTER_SHARED_DIR/run/slurmdbd.pid   # shared by both test clusters (tests/slurm/env.sh)
 sacct_ok() { sacct -n -X -S now-1minutes >/dev/null 2>&1; }
 stop_dbd() {
   local pid
@@ -32,7 +32,7 @@ stop_dbd() {
 start_dbd() {
   sacct_ok && return 0
   say "starting slurmdbd"
-  slurmdbd
+  SLURM_CONF=/etc/slurm/slurm.conf slurmdbd   # reads slurmdbd.conf beside it
   wait_until 60 sacct_ok
 }
 on_exit start_dbd
@@ -114,7 +114,7 @@ check_eq "pack: what ran: adp-first twice (cut, then again), adp-second's comman
   "$(wc -l <"$wa/adp-first/ran.txt") $(wc -l <"$wa/adp-second/ran.txt")"
 
 # --- 2. purged
-conf=/etc/slurm/slurm.conf
+conf=$SLURM_CONF
 restore_min_job_age() {
   grep -q '^MinJobAge=2$' "$conf" && sed -i 's/^MinJobAge=2$/MinJobAge=300/' "$conf" && scontrol reconfigure
 }

@@ -14,7 +14,7 @@ ensure_cluster
 file=$SRC/tests/integration/campaigns/ctld.yaml
 system=$SRC/tests/integration/systems/testcluster-q4.yaml
 wd=$WORK/ctld
-pidfile=${TESTCLUSTER_DIR:-/var/lib/campaign-testcluster}/run/slurmctld.pid
+pidfile=$TESTCLUSTER_DIR/run/slurmctld.pid
 restart_ctld() {
   ctld_ok() { scontrol ping 2>/dev/null | grep -q 'is UP'; }
   ctld_ok || bash "$SRC/tests/slurm/start-cluster.sh" >>"$WORK/start-cluster.log" 2>&1

@@ -10,6 +10,8 @@ set -uo pipefail
 # --help prints the test's header; no options.
 source "$(dirname "${BASH_SOURCE[0]}")/../../tools/usage.sh" "$@"
 
+# The test cluster the Slurm commands talk to: TESTCLUSTER (set by ctest) names it.
+source "$(dirname "${BASH_SOURCE[0]}")/../slurm/env.sh" || exit 1
 CAMPAIGN=$(readlink -f "$1")
 SRC=$(readlink -f "$2")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/campaign-it.XXXXXX")

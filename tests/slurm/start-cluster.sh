@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # Start a small, real Slurm cluster on this one machine, for integration tests.
 #
-# Usage: tests/slurm/start-cluster.sh
+# Usage: tests/slurm/start-cluster.sh                          # the cluster testcluster
+#        TESTCLUSTER=testcluster2 tests/slurm/start-cluster.sh    # a second, independent one
 #
 #   cluster  testcluster, partition "debug" (default): cn[1-4] (Feature=mc), gn[1-2] (Feature=gpu, gpu:2)
 #   daemons  munged, mariadb (own instance, 127.0.0.1:13306), slurmdbd, slurmctld, one slurmd per node
 #   state    everything under $TESTCLUSTER_DIR (default /var/lib/campaign-testcluster);
 #            the generated slurm.conf, slurmdbd.conf and gres.conf go to /etc/slurm where Debian expects them
+#
+# A second cluster (TESTCLUSTER=testcluster2) has the same nodes and partition, its own slurmctld and
+# slurmds (ports 6827, 17011-17016), configuration (/etc/slurm-testcluster2: point SLURM_CONF at its
+# slurm.conf) and state (/var/lib/campaign-testcluster2), and shares munged, MariaDB and slurmdbd with
+# the first: the test suite runs two Slurm tests at once, one per cluster (tests/integration).
+# tests/slurm/env.sh sets SLURM_CONF and TESTCLUSTER_DIR from TESTCLUSTER.
 #
 # Must run as root on Debian 12 (Slurm 22.05); works without systemd. Installs missing packages with apt-get.
 # Idempotent: every daemon is started only if its pid file does not point to a live process, so running the
@@ -14,6 +21,13 @@
 # The script returns only when every node is up (idle when the cluster is fresh) and sacct answers.
 source "$(dirname "$0")/../../tools/usage.sh" "$@"
 set -euo pipefail
+# One start at a time: two tests starting the two clusters at once on a fresh machine would both run
+# apt-get and both start the shared daemons. The lock is held by flock(1), the script's parent; the
+# loop below closes the script's copy of it, so no daemon started here inherits it.
+if [[ -z ${TESTCLUSTER_START_LOCKED:-} ]]; then
+    TESTCLUSTER_START_LOCKED=1 exec flock /run/lock/campaign-testcluster-start.lock bash "$0" "$@"
+fi
+unset TESTCLUSTER_START_LOCKED
 # The daemons started here outlive the script: they must not inherit a descriptor of its caller's.
 # Under `flock /tmp/campaign-testcluster.lock ...` (what the helpers of a shared machine run) they
 # would otherwise hold that lock for as long as they run. Bash reads this script from fd 255.
@@ -22,8 +36,10 @@ for fd in /proc/$$/fd/*; do
     if ((fd > 2 && fd < 255)); then eval "exec $fd>&-"; fi
 done
 
-BASE=${TESTCLUSTER_DIR:-/var/lib/campaign-testcluster}
-CLUSTER=testcluster
+source "$(dirname "$0")/env.sh"
+CLUSTER=$TESTCLUSTER
+BASE=$TESTCLUSTER_DIR
+SHARED=$TESTCLUSTER_SHARED_DIR   # the first cluster's: munged, MariaDB and slurmdbd serve both
 DB_PORT=13306            # our own MariaDB instance; does not touch a system one on 3306
 DB_NAME=slurm_acct_db
 DB_USER=slurm
@@ -31,10 +47,15 @@ DB_PASS=testcluster-slurmdbd
 NODES=(cn1 cn2 cn3 cn4 gn1 gn2)
 READY_TIMEOUT=${TESTCLUSTER_READY_TIMEOUT:-120}   # seconds to wait for each readiness step
 
-ETC=/etc/slurm
-RUN=$BASE/run            # pid files (munged, mysqld_safe, slurmdbd, slurmctld, slurmd-<node>)
+ETC=$(dirname "$SLURM_CONF")
+RUN=$BASE/run            # pid files (slurmctld, slurmd-<node>; in $SHARED: munged, mysqld_safe, slurmdbd)
 LOG=$BASE/log
-MYSQL_DIR=$BASE/mysql    # datadir + socket of the MariaDB instance (owned by mysql)
+SHARED_RUN=$SHARED/run
+SHARED_LOG=$SHARED/log
+SHARED_ETC=/etc/slurm   # slurmdbd.conf
+MYSQL_DIR=$SHARED/mysql  # datadir + socket of the MariaDB instance (owned by mysql)
+CTLD_PORT=$((6817 + 10 * (TESTCLUSTER_INDEX - 1)))
+SLURMD_PORT=$((17001 + 10 * (TESTCLUSTER_INDEX - 1)))  # cn1's; the next nodes count up
 STATE=$BASE/slurmctld    # StateSaveLocation: jobs survive a slurmctld restart
 SPOOL=$BASE/spool        # SlurmdSpoolDir=$SPOOL/%n, one per virtual node
 
@@ -125,7 +146,7 @@ write_if_changed() {
 }
 
 write_configs() {
-    mkdir -p "$ETC" "$RUN" "$LOG" "$STATE" "$BASE/munge" "$BASE/dev" "$MYSQL_DIR"
+    mkdir -p "$ETC" "$SHARED_ETC" "$RUN" "$LOG" "$SHARED_RUN" "$SHARED_LOG" "$STATE" "$SHARED/munge" "$BASE/dev" "$MYSQL_DIR"
     for n in "${NODES[@]}"; do mkdir -p "$SPOOL/$n"; done
     local host
     host=$(hostname -s)
@@ -138,8 +159,8 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-SlurmctldPort=6817
-SlurmdPort=17001
+SlurmctldPort=$CTLD_PORT
+SlurmdPort=$SLURMD_PORT
 StateSaveLocation=$STATE
 SlurmdSpoolDir=$SPOOL/%n
 SlurmctldPidFile=$RUN/slurmctld.pid
@@ -183,8 +204,8 @@ SlurmctldTimeout=30
 Waittime=0
 
 NodeName=DEFAULT Sockets=1 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=4000 State=UNKNOWN
-NodeName=cn[1-4] NodeHostname=localhost NodeAddr=127.0.0.1 Port=17001-17004 Feature=mc
-NodeName=gn[1-2] NodeHostname=localhost NodeAddr=127.0.0.1 Port=17005-17006 Feature=gpu Gres=gpu:2 RealMemory=8000
+NodeName=cn[1-4] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$SLURMD_PORT-$((SLURMD_PORT + 3)) Feature=mc
+NodeName=gn[1-2] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((SLURMD_PORT + 4))-$((SLURMD_PORT + 5)) Feature=gpu Gres=gpu:2 RealMemory=8000
 PartitionName=debug Nodes=cn[1-4],gn[1-2] Default=YES MaxTime=1-00:00:00 State=UP
 EOF
 
@@ -200,15 +221,15 @@ EOF
 NodeName=gn[1-2] Name=gpu File=$BASE/dev/gpu[0-1]
 EOF
 
-    write_if_changed "$ETC/slurmdbd.conf" 600 <<EOF
+    write_if_changed "$SHARED_ETC/slurmdbd.conf" 600 <<EOF
 # generated by tests/slurm/start-cluster.sh
 AuthType=auth/munge
 DbdHost=$host
 DbdAddr=127.0.0.1
 DbdPort=6819
 SlurmUser=root
-LogFile=$LOG/slurmdbd.log
-PidFile=$RUN/slurmdbd.pid
+LogFile=$SHARED_LOG/slurmdbd.log
+PidFile=$SHARED_RUN/slurmdbd.pid
 DebugLevel=info
 StorageType=accounting_storage/mysql
 StorageHost=127.0.0.1
@@ -218,7 +239,7 @@ StoragePass=$DB_PASS
 StorageLoc=$DB_NAME
 EOF
 
-    write_if_changed "$BASE/my.cnf" 644 <<EOF
+    write_if_changed "$SHARED/my.cnf" 644 <<EOF
 # generated by tests/slurm/start-cluster.sh: the MariaDB instance behind slurmdbd
 [mysqld]
 user=mysql
@@ -253,8 +274,8 @@ start_munge() {
     say "starting munged"
     mkdir -p /run/munge
     # --force: run as root and take over a stale socket of an earlier run.
-    munged --force --pid-file="$RUN/munged.pid" --log-file="$LOG/munged.log" --seed-file="$BASE/munge/munged.seed"
-    wait_for 20 "munged" munge_ok || fail_with_log "$LOG/munged.log" "munged did not start"
+    munged --force --pid-file="$SHARED_RUN/munged.pid" --log-file="$SHARED_LOG/munged.log" --seed-file="$SHARED/munge/munged.seed"
+    wait_for 20 "munged" munge_ok || fail_with_log "$SHARED_LOG/munged.log" "munged did not start"
 }
 
 mysql_root() { mysql --no-defaults --protocol=socket --socket="$MYSQL_DIR/mysqld.sock" -uroot "$@"; }
@@ -267,15 +288,15 @@ start_mariadb() {
     if [[ ! -d $MYSQL_DIR/data/mysql ]]; then
         say "initialising MariaDB data directory"
         rm -rf "$MYSQL_DIR/data"
-        mariadb-install-db --defaults-file="$BASE/my.cnf" --skip-test-db \
-            --auth-root-authentication-method=socket >"$LOG/mariadb-install-db.log" 2>&1 ||
-            fail_with_log "$LOG/mariadb-install-db.log" "mariadb-install-db failed"
+        mariadb-install-db --defaults-file="$SHARED/my.cnf" --skip-test-db \
+            --auth-root-authentication-method=socket >"$SHARED_LOG/mariadb-install-db.log" 2>&1 ||
+            fail_with_log "$SHARED_LOG/mariadb-install-db.log" "mariadb-install-db failed"
     fi
-    if ! pid_alive "$RUN/mysqld_safe.pid" '^mysqld_safe$'; then
+    if ! pid_alive "$SHARED_RUN/mysqld_safe.pid" '^mysqld_safe$'; then
         rm -f "$MYSQL_DIR/mysqld.sock" "$MYSQL_DIR/mysqld.sock.lock"   # stale socket of a killed server
         say "starting MariaDB (mysqld_safe, 127.0.0.1:$DB_PORT)"
-        setsid mysqld_safe --defaults-file="$BASE/my.cnf" </dev/null >>"$LOG/mysqld_safe.log" 2>&1 &
-        echo $! >"$RUN/mysqld_safe.pid"
+        setsid mysqld_safe --defaults-file="$SHARED/my.cnf" </dev/null >>"$SHARED_LOG/mysqld_safe.log" 2>&1 &
+        echo $! >"$SHARED_RUN/mysqld_safe.pid"
     fi
     wait_for 60 "MariaDB" mysql_root -e 'select 1' || fail_with_log "$MYSQL_DIR/mysqld.log" "MariaDB did not start"
     mysql_root <<EOF
@@ -290,13 +311,14 @@ EOF
 dbd_ok() { sacctmgr -n -P show cluster format=cluster >/dev/null 2>&1; }
 
 start_slurmdbd() {
-    if pid_alive "$RUN/slurmdbd.pid" '^slurmdbd$'; then
-        wait_for "$READY_TIMEOUT" "slurmdbd" dbd_ok || fail_with_log "$LOG/slurmdbd.log" "slurmdbd does not answer"
+    if pid_alive "$SHARED_RUN/slurmdbd.pid" '^slurmdbd$'; then
+        wait_for "$READY_TIMEOUT" "slurmdbd" dbd_ok || fail_with_log "$SHARED_LOG/slurmdbd.log" "slurmdbd does not answer"
         return 0
     fi
     say "starting slurmdbd"
-    slurmdbd || fail_with_log "$LOG/slurmdbd.log" "slurmdbd failed to start"
-    wait_for "$READY_TIMEOUT" "slurmdbd" dbd_ok || fail_with_log "$LOG/slurmdbd.log" "slurmdbd does not answer"
+    # slurmdbd reads slurmdbd.conf beside SLURM_CONF: the shared one in /etc/slurm.
+    SLURM_CONF=$SHARED_ETC/slurm.conf slurmdbd || fail_with_log "$SHARED_LOG/slurmdbd.log" "slurmdbd failed to start"
+    wait_for "$READY_TIMEOUT" "slurmdbd" dbd_ok || fail_with_log "$SHARED_LOG/slurmdbd.log" "slurmdbd does not answer"
 }
 
 # Cluster, accounts and user must exist before slurmctld registers (AccountingStorageEnforce=associations):
