@@ -198,7 +198,7 @@ void Catalog::revert_submitting(std::int64_t attempt_id, std::string_view why) {
   });
 }
 
-std::int64_t Catalog::new_attempt_for_retry(std::int64_t case_id, std::string_view why) {
+std::int64_t Catalog::new_attempt_for_retry(std::int64_t case_id, std::string_view why, bool requested) {
   Impl& c = *impl_;
   c.require_writer("new_attempt_for_retry");
   return c.guard("new_attempt_for_retry", [&] {
@@ -213,7 +213,9 @@ std::int64_t Catalog::new_attempt_for_retry(std::int64_t case_id, std::string_vi
     const std::int64_t campaign_id = q->getColumn(2).getInt64();
     const std::string key = q->getColumn(3).getString();
     q->reset();
-    if (!retryable(state))
+    const bool ended_well =
+        state == State::completed || state == State::collected || state == State::collect_failed;
+    if (!retryable(state) && !(requested && ended_well))
       throw TransitionError(c.where() + ": case " + key + ": its attempt #" + std::to_string(number) +
                             " is " + state_name(state) + ", which is not retried");
     std::int64_t id = c.insert_attempt(campaign_id, case_id, number + 1, why);

@@ -295,7 +295,8 @@ class Catalog {
   void return_to_plan(std::int64_t attempt_id, std::string_view why);
   // A new planned attempt (number + 1) for a case whose latest attempt is
   // retryable() (transitions.hpp). Returns its id.
-  std::int64_t new_attempt_for_retry(std::int64_t case_id, std::string_view why);
+  // `requested` (resume --again): the user asked, so an attempt that succeeded may be followed too.
+  std::int64_t new_attempt_for_retry(std::int64_t case_id, std::string_view why, bool requested = false);
 
   // Adopts runs done outside campaign (`campaign import`): each planned
   // attempt goes planned -> submitting -> completed, then collected with

@@ -105,7 +105,8 @@ Backend make_backend(const spec::System& system, const fs::path& workdir, const 
   return b;
 }
 
-Opened open_campaign(const CampaignOptions& o, const AccessOptions& access, Verbosity v) {
+Opened open_campaign(const CampaignOptions& o, const AccessOptions& access, Verbosity v,
+                     const std::function<void(const Loaded&)>& check) {
   Backend backend;
   // Nothing is written before the campaign is known good (README: a bad input leaves no trace), but
   // where the jobs run over ssh: their folder there is found by asking the login node, logged.
@@ -115,6 +116,7 @@ Opened open_campaign(const CampaignOptions& o, const AccessOptions& access, Verb
     backend = make_backend(s, workdir, c.name, access);
     return backend.script_root;
   });
+  if (check) check(loaded);
   if (!backend.scheduler) {
     setup_logging(loaded.workdir, v);
     backend = make_backend(loaded.plan.system, loaded.workdir, loaded.campaign.name, access);

@@ -56,7 +56,10 @@ struct Opened {
   Loaded loaded;
   Backend backend;
 };
-Opened open_campaign(const CampaignOptions& o, const AccessOptions& access, Verbosity v);
+// `check`, when given, looks at what was loaded before anything is written (a command's own checks of
+// its options against the plan); it throws to stop.
+Opened open_campaign(const CampaignOptions& o, const AccessOptions& access, Verbosity v,
+                     const std::function<void(const Loaded&)>& check = {});
 
 // The engine's options every command shares: where the scripts run, the campaign binary, and the
 // rules of time the system's profile sets (limits.lost_after, limits.accounting_wait).

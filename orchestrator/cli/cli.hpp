@@ -15,6 +15,7 @@
 #include "analysis/spec.hpp"
 #include "collect/attempt.hpp"
 #include "matrix/plan.hpp"
+#include "matrix/select.hpp"
 #include "spec/library.hpp"
 
 namespace campaign::cli {
@@ -30,6 +31,19 @@ struct CampaignOptions {
   matrix::Fit fit = matrix::Fit::check;
 };
 void add_campaign_options(CLI::App& cmd, CampaignOptions& o);
+
+// --case GLOB and --only KEY=VALUE (matrix/select.hpp): the cases a command acts on. `what` ends
+// the options' help ("run", "show").
+struct SelectOptions {
+  std::vector<std::string> cases;
+  std::vector<std::string> only;
+};
+void add_select_options(CLI::App& cmd, SelectOptions& o, const std::string& what);
+// The selection; an --only without KEY=VALUE is an InputError (exit 2) of `command`.
+matrix::Selection selection_of(const SelectOptions& o, const std::string& command);
+// Checks it against the cases it chooses from (InputError: an unknown parameter, nothing chosen).
+void check_selection(const matrix::Selection& s, const std::string& command,
+                     const std::vector<std::pair<std::string, nlohmann::json>>& cases);
 
 struct Loaded {
   spec::Campaign campaign;  // with the system's override applied

@@ -19,6 +19,34 @@ void add_campaign_options(CLI::App& cmd, CampaignOptions& o) {
                  "Work directory (default: the campaign's `workdir`, else runs/NAME)");
 }
 
+void add_select_options(CLI::App& cmd, SelectOptions& o, const std::string& what) {
+  cmd.add_option("--case", o.cases, "Only the cases whose name matches GLOB (* ? [...]; repeatable) " + what)
+      ->type_name("GLOB");
+  cmd.add_option(
+         "--only", o.only,
+         "Only the cases whose matrix parameter KEY is VALUE (VALUE,VALUE...: any of them; repeatable, "
+         "different keys must all hold) " +
+             what)
+      ->type_name("KEY=VALUE");
+}
+
+matrix::Selection selection_of(const SelectOptions& o, const std::string& command) {
+  try {
+    return matrix::parse_selection(o.cases, o.only);
+  } catch (const std::invalid_argument& e) {
+    throw InputError({command}, "", e.what());
+  }
+}
+
+void check_selection(const matrix::Selection& s, const std::string& command,
+                     const std::vector<std::pair<std::string, nlohmann::json>>& cases) {
+  try {
+    matrix::check_selection(s, cases);
+  } catch (const std::invalid_argument& e) {
+    throw InputError({command}, "", e.what());
+  }
+}
+
 namespace {
 
 // Where a relative work directory lies: beside the campaign file, unless the file is one of the

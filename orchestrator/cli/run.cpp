@@ -1,5 +1,6 @@
 // `campaign run FILE` and `campaign resume FILE [--failed]`: plan if needed,
 // submit, poll until every case is final (or --no-wait: submit and return).
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
@@ -21,6 +22,8 @@ struct RunOptions {
   AccessOptions access;
   bool no_wait = false;
   bool failed = false;
+  bool again = false;
+  SelectOptions select;
   bool quiet = false;
   bool verbose = false;
   std::string label;
@@ -50,10 +53,13 @@ void stage_campaign_inputs(const Loaded& l, Backend& backend) {
 
 // Cases whose latest attempt did not succeed: the job failed, or its outputs could not be collected.
 // (A collect_failed case lets the steps after it run; the sweep still did not succeed.)
-std::vector<AttemptRow> unsuccessful_cases(Catalog& catalog, std::int64_t campaign_id) {
+// Only the chosen ones (--case/--only) when `selected` is set.
+std::vector<AttemptRow> unsuccessful_cases(Catalog& catalog, std::int64_t campaign_id,
+                                           const std::optional<std::set<std::string>>& selected) {
   std::vector<AttemptRow> out;
   for (auto& a : catalog.latest_attempts(campaign_id))
-    if (a.in_spec && is_final(a.state) && a.state != State::completed && a.state != State::collected)
+    if (a.in_spec && is_final(a.state) && a.state != State::completed && a.state != State::collected &&
+        (!selected || selected->count(a.case_key)))
       out.push_back(a);
   return out;
 }
@@ -66,15 +72,39 @@ void print_unsuccessful(const std::vector<AttemptRow>& cases, std::ostream& os) 
 }
 
 int run_campaign(const RunOptions& o, bool resume) {
+  const std::string command = resume ? "campaign resume" : "campaign run";
+  const matrix::Selection selection = selection_of(o.select, command);
+  if (o.again && selection.empty())
+    throw InputError({command}, "--again",
+                     "runs chosen cases again: say which with --case GLOB or --only KEY=VALUE");
   Verbosity v = o.quiet ? Verbosity::quiet : (o.verbose ? Verbosity::verbose : Verbosity::normal);
-  Opened opened = open_campaign(o.campaign, o.access, v);
+  // The selection is checked against the plan before anything is written.
+  std::optional<matrix::Chosen> chosen;
+  Opened opened = open_campaign(o.campaign, o.access, v, [&](const Loaded& l) {
+    if (selection.empty()) return;
+    std::vector<std::pair<std::string, nlohmann::json>> cases;
+    for (auto& c : l.plan.cases) cases.emplace_back(c.name, matrix::case_params(l.plan, c));
+    check_selection(selection, command, cases);
+    chosen = matrix::select_cases(l.plan, selection);
+  });
   Loaded& l = opened.loaded;
+  std::optional<std::set<std::string>> selected;
+  if (chosen) {
+    selected = chosen->needed;
+    const size_t added = chosen->needed.size() - chosen->chosen.size();
+    if (!o.quiet)
+      std::cout << fmt::format("{}: {} of the {} cases{}\n", selection.describe(), chosen->chosen.size(),
+                               l.plan.cases.size(),
+                               added ? fmt::format(", and {} they run after", added) : "");
+  }
   Backend& backend = opened.backend;
   Catalog catalog = Catalog::open(l.workdir);
   stage_campaign_inputs(l, backend);
   engine::EngineOptions eo = engine_options(opened);
   eo.wait = !o.no_wait;
   eo.retry_failed = resume && o.failed;
+  if (resume && o.again) eo.again = chosen->chosen;
+  eo.selected = selected;
   auto code = history::detect_code_version(l.plan, o.label, *backend.shell);
   eo.code = code.record();
   if (auto old = catalog.find_campaign(l.campaign.name);
@@ -118,14 +148,20 @@ int run_campaign(const RunOptions& o, bool resume) {
   std::vector<AttemptRow> unsuccessful;
   if (rc != 130 && engine.finished()) {
     report = write_final_report(catalog, l.campaign, engine.campaign_id(), l.workdir);
-    unsuccessful = unsuccessful_cases(catalog, engine.campaign_id());
+    unsuccessful = unsuccessful_cases(catalog, engine.campaign_id(), selected);
     if (!unsuccessful.empty()) rc = 1;
   }
   if (!o.quiet) {
     auto counts = engine.counts();
-    std::cout << (rc == 0 ? "done: "
-                          : (rc == 130 ? "interrupted: " : (o.no_wait ? "submitted: " : "finished: ")))
-              << counts.line() << "; work directory " << l.workdir.string() << "\n";
+    // Done: every case succeeded; "12 collected, 1 completed" alone read as unfinished (issue 33).
+    const bool ended = rc != 130 && engine.finished();
+    const bool done = ended && rc == 0;
+    std::string what =
+        done ? fmt::format("{} {}case{} succeeded ({})", counts.cases, selected ? "chosen " : "",
+                           counts.cases == 1 ? "" : "s", counts.line())
+             : counts.line();
+    std::cout << (rc == 130 ? "interrupted: " : (!ended ? "submitted: " : (done ? "done: " : "finished: ")))
+              << what << "; work directory " << l.workdir.string() << "\n";
     if (int d = engine.duplicates_cancelled())
       std::cout << "duplicates: " << d << " second job" << (d == 1 ? "" : "s")
                 << " of a case's name found and cancelled, or found ended (submissions that landed twice; "
@@ -144,6 +180,8 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
       "Submit what is ready and return; `campaign status --refresh` or `campaign run` picks up later");
   cmd->add_flag("-q,--quiet", o.quiet, "No progress line; errors only");
   cmd->add_flag("-v,--verbose", o.verbose, "Log every submission and state change on stderr too");
+  add_select_options(*cmd, o.select,
+                     "run: the others are left as they are (those a chosen case runs after are chosen too)");
   cmd->add_option("--label", o.label,
                   "Name of the code version under test, recorded with the run (default: the git commit of "
                   "code_dir, else of the campaign file's repository; both are recorded when known)");
@@ -165,6 +203,9 @@ void add_run(CLI::App& app, int& status) {
       app.add_subcommand("resume", "Continue a campaign (as run); --failed also retries cases that failed");
   add_run_options(res, *r);
   res->add_flag("--failed", r->failed, "Give failed, timed-out, cancelled and lost cases a new attempt");
+  res->add_flag("--again", r->again,
+                "Give the chosen cases (--case/--only) a new attempt even where they completed; earlier "
+                "attempts and their results stay in the catalog");
   res->callback([r, &status] { status = run_campaign(*r, true); });
 }
 

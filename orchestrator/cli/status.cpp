@@ -39,6 +39,13 @@ std::string elapsed_of(const AttemptRow& a) {
   return !secs || *secs < 0 ? "" : format_hms(static_cast<long>(*secs));
 }
 
+// The reason, with the exit status where the scheduler's own word does not carry it (Slurm says
+// "NonZeroExitCode" and nothing more: issue 33).
+std::string reason_of(const AttemptRow& a) {
+  if (!a.exit_code || *a.exit_code == 0 || a.reason.find("exit") != std::string::npos) return a.reason;
+  return a.reason + (a.reason.empty() ? "" : " ") + "(exit " + std::to_string(*a.exit_code) + ")";
+}
+
 // `all`: also the cases the campaign file no longer lists (kept in the catalog), marked so.
 void print_table(const std::vector<AttemptRow>& rows, bool all, std::ostream& os) {
   std::vector<std::array<std::string, 6>> t;
@@ -46,7 +53,7 @@ void print_table(const std::vector<AttemptRow>& rows, bool all, std::ostream& os
   for (auto& a : rows) {
     if (!a.in_spec && !all) continue;
     t.push_back({a.case_name + (a.in_spec ? "" : " (not in the file)"), std::string(to_string(a.state)),
-                 std::to_string(a.number), a.job_id, elapsed_of(a), a.reason});
+                 std::to_string(a.number), a.job_id, elapsed_of(a), reason_of(a)});
   }
   std::array<size_t, 6> w{};
   for (auto& r : t)
@@ -104,6 +111,7 @@ void add_status(CLI::App& app) {
     bool refresh = false;
     bool json = false;
     bool all = false;
+    SelectOptions select;
   };
   auto o = std::make_shared<Options>();
   auto* cmd =
@@ -116,8 +124,10 @@ void add_status(CLI::App& app) {
                 "submits and retries nothing");
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
   cmd->add_flag("--all", o->all, "Also the cases the campaign file no longer lists (kept in the catalog)");
+  add_select_options(*cmd, o->select, "shown");
   add_access_options(*cmd, o->access);
   cmd->callback([o] {
+    const matrix::Selection selection = selection_of(o->select, "campaign status");
     fs::path workdir;
     std::string target = o->target.empty() ? "." : o->target;
     bool is_dir = fs::is_directory(target);
@@ -150,6 +160,18 @@ void add_status(CLI::App& app) {
     nlohmann::json all = nlohmann::json::array();
     for (auto& c : catalog.campaigns()) {
       auto rows = catalog.latest_attempts(c.id);
+      if (!selection.empty()) {
+        // The parameters as the catalog recorded them (the file may have changed since).
+        std::vector<std::pair<std::string, nlohmann::json>> cases;
+        std::map<std::int64_t, bool> chosen;
+        for (auto& k : catalog.cases_of(c.id)) {
+          if (!k.in_spec && !o->all) continue;
+          cases.emplace_back(k.name, k.params);
+          chosen[k.id] = selection.matches(k.name, k.params);
+        }
+        check_selection(selection, "campaign status", cases);
+        std::erase_if(rows, [&](const AttemptRow& a) { return !chosen[a.case_id]; });
+      }
       if (o->json) {
         all.push_back(to_json(c, rows, catalog.events_of_kind(c.id, "duplicate"), remote, o->all));
         continue;

@@ -90,9 +90,9 @@ bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest, cons
     }
     for (auto& r : actions.retries) {
       if (!r.note.empty()) said.emplace_back(false, r.note);
-      const std::int64_t id = catalog_.new_attempt_for_retry(r.case_id, r.reason);
+      const std::int64_t id = catalog_.new_attempt_for_retry(r.case_id, r.reason, r.requested);
       auto it = std::find_if(latest.begin(), latest.end(), [&](auto& a) { return a.case_id == r.case_id; });
-      if (it != latest.end()) *it = catalog_.attempt(id);  // the case's latest attempt is the new one
+      if (it != latest.end()) *it = attempt(id);  // the case's latest attempt is the new one
       changed = true;
     }
     catalog_.record_observations(recorded);

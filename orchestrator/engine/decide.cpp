@@ -573,6 +573,16 @@ Actions resume_failed(const std::vector<AttemptRow>& latest) {
   return out;
 }
 
+Actions run_again(const std::vector<AttemptRow>& latest, const std::set<std::string>& keys) {
+  Actions out;
+  for (auto& a : latest)
+    if (a.in_spec && settled(a) && keys.count(a.case_key))
+      out.retries.push_back({a.case_id, "campaign resume --again", "", true});
+  if (!out.retries.empty())
+    out.notes.push_back(fmt::format("resume --again: {} cases get a new attempt", out.retries.size()));
+  return out;
+}
+
 bool in_tail(const std::vector<AttemptRow>& latest, const Memory& memory) {
   return !memory.unconfirmed.empty() && std::none_of(latest.begin(), latest.end(), [](const AttemptRow& a) {
     return a.in_spec && (is_active(a.state) || a.state == State::submitting);

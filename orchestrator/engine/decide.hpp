@@ -57,6 +57,8 @@ struct Retry {  // a new attempt for a case
   std::int64_t case_id = 0;
   std::string reason;
   std::string note;  // said to the user (info), when not empty
+  // resume --again: asked for by the user, so a case that succeeded is run again too.
+  bool requested = false;
 };
 
 struct Duplicate {  // a second job of an attempt's name: cancelled (in Actions::cancel), recorded
@@ -199,6 +201,11 @@ Actions retries(const matrix::Plan& plan, const std::vector<std::int64_t>& case_
 // `campaign resume --failed`: a new attempt for every case of the campaign whose latest attempt
 // ended in a failure, whatever the retry policy and the cause (a cancel included).
 Actions resume_failed(const std::vector<AttemptRow>& latest);
+
+// `campaign resume --again` (with --case/--only): a new attempt for every case of `keys` (Case::key)
+// that this run may run (in_spec) whose latest attempt has settled, a completed one too; its earlier
+// attempts and their results stay in the catalog.
+Actions run_again(const std::vector<AttemptRow>& latest, const std::set<std::string>& keys);
 
 // The plan's cases in the order they are offered to the scheduler: node classes round robin.
 std::vector<size_t> interleaved_order(const matrix::Plan& plan);

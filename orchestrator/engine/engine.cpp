@@ -98,7 +98,7 @@ void Engine::start() {
 
   // What the decisions of earlier runs remembered, as they committed it.
   memory_ = fold_memory(catalog_.observations(campaign_id_));
-  auto latest = catalog_.latest_attempts(campaign_id_);
+  auto latest = latest_attempts();
   say_changes(sync.changed, latest);
   reconcile(latest);  // throws SchedulerUnavailable: nothing may be submitted before this succeeds
   int ours = 0;
@@ -106,6 +106,7 @@ void Engine::start() {
   others_in_queue_ = std::max(0, scheduler_.queued_jobs_of_user() - ours);
 
   if (options_.retry_failed) apply(resume_failed(latest), latest);
+  if (!options_.again.empty()) apply(run_again(latest, options_.again), latest);
   report(false);
 }
 
@@ -140,11 +141,28 @@ void Engine::say_changes(const std::vector<SyncResult::Changed>& changed,
       changed.size(), join(std::vector<std::string>(fields.begin(), fields.end()), ", "), some_of(names));
 }
 
-void Engine::refresh(AttemptRow& row) { row = catalog_.attempt(row.id); }
+void Engine::refresh(AttemptRow& row) { row = attempt(row.id); }
+
+void Engine::mask(AttemptRow& row) const {
+  if (options_.selected && !options_.selected->count(row.case_key)) row.in_spec = false;
+}
+
+std::vector<AttemptRow> Engine::latest_attempts() {
+  auto rows = catalog_.latest_attempts(campaign_id_);
+  if (options_.selected)
+    for (auto& r : rows) mask(r);
+  return rows;
+}
+
+AttemptRow Engine::attempt(std::int64_t id) {
+  auto row = catalog_.attempt(id);
+  mask(row);
+  return row;
+}
 
 std::vector<AttemptRow>& Engine::cached_latest() {
   if (!latest_valid_) {
-    latest_ = catalog_.latest_attempts(campaign_id_);
+    latest_ = latest_attempts();
     latest_valid_ = true;
   }
   return latest_;
@@ -213,7 +231,7 @@ bool Engine::finished() {
   if (latest_valid_ && std::any_of(latest_.begin(), latest_.end(),
                                    [](const AttemptRow& a) { return a.in_spec && !settled(a); }))
     return false;
-  for (auto& a : catalog_.latest_attempts(campaign_id_))
+  for (auto& a : latest_attempts())
     if (a.in_spec && !settled(a)) return false;
   return true;
 }
@@ -232,7 +250,7 @@ int Engine::cancel(const std::string& pattern) {
   // for (on_reconcile's bound), then cancelled the same way.
   int n = cancel_known(matches);
   for (bool said = false;;) {
-    auto latest = catalog_.latest_attempts(campaign_id_);
+    auto latest = latest_attempts();
     std::vector<std::string> waiting;
     for (auto& a : latest)
       if (a.state == State::submitting && matches(a)) waiting.push_back(a.case_name);
@@ -253,7 +271,7 @@ int Engine::cancel(const std::string& pattern) {
 }
 
 int Engine::cancel_known(const std::function<bool(const AttemptRow&)>& matches) {
-  auto latest = catalog_.latest_attempts(campaign_id_);
+  auto latest = latest_attempts();
   std::set<std::int64_t> matched;
   for (auto& a : latest)
     if (matches(a)) matched.insert(a.id);
@@ -270,7 +288,7 @@ int Engine::cancel_known(const std::function<bool(const AttemptRow&)>& matches) 
   return choice.cancelled;
 }
 
-Counts Engine::counts() { return counts_of(catalog_.latest_attempts(campaign_id_)); }
+Counts Engine::counts() { return counts_of(latest_attempts()); }
 
 Counts Engine::counts_of(const std::vector<AttemptRow>& latest) {
   Counts c;
@@ -360,7 +378,7 @@ int Engine::run() {
       return;
     }
     if (!options_.wait) {
-      auto latest = catalog_.latest_attempts(campaign_id_);
+      auto latest = latest_attempts();
       bool waiting = std::any_of(latest.begin(), latest.end(), [](auto& a) {
         return a.in_spec && (a.state == State::planned || a.state == State::submitting);
       });
@@ -389,7 +407,7 @@ int Engine::run() {
     return 130;
   }
   if (!options_.wait && !finished()) return 0;
-  for (auto& a : catalog_.latest_attempts(campaign_id_))
+  for (auto& a : latest_attempts())
     if (a.in_spec && !succeeded(a)) return 1;
   return 0;
 }

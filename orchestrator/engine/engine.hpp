@@ -97,6 +97,14 @@ struct EngineOptions {
   std::shared_ptr<const render::Renderer> renderer;
   // How cancel() waits between looks at a submission whose outcome is unknown; null: sleeps.
   std::function<void(double seconds)> sleep;
+  // run/resume --case/--only: the keys (matrix::Case::key) of the cases this run may submit and
+  // retry, with the cases they depend on (matrix::select_cases). The others are left as they are:
+  // their jobs are still followed, but they neither run nor hold up the run's end or exit status.
+  // Unset: every case of the campaign file.
+  std::optional<std::set<std::string>> selected;
+  // resume --again: the keys of the cases the user chose (not those they run after) that get a new
+  // attempt first once they settled, completed ones too.
+  std::set<std::string> again;
 };
 
 struct Counts {
@@ -173,6 +181,10 @@ class Engine {
   // between a write and its refresh) or where another copy of the rows was written (cancel).
   std::vector<AttemptRow>& cached_latest();
   void refresh(AttemptRow& row);  // the row as the catalog now holds it, after a write
+  // The catalog's rows as this run sees them: a case outside options_.selected is not in_spec.
+  std::vector<AttemptRow> latest_attempts();
+  AttemptRow attempt(std::int64_t id);
+  void mask(AttemptRow& row) const;
   // Cases whose definition the campaign file changed since the catalog recorded it: what changed
   // and what that means for each one's attempts, said once at start.
   void say_changes(const std::vector<SyncResult::Changed>& changed, const std::vector<AttemptRow>& latest);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "matrix/select.hpp"
 #include "render/script.hpp"
 #include "util/walltime.hpp"
 
@@ -67,8 +68,7 @@ std::vector<CaseRow> case_rows(const matrix::Plan& plan, const fs::path& workdir
     r.key = c.key;
     r.step = plan.step_of(c).name;
     r.name = c.name;
-    const auto& names = plan.step_of(c).schema->names;
-    for (size_t i = 0; i < names.size(); ++i) r.params[names[i]] = c.values[i].text;
+    r.params = matrix::case_params(plan, c);
     r.run_dir = run_dir_of ? run_dir_of(c) : (workdir / c.name).string();
     r.script = (fs::path(r.run_dir) / kScriptName).string();
     r.definition = case_definition(plan, c).dump();

@@ -12,7 +12,7 @@ wd=$WORK/w
 say "campaign run cosmoflow_mlperf_weak --system local"
 "$CAMPAIGN" run "$SRC/campaigns/cosmoflow_mlperf_weak.yaml" --system local --workdir "$wd" >"$WORK/run.out" 2>"$WORK/run.err"
 check_eq "campaign run exits 0" 0 $?
-check "final summary" grep -q "^done: 1 completed, 1 collected; work directory $wd" "$WORK/run.out"
+check "final summary" grep -q "^done: 2 cases succeeded (1 completed, 1 collected); work directory $wd" "$WORK/run.out"
 case=$wd/cosmoflow-weak-4x1
 check_eq "one job output for the 4 instances" 1 "$(ls "$case"/job-*.out | wc -l)"
 check_eq "4 instance directories" "instance-0 instance-1 instance-2 instance-3" "$(cd "$case" && echo instance-*)"

@@ -41,7 +41,7 @@ script -qec "'$CAMPAIGN' run '$file' --system local --workdir '$wd'" /dev/null >
 check_eq "the second run exits 0" 0 $?
 tr -d '\r' <"$WORK/run2.out" | sed 's/\x1b\[K//g' >"$WORK/run2.txt"
 check "progress rewritten in place on a terminal" grep -q $'\r\x1b\[K\[00:0' "$WORK/run2.out"
-check "final summary" grep -q "^done: 1 completed, 12 collected; work directory $wd" "$WORK/run2.txt"
+check "final summary" grep -q "^done: 13 cases succeeded (1 completed, 12 collected); work directory $wd" "$WORK/run2.txt"
 check "report path printed" grep -q "^report: $wd/report/report.html" "$WORK/run2.txt"
 check "plain progress lines when not a terminal" grep -q '^\[00:00:0[0-9]\] 13 cases: ' "$WORK/run1.out"
 check "no carriage returns when not a terminal" bash -c "! grep -q $'\r' '$WORK/run1.out'"

@@ -21,7 +21,7 @@ say "campaign run weak_scaling --system testcluster"
 "$CAMPAIGN" run "$SRC/campaigns/weak_scaling.yaml" --system testcluster --workdir "$wd" >"$WORK/run.out" 2>"$WORK/run.err"
 check_eq "campaign run exits 0" 0 $?
 tail -2 "$WORK/run.out"
-check "final summary" grep -q "^done: 1 completed, 18 collected; work directory $wd" "$WORK/run.out"
+check "final summary" grep -q "^done: 19 cases succeeded (1 completed, 18 collected); work directory $wd" "$WORK/run.out"
 check "report path printed" grep -q "^report: $wd/report/report.html" "$WORK/run.out"
 [[ -s $WORK/run.err ]] && { say "stderr:"; head -5 "$WORK/run.err"; }
 

@@ -349,13 +349,17 @@ TEST_CASE("a retry is a new attempt; the old one is kept as it was", "[catalog]"
   CHECK(latest[0].id == second);
   CHECK(latest[1].number == 1);
 
-  // completed and collected cases are never rerun
+  // completed and collected cases are never rerun, unless the user asks (resume --again)
   const std::int64_t other = f.queue(f.cases[1], "501");
   f.cat.update_state(other, State::completed);
   CHECK_THROWS_AS(f.cat.new_attempt_for_retry(f.cases[1], "no"), TransitionError);
   f.cat.record_collection(other, {});
   CHECK_THROWS_AS(f.cat.new_attempt_for_retry(f.cases[1], "no"), TransitionError);
   CHECK_THROWS_AS(f.cat.new_attempt_for_retry(424242, "no"), CatalogError);
+  const std::int64_t again = f.cat.new_attempt_for_retry(f.cases[1], "campaign resume --again", true);
+  CHECK(f.cat.attempt(again).number == 2);
+  CHECK(f.cat.attempt(other).state == State::collected);  // the first attempt and its results stay
+  CHECK_THROWS_AS(f.cat.new_attempt_for_retry(f.cases[1], "again", true), TransitionError);  // #2 planned
   CHECK(f.cat.check().empty());
 }
 

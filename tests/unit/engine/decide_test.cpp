@@ -1,6 +1,8 @@
 // The engine's decisions on hand-made rows and observations: no catalog, no scheduler, no clock.
 #include "engine/decide.hpp"
 
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 
 #include "engine/rules.hpp"
@@ -397,6 +399,26 @@ TEST_CASE(
   CHECK(a.retries[0].reason == "campaign resume --failed");
   CHECK(a.notes == std::vector<std::string>{"resume --failed: 3 cases get a new attempt"});
   CHECK(resume_failed({row(1, State::completed)}).empty());
+}
+
+TEST_CASE("resume --again: a new attempt for every chosen case that settled, completed ones too") {
+  std::vector<AttemptRow> latest = {row(1, State::completed), row(2, State::collected),
+                                    row(3, State::failed),    row(4, State::running, "60"),
+                                    row(5, State::completed), row(6, State::completed)};
+  latest[4].in_spec = false;    // not chosen (--case/--only) or no longer in the file
+  latest[5].confirmed = false;  // completed on its marker, awaiting the accounting: not settled yet
+  std::set<std::string> keys;
+  for (auto& r : latest) keys.insert(r.case_key = fmt::format("k{}", r.id));
+  // Only the cases the user chose: not those brought along because the chosen ones run after them.
+  CHECK(run_again(latest, {latest[0].case_key}).retries.size() == 1);
+  Actions a = run_again(latest, keys);
+  std::vector<std::int64_t> cases;
+  for (auto& r : a.retries) {
+    cases.push_back(r.case_id);
+    CHECK(r.requested);
+  }
+  CHECK(cases == std::vector<std::int64_t>{1, 2, 3});
+  CHECK(a.notes == std::vector<std::string>{"resume --again: 3 cases get a new attempt"});
 }
 
 TEST_CASE("packed attempts share their allocation's job: it is asked about once") {
