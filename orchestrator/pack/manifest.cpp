@@ -1,5 +1,7 @@
 #include "pack/manifest.hpp"
 
+#include <fmt/format.h>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -74,7 +76,8 @@ struct Reader {
   long at_least(const std::string& key, long least) const {
     const json& v = need(key);
     if (!v.is_number_integer() || v.get<long>() < least)
-      fail(key, least == 1 ? "must be a positive integer" : "must be an integer >= " + std::to_string(least));
+      fail(key, least == 1 ? std::string("must be a positive integer")
+                           : fmt::format("must be an integer >= {}", least));
     return v.get<long>();
   }
   bool flag(const std::string& key) const {

@@ -15,14 +15,14 @@ namespace {
 
 using Record = std::map<std::string, std::string>;  // upper-case field name -> value
 
-std::string value_or_empty(std::string_view v) {
+std::string lsf_value(std::string_view v) {
   std::string t = trim(v);
   return t == "-" ? std::string() : t;
 }
 
 std::string get(const Record& r, const std::string& key) {
   auto it = r.find(key);
-  return it == r.end() ? std::string() : value_or_empty(it->second);
+  return it == r.end() ? std::string() : lsf_value(it->second);
 }
 
 bool contains_any(std::string_view haystack, std::initializer_list<const char*> needles) {

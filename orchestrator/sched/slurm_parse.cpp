@@ -19,7 +19,7 @@ Waiting waiting_of(const std::string& reason) {
 }
 
 // Slurm's words for "no value".
-std::string value_or_empty(std::string_view v) {
+std::string slurm_value(std::string_view v) {
   std::string t = trim(v);
   static const char* const kNone[] = {"Unknown", "None", "none", "(null)", "N/A", "None assigned", "n/a"};
   for (const char* n : kNone)
@@ -105,7 +105,7 @@ std::vector<JobInfo> parse_sacct_rows(const Table& table, const std::vector<std:
     job.name = table.get(row, "jobname");
     job.raw_state = trim(table.get(row, "state"));
     job.state = state_or_active(job.raw_state);
-    job.reason = value_or_empty(table.get(row, "reason"));
+    job.reason = slurm_value(table.get(row, "reason"));
     job.waiting = waiting_of(job.reason);
     set_exit(job, table.get(row, "exitcode"));
     job.submit = parse_slurm_time(table.get(row, "submit"));
@@ -113,7 +113,7 @@ std::vector<JobInfo> parse_sacct_rows(const Table& table, const std::vector<std:
     job.end = parse_slurm_time(table.get(row, "end"));
     job.elapsed_s = parse_slurm_duration(table.get(row, "elapsed"));
     job.nodes = to_nodes(table.get(row, "nnodes"));
-    job.nodelist = value_or_empty(table.get(row, "nodelist"));
+    job.nodelist = slurm_value(table.get(row, "nodelist"));
     drop_predictions(job);
     auto it = seen.find(job.id);
     if (it != seen.end()) {
@@ -265,11 +265,11 @@ std::vector<JobInfo> parse_squeue(std::string_view text_in) {
     job.name = table.get(row, "name");
     job.raw_state = trim(table.get(row, state_col));
     job.state = state_or_active(job.raw_state);
-    job.reason = value_or_empty(table.get(row, "reason"));
+    job.reason = slurm_value(table.get(row, "reason"));
     job.waiting = waiting_of(job.reason);
     job.elapsed_s = parse_slurm_duration(table.get(row, "time"));
     job.nodes = to_nodes(table.get(row, "nodes"));
-    job.nodelist = value_or_empty(table.get(row, "nodelist"));
+    job.nodelist = slurm_value(table.get(row, "nodelist"));
     job.submit = parse_slurm_time(table.get(row, "submit_time"));
     job.start = parse_slurm_time(table.get(row, "start_time"));
     drop_predictions(job);
@@ -350,7 +350,7 @@ StepRecords parse_sacct_steps(std::string_view text_in, const std::vector<std::s
     step.start = parse_slurm_time(table.get(row, "start"));
     step.end = parse_slurm_time(table.get(row, "end"));
     step.elapsed_s = parse_slurm_duration(table.get(row, "elapsed"));
-    step.nodelist = value_or_empty(table.get(row, "nodelist"));
+    step.nodelist = slurm_value(table.get(row, "nodelist"));
     drop_predictions(step);
     auto it = seen.find(step.step_id);
     if (it != seen.end()) {
@@ -398,7 +398,7 @@ std::vector<JobInfo> parse_scontrol_show_job(std::string_view text_in) {
     job.name = kv["JobName"];
     job.raw_state = kv["JobState"];
     job.state = state_or_active(job.raw_state);
-    job.reason = value_or_empty(kv["Reason"]);
+    job.reason = slurm_value(kv["Reason"]);
     job.waiting = waiting_of(job.reason);
     set_exit(job, kv["ExitCode"]);
     job.submit = parse_slurm_time(kv["SubmitTime"]);
@@ -406,7 +406,7 @@ std::vector<JobInfo> parse_scontrol_show_job(std::string_view text_in) {
     job.end = parse_slurm_time(kv["EndTime"]);
     job.elapsed_s = parse_slurm_duration(kv["RunTime"]);
     job.nodes = to_nodes(kv["NumNodes"]);
-    job.nodelist = value_or_empty(kv["NodeList"]);
+    job.nodelist = slurm_value(kv["NodeList"]);
     drop_predictions(job);
     jobs.push_back(std::move(job));
   }

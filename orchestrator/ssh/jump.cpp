@@ -17,7 +17,7 @@ namespace campaign::ssh {
 
 namespace {
 
-constexpr size_t kChunk = 64 * 1024;
+constexpr size_t kRelayChunk = 64 * 1024;
 constexpr size_t kMaxQueued = 1 << 20;  // stop reading the channel while this much awaits the socket
 
 }  // namespace
@@ -76,7 +76,7 @@ void JumpTunnel::forward() noexcept {
   ssh_channel channel = channel_.get();
   bool stop = false, local_ready = false, local_eof = false, remote_eof_passed = false;
   std::string to_local;
-  char buf[kChunk];
+  char buf[kRelayChunk];
 
   // The event both waits and processes the jump session's packets (see watch_session()).
   EventPtr event(ssh_event_new());

@@ -24,7 +24,7 @@ using transport::TransportError;
 
 namespace {
 
-constexpr size_t kMaxArgBytes = 64 * 1024;  // per remote command: far below any server's limit
+constexpr size_t kMaxSyncArgBytes = 64 * 1024;  // per remote command: far below any server's limit
 constexpr auto kListTimeout = std::chrono::minutes(10);
 // sync_down fetches files up to this size through Shell::read_files, many per command (a round trip
 // per batch instead of a few per file); larger ones through get().
@@ -115,7 +115,7 @@ void batched(size_t count, const Each& words_of, const std::function<void(size_t
   size_t begin = 0;
   while (begin < count) {
     size_t end = begin, bytes = 0;
-    while (end < count && (end == begin || bytes + words_of(end) <= kMaxArgBytes)) bytes += words_of(end++);
+    while (end < count && (end == begin || bytes + words_of(end) <= kMaxSyncArgBytes)) bytes += words_of(end++);
     run_batch(begin, end);
     begin = end;
   }

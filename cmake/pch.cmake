@@ -1,0 +1,43 @@
+# Precompiled headers (CAMPAIGN_PCH, on by default): the standard and third-party headers that most
+# files include are parsed once per build, not once per file. Catch2's single header, nlohmann/json,
+# CLI11 and yaml-cpp cost seconds each to parse on this kind of machine, and a hundred files include
+# them. Three owners, one per kind of file; every other target reuses one of them (REUSE_FROM), so
+# each header set is compiled once:
+#   campaign_pch_lib   the orchestrator's libraries
+#   campaign_pch_test  the Catch2 test programs (tests/unit/main.cpp itself defines CATCH_CONFIG_MAIN
+#                      before it includes Catch2, so it is compiled without)
+#   campaign_pch_cli   the programs with a command line (campaign, sim, the benchmarks)
+# A header used from a precompiled set must still be included where it is used: the build with
+# -DCAMPAIGN_PCH=OFF -DCAMPAIGN_UNITY=OFF checks that. Measured: cmake/unity.cmake.
+option(CAMPAIGN_PCH "Precompile the headers most files include" ON)
+
+set(CAMPAIGN_PCH_STD <algorithm> <chrono> <filesystem> <fstream> <functional> <map> <memory>
+                     <optional> <set> <sstream> <string> <string_view> <vector>)
+set(CAMPAIGN_PCH_LIBS <nlohmann/json.hpp> <fmt/format.h> <spdlog/spdlog.h> <yaml-cpp/yaml.h>)
+
+if(CAMPAIGN_PCH)
+  add_library(campaign_pch_lib OBJECT ${CMAKE_SOURCE_DIR}/cmake/pch_owner.cpp)
+  target_link_libraries(campaign_pch_lib PUBLIC spdlog::spdlog nlohmann_json::nlohmann_json yaml-cpp)
+  target_precompile_headers(campaign_pch_lib PRIVATE ${CAMPAIGN_PCH_STD} ${CAMPAIGN_PCH_LIBS})
+
+  add_library(campaign_pch_test OBJECT ${CMAKE_SOURCE_DIR}/cmake/pch_owner.cpp)
+  target_link_libraries(campaign_pch_test PUBLIC spdlog::spdlog nlohmann_json::nlohmann_json yaml-cpp
+                                                 Catch2::Catch2)
+  target_precompile_headers(campaign_pch_test PRIVATE ${CAMPAIGN_PCH_STD} ${CAMPAIGN_PCH_LIBS}
+                                                      <catch2/catch.hpp>)
+
+  add_library(campaign_pch_cli OBJECT ${CMAKE_SOURCE_DIR}/cmake/pch_owner.cpp)
+  target_link_libraries(campaign_pch_cli PUBLIC spdlog::spdlog nlohmann_json::nlohmann_json yaml-cpp
+                                                CLI11::CLI11)
+  target_precompile_headers(campaign_pch_cli PRIVATE ${CAMPAIGN_PCH_STD} ${CAMPAIGN_PCH_LIBS}
+                                                     <CLI/CLI.hpp>)
+endif()
+
+# campaign_use_pch(KIND TARGETS...): KIND lib, test or cli, as above.
+function(campaign_use_pch kind)
+  if(CAMPAIGN_PCH)
+    foreach(target ${ARGN})
+      target_precompile_headers(${target} REUSE_FROM campaign_pch_${kind})
+    endforeach()
+  endif()
+endfunction()

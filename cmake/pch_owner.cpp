@@ -1,0 +1,1 @@
+// Empty: the source of the targets that own the precompiled headers (cmake/pch.cmake).
