@@ -44,6 +44,7 @@ matrix::Selection selection_of(const SelectOptions& o, const std::string& comman
 // Checks it against the cases it chooses from (InputError: an unknown parameter, nothing chosen).
 void check_selection(const matrix::Selection& s, const std::string& command,
                      const std::vector<std::pair<std::string, nlohmann::json>>& cases);
+void check_selection(const matrix::Selection& s, const std::string& command, const matrix::Plan& plan);
 
 struct Loaded {
   spec::Campaign campaign;  // with the system's override applied

@@ -30,21 +30,29 @@ void add_select_options(CLI::App& cmd, SelectOptions& o, const std::string& what
       ->type_name("KEY=VALUE");
 }
 
-matrix::Selection selection_of(const SelectOptions& o, const std::string& command) {
+namespace {
+// A selection's mistakes (std::invalid_argument from matrix/select) as the command's bad input (exit 2).
+template <class F>
+auto as_input_error(const std::string& command, F&& f) {
   try {
-    return matrix::parse_selection(o.cases, o.only);
+    return f();
   } catch (const std::invalid_argument& e) {
     throw InputError({command}, "", e.what());
   }
 }
+}  // namespace
+
+matrix::Selection selection_of(const SelectOptions& o, const std::string& command) {
+  return as_input_error(command, [&] { return matrix::parse_selection(o.cases, o.only); });
+}
 
 void check_selection(const matrix::Selection& s, const std::string& command,
                      const std::vector<std::pair<std::string, nlohmann::json>>& cases) {
-  try {
-    matrix::check_selection(s, cases);
-  } catch (const std::invalid_argument& e) {
-    throw InputError({command}, "", e.what());
-  }
+  as_input_error(command, [&] { matrix::check_selection(s, cases); });
+}
+
+void check_selection(const matrix::Selection& s, const std::string& command, const matrix::Plan& plan) {
+  as_input_error(command, [&] { matrix::check_selection(s, plan); });
 }
 
 namespace {

@@ -82,15 +82,11 @@ int run_campaign(const RunOptions& o, bool resume) {
   std::optional<matrix::Chosen> chosen;
   Opened opened = open_campaign(o.campaign, o.access, v, [&](const Loaded& l) {
     if (selection.empty()) return;
-    std::vector<std::pair<std::string, nlohmann::json>> cases;
-    for (auto& c : l.plan.cases) cases.emplace_back(c.name, matrix::case_params(l.plan, c));
-    check_selection(selection, command, cases);
+    check_selection(selection, command, l.plan);
     chosen = matrix::select_cases(l.plan, selection);
   });
   Loaded& l = opened.loaded;
-  std::optional<std::set<std::string>> selected;
   if (chosen) {
-    selected = chosen->needed;
     const size_t added = chosen->needed.size() - chosen->chosen.size();
     if (!o.quiet)
       std::cout << fmt::format("{}: {} of the {} cases{}\n", selection.describe(), chosen->chosen.size(),
@@ -103,8 +99,8 @@ int run_campaign(const RunOptions& o, bool resume) {
   engine::EngineOptions eo = engine_options(opened);
   eo.wait = !o.no_wait;
   eo.retry_failed = resume && o.failed;
+  if (chosen) eo.selected = chosen->needed;
   if (resume && o.again) eo.again = chosen->chosen;
-  eo.selected = selected;
   auto code = history::detect_code_version(l.plan, o.label, *backend.shell);
   eo.code = code.record();
   if (auto old = catalog.find_campaign(l.campaign.name);
@@ -148,7 +144,7 @@ int run_campaign(const RunOptions& o, bool resume) {
   std::vector<AttemptRow> unsuccessful;
   if (rc != 130 && engine.finished()) {
     report = write_final_report(catalog, l.campaign, engine.campaign_id(), l.workdir);
-    unsuccessful = unsuccessful_cases(catalog, engine.campaign_id(), selected);
+    unsuccessful = unsuccessful_cases(catalog, engine.campaign_id(), eo.selected);
     if (!unsuccessful.empty()) rc = 1;
   }
   if (!o.quiet) {
@@ -156,10 +152,9 @@ int run_campaign(const RunOptions& o, bool resume) {
     // Done: every case succeeded; "12 collected, 1 completed" alone read as unfinished (issue 33).
     const bool ended = rc != 130 && engine.finished();
     const bool done = ended && rc == 0;
-    std::string what =
-        done ? fmt::format("{} {}case{} succeeded ({})", counts.cases, selected ? "chosen " : "",
-                           counts.cases == 1 ? "" : "s", counts.line())
-             : counts.line();
+    std::string what = done ? fmt::format("{} {}case{} succeeded ({})", counts.cases, chosen ? "chosen " : "",
+                                          counts.cases == 1 ? "" : "s", counts.line())
+                            : counts.line();
     std::cout << (rc == 130 ? "interrupted: " : (!ended ? "submitted: " : (done ? "done: " : "finished: ")))
               << what << "; work directory " << l.workdir.string() << "\n";
     if (int d = engine.duplicates_cancelled())

@@ -34,11 +34,9 @@ bool Selection::matches(const std::string& name, const nlohmann::json& params) c
 std::string Selection::describe() const {
   std::string out;
   for (auto& g : globs) out += fmt::format("{}--case '{}'", out.empty() ? "" : " ", g);
-  for (auto& [key, values] : only) {
-    std::string list;
-    for (auto& v : values) list += (list.empty() ? "" : ",") + v;
-    out += fmt::format("{}--only {}={}", out.empty() ? "" : " ", key, list);
-  }
+  for (auto& [key, values] : only)
+    out += fmt::format("{}--only {}={}", out.empty() ? "" : " ", key,
+                       join(std::vector<std::string>(values.begin(), values.end()), ","));
   return out;
 }
 
@@ -66,11 +64,9 @@ void check_selection(const Selection& s, const std::vector<std::pair<std::string
   for (auto& [key, values] : s.only)
     if (!keys.count(key)) {
       std::vector<std::string> known(keys.begin(), keys.end());
-      std::string list;
-      for (auto& k : known) list += (list.empty() ? "" : ", ") + k;
       throw std::invalid_argument(fmt::format("--only {}: no case has a parameter '{}'{} (parameters: {})",
                                               key, key, did_you_mean(key, known),
-                                              list.empty() ? "none" : list));
+                                              known.empty() ? "none" : join(known, ", ")));
     }
   for (auto& [name, params] : cases)
     if (s.matches(name, params)) return;
