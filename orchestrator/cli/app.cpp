@@ -61,6 +61,8 @@ int main(int argc, char** argv) {
   add_run(app, status);
   add_status(app);
   add_show(app);
+  add_results(app);
+  add_list(app);
   add_cancel(app);
   add_launch(app, status);
   add_collect(app, status);
@@ -74,6 +76,7 @@ int main(int argc, char** argv) {
   add_site(app, status);
   add_systems(app, status);
   add_paths(app);
+  add_completion(app);  // last: it lists the commands above
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -87,6 +87,9 @@ void add_sample(CLI::App& app, int& status);     // the utilisation sampler job 
 void add_collect(CLI::App& app, int& status);
 void add_import(CLI::App& app, int& status);
 void add_show(CLI::App& app);
+void add_results(CLI::App& app);     // the per-case results table (parameters and metrics)
+void add_list(CLI::App& app);        // the campaigns under a folder
+void add_completion(CLI::App& app);  // the bash completion script
 void add_report(CLI::App& app);
 void add_history(CLI::App& app, int& status);
 void add_trace(CLI::App& app);  // the timeline in the Trace Event Format

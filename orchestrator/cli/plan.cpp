@@ -9,6 +9,7 @@
 #include "engine/decide.hpp"
 #include "render/script.hpp"
 #include "sched/scheduler.hpp"
+#include "util/columns.hpp"
 #include "util/walltime.hpp"
 
 namespace campaign::cli {
@@ -39,20 +40,10 @@ void print_table(const matrix::Plan& plan, std::ostream& os) {
           rows.back().begin() + 3,
           c.instances > 1 ? std::to_string(c.instances) + " x " + std::to_string(c.nodes) : "");
   }
-  std::vector<size_t> width(rows[0].size());
-  for (auto& r : rows)
-    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
-  for (auto& r : rows) {
-    std::string line;
-    for (size_t i = 0; i < r.size(); ++i) {
-      bool numeric = i >= 3;
-      std::string pad(width[i] - r[i].size(), ' ');
-      line += numeric ? pad + r[i] : r[i] + pad;
-      if (i + 1 < r.size()) line += "  ";
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    os << line << '\n';
-  }
+  // Numbers right-aligned (from nodes on) so digits line up.
+  std::vector<bool> right(rows[0].size());
+  for (size_t i = 3; i < right.size(); ++i) right[i] = true;
+  os << format_columns(rows, right);
 }
 
 // The jobs `run` would submit if every case were ready at once, with its empty queue: the engine's own

@@ -4,7 +4,6 @@
 // the scheduler first (and so needs the campaign file and the lock).
 #include <unistd.h>
 
-#include <array>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -15,6 +14,7 @@
 #include "cli/cli.hpp"
 #include "engine/engine.hpp"
 #include "stage/remote_record.hpp"
+#include "util/columns.hpp"
 #include "util/walltime.hpp"
 
 namespace fs = std::filesystem;
@@ -48,23 +48,14 @@ std::string reason_of(const AttemptRow& a) {
 
 // `all`: also the cases the campaign file no longer lists (kept in the catalog), marked so.
 void print_table(const std::vector<AttemptRow>& rows, bool all, std::ostream& os) {
-  std::vector<std::array<std::string, 6>> t;
+  std::vector<std::vector<std::string>> t;
   t.push_back({"case", "state", "attempt", "job", "elapsed", "reason"});
   for (auto& a : rows) {
     if (!a.in_spec && !all) continue;
     t.push_back({a.case_name + (a.in_spec ? "" : " (not in the file)"), std::string(to_string(a.state)),
                  std::to_string(a.number), a.job_id, elapsed_of(a), reason_of(a)});
   }
-  std::array<size_t, 6> w{};
-  for (auto& r : t)
-    for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
-  for (auto& r : t) {
-    std::string line;
-    for (size_t i = 0; i < r.size(); ++i)
-      line += r[i] + std::string(i + 1 < r.size() ? w[i] - r[i].size() + 2 : 0, ' ');
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    os << line << '\n';
-  }
+  os << format_columns(t);
 }
 
 nlohmann::json to_json(const CampaignRecord& c, const std::vector<AttemptRow>& rows,

@@ -3,6 +3,7 @@
 
 #include "report/report.hpp"
 #include "report/writers.hpp"
+#include "util/columns.hpp"
 
 namespace campaign::report {
 
@@ -12,27 +13,12 @@ namespace {
 
 void print_table(std::ostream& os, const Table& t) {
   std::vector<std::vector<std::string>> cells = analysis::formatted(t);
-  std::vector<size_t> width(t.columns.size());
-  std::vector<bool> text(t.columns.size(), false);
-  for (size_t i = 0; i < t.columns.size(); ++i) width[i] = t.columns[i].size();
-  for (size_t r = 0; r < t.rows.size(); ++r) {
-    for (size_t i = 0; i < t.rows[r].size(); ++i) {
-      width[i] = std::max(width[i], cells[r][i].size());
-      text[i] = text[i] || std::holds_alternative<std::string>(t.rows[r][i]);
-    }
-  }
   // Numbers right-aligned so digits line up; words left-aligned.
-  auto line = [&](const std::vector<std::string>& v) {
-    std::string s;
-    for (size_t i = 0; i < v.size(); ++i) {
-      std::string pad(width[i] - v[i].size(), ' ');
-      s += (i ? "  " : "") + (text[i] ? v[i] + pad : pad + v[i]);
-    }
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    os << s << "\n";
-  };
-  line(t.columns);
-  for (const auto& r : cells) line(r);
+  std::vector<bool> right(t.columns.size(), true);
+  for (const auto& r : t.rows)
+    for (size_t i = 0; i < r.size(); ++i) right[i] = right[i] && !std::holds_alternative<std::string>(r[i]);
+  cells.insert(cells.begin(), t.columns);
+  os << format_columns(cells, right);
 }
 
 }  // namespace

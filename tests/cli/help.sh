@@ -42,7 +42,7 @@ says() {
   check "$name says: $want" grep -qF -- "$want" "$tmp/err"
 }
 says "campaign statsu" "unknown command 'statsu', did you mean 'status'?" "$exe" statsu
-says "campaign list" "unknown command 'list' (commands: plan, validate" "$exe" list
+says "campaign frobnicate" "unknown command 'frobnicate' (commands: plan, validate" "$exe" frobnicate
 says "campaign run --sytem" "unknown option '--sytem' of \`campaign run\`, did you mean '--system'?" \
   "$exe" run --sytem local campaigns/weak_scaling.yaml
 says "campaign status --refrsh=1" "unknown option '--refrsh'" "$exe" status --refrsh=1 x.yaml
