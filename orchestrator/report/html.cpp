@@ -38,23 +38,6 @@ namespace {
 
 std::string esc(const std::string& s) { return html_escape(s); }
 
-// `code` spans of the Markdown description become <code>.
-std::string inline_code(const std::string& text) {
-  std::string out;
-  bool open = false;
-  size_t start = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '`') continue;
-    out += esc(text.substr(start, i - start));
-    out += open ? "</code>" : "<code>";
-    open = !open;
-    start = i + 1;
-  }
-  out += esc(text.substr(start));
-  if (open) out += "</code>";  // unbalanced backtick: close what was opened
-  return out;
-}
-
 // The first two plot series colours (#1f77b4, #d62728) appear nowhere in this
 // style, so a screenshot test can tell the plots are drawn by their colours.
 const char* kStyle = R"(
@@ -96,19 +79,24 @@ std::string html(const Context& ctx) {
   row("Campaign file (sha256)", p.campaign_hash, true);
   row("System", p.system);
   row("Code version", p.code_version, true);
-  row("Jobs", p.job_ids.empty() ? "" : std::to_string(p.job_ids.size()) + ": " + abbreviate(p.job_ids, 40));
+  if (p.job_ids.size() > 40)  // every id, folded: the row alone would hide all but the first 40
+    h << "<tr><th>Jobs</th><td><details><summary>"
+      << esc(std::to_string(p.job_ids.size()) + ": " + abbreviate(p.job_ids, 40)) << "</summary>"
+      << esc(join(p.job_ids, ", ")) << "</details></td></tr>\n";
+  else
+    row("Jobs", p.job_ids.empty() ? "" : std::to_string(p.job_ids.size()) + ": " + join(p.job_ids, ", "));
   row("Nodes", p.nodes.empty() ? "" : abbreviate(p.nodes, 40));
   if (!p.first_start.empty() || !p.last_end.empty()) row("Runs", p.first_start + " to " + p.last_end);
   row("Generated", ctx.generated);
   h << "</table>\n";
   if (!ctx.plot_status.empty())
     h << "<p class=\"notice\"><b>Tables only:</b> " << esc(ctx.plot_status) << "</p>\n";
-  for (const auto& w : ctx.warnings) h << "<p class=\"notice\">Warning: " << esc(w) << "</p>\n";
+  for (const auto& w : ctx.warnings) h << "<p class=\"notice\">Warning: " << html_prose(w) << "</p>\n";
 
   for (const auto& a : in.analyses) {
     h << "<h2 id=\"" << esc(a.spec.name) << "\">" << esc(a.spec.name) << "</h2>\n<p>"
-      << inline_code(describe(a.spec)) << "</p>\n";
-    for (const auto& n : a.notes) h << "<p class=\"note\">Note: " << esc(n) << "</p>\n";
+      << html_prose(describe(a.spec)) << "</p>\n";
+    for (const auto& n : a.notes) h << "<p class=\"note\">Note: " << html_prose(n) << "</p>\n";
     if (a.tables.empty()) h << "<p>No usable cases.</p>\n";
     for (const auto& t : a.tables) {
       if (std::string title = heading(a, t); !title.empty()) h << "<h3>" << esc(title) << "</h3>\n";
@@ -120,12 +108,18 @@ std::string html(const Context& ctx) {
                                     : "data:image/png;base64," + base64(files.png_bytes);
         h << "<figure><img alt=\"" << esc(alt) << "\" src=\"" << src << "\"></figure>\n";
       }
+      if (f != ctx.files.end()) {
+        std::vector<std::string> links;
+        for (auto& [label, href] : data_links(f->second, t.stem()))
+          links.push_back("<a href=\"" + esc(href) + "\">" + esc(label) + "</a>");
+        if (!links.empty()) h << "<p class=\"files\">" << join(links, " · ") << "</p>\n";
+      }
       if (t.detail)
         h << "<p>" << t.rows.size() << " rows of " << t.columns.size()
           << " columns, in the CSV and JSON files.</p>\n";
       else
         h << table_html(t);
-      for (const auto& n : t.notes) h << "<p class=\"note\">" << esc(n) << "</p>\n";
+      for (const auto& n : t.notes) h << "<p class=\"note\">" << html_prose(n) << "</p>\n";
     }
   }
 

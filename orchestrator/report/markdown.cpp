@@ -65,7 +65,9 @@ std::string markdown(const Context& ctx) {
   row("Campaign file (sha256)", p.campaign_hash, true);
   row("System", p.system);
   row("Code version", p.code_version, true);
-  row("Jobs", p.job_ids.empty() ? "" : std::to_string(p.job_ids.size()) + ": " + abbreviate(p.job_ids, 12));
+  row("Jobs", p.job_ids.empty() ? ""
+                                : std::to_string(p.job_ids.size()) + ": " + abbreviate(p.job_ids, 12) +
+                                      (p.job_ids.size() > 12 ? " (report.html lists them all)" : ""));
   row("Nodes", p.nodes.empty() ? "" : abbreviate(p.nodes, 12));
   if (!p.first_start.empty() || !p.last_end.empty()) row("Runs", p.first_start + " to " + p.last_end);
   row("Generated", ctx.generated);
@@ -87,13 +89,7 @@ std::string markdown(const Context& ctx) {
         md << "![" << a.spec.name << (t.group.empty() ? "" : ", " + t.group_label()) << "](" << stem
            << (files.png ? ".png" : ".svg") << ")\n\n";
       std::vector<std::string> links;
-      if (files.svg) links.push_back("[SVG](" + stem + ".svg)");
-      if (files.script) {
-        links.push_back("[gnuplot script](" + stem + ".gp)");
-        links.push_back("[plot data](" + stem + ".dat)");
-      }
-      if (files.csv) links.push_back("[CSV](" + stem + ".csv)");
-      if (files.json) links.push_back("[JSON](" + stem + ".json)");
+      for (auto& [label, href] : data_links(files, stem)) links.push_back("[" + label + "](" + href + ")");
       if (!links.empty()) {
         for (size_t i = 0; i < links.size(); ++i) md << (i ? " · " : "") << links[i];
         md << "\n\n";

@@ -184,6 +184,19 @@ std::vector<LeftOut> left_out(const ReportInput& in) {
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> data_links(const TableFiles& files,
+                                                            const std::string& stem) {
+  std::vector<std::pair<std::string, std::string>> links;
+  if (files.svg) links.emplace_back("SVG", stem + ".svg");
+  if (files.script) {
+    links.emplace_back("gnuplot script", stem + ".gp");
+    links.emplace_back("plot data", stem + ".dat");
+  }
+  if (files.csv) links.emplace_back("CSV", stem + ".csv");
+  if (files.json) links.emplace_back("JSON", stem + ".json");
+  return links;
+}
+
 std::string abbreviate(const std::vector<std::string>& items, size_t keep) {
   if (items.size() <= keep) return join(items, ", ");
   std::vector<std::string> head(items.begin(), items.begin() + static_cast<long>(keep));

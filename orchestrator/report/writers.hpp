@@ -24,6 +24,10 @@ struct TableFiles {
   std::string png_bytes;  // used when there is no SVG
 };
 
+// The files beside the report for one table, as (label, file name) links, in the order both
+// documents show them: SVG, gnuplot script and its data, CSV, JSON.
+std::vector<std::pair<std::string, std::string>> data_links(const TableFiles& files, const std::string& stem);
+
 struct Context {
   const ReportInput& input;
   std::map<std::string, TableFiles> files;  // by table stem

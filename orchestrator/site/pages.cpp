@@ -139,7 +139,7 @@ std::string index_html(const Site& site) {
         << esc(b.run.date()) << "; latest: <a href=\"" << esc(c.runs.back().page) << "\">"
         << esc(short_commit(c.runs.back())) << "</a> of " << esc(c.runs.back().run.date()) << ".</p>\n";
     }
-    if (!c.note.empty()) h << "<p class=\"notice\">" << esc(c.note) << "</p>\n";
+    if (!c.note.empty()) h << "<p class=\"notice\">" << html_prose(c.note) << "</p>\n";
     if (!c.metrics.empty()) {
       h << combined_svg(c);  // site/combined.hpp: every tracked metric in one figure
       h << "<div class=\"grid\">\n";
@@ -149,7 +149,7 @@ std::string index_html(const Site& site) {
           << esc(t.spec.metric) << "</a> " << (t.by_default ? "<span class=\"default\">default</span> " : "")
           << verdict_span(latest_verdict(t.history)) << "</h3>\n";
         if (!t.problem.empty())
-          h << "<p class=\"notice\">" << esc(t.problem) << "</p>\n";
+          h << "<p class=\"notice\">" << html_prose(t.problem) << "</p>\n";
         else
           h << svg(plot_of(c, t, View::relative, false));
         h << "</div>\n";
@@ -265,7 +265,7 @@ std::string run_html(const CampaignSite& c, size_t i) {
 std::string metric_html(const CampaignSite& c, size_t mi) {
   const Track& t = c.metrics[mi].track;
   std::ostringstream h;
-  if (!t.problem.empty()) h << "<p class=\"notice\">" << esc(t.problem) << "</p>\n";
+  if (!t.problem.empty()) h << "<p class=\"notice\">" << html_prose(t.problem) << "</p>\n";
   if (t.by_default)
     h << "<p><span class=\"default\">default</span> Followed by default, a headline column of its analysis: "
          "the "
@@ -294,7 +294,7 @@ std::string metric_html(const CampaignSite& c, size_t mi) {
     }
     h << "</table></div>\n";
   }
-  for (const auto& n : t.notes) h << "<p class=\"note\">" << esc(n) << "</p>\n";
+  for (const auto& n : t.notes) h << "<p class=\"note\">" << html_prose(n) << "</p>\n";
   return page(c.name + ": " + t.spec.metric, kUp, h.str());
 }
 

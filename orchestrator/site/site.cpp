@@ -115,6 +115,18 @@ CampaignSite campaign_site(const std::string& name, std::vector<history::Run> ru
       fs::create_directories((out / r.report).parent_path());
       fs::copy_file(report, out / r.report, fs::copy_options::overwrite_existing);
       files.push_back(out / r.report);
+      // The data files report.html links to (CSV, JSON, gnuplot script and data, SVG), so its links
+      // resolve on the site too; hard links where the file system allows (a site of 1,000 runs).
+      for (fs::directory_iterator it(report.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string ext = it->path().extension().string();
+        if (ext != ".csv" && ext != ".json" && ext != ".gp" && ext != ".dat" && ext != ".svg") continue;
+        const fs::path to = (out / r.report).parent_path() / it->path().filename();
+        std::error_code link_ec;
+        fs::remove(to, link_ec);
+        fs::create_hard_link(it->path(), to, link_ec);
+        if (link_ec) fs::copy_file(it->path(), to, fs::copy_options::overwrite_existing);
+        files.push_back(to);
+      }
     }
     if (!settings.commit_url.empty() && !run.campaign.code.commit.empty())
       r.commit_link = spec::commit_url(settings.commit_url, run.campaign.code.commit);

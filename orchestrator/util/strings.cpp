@@ -131,6 +131,22 @@ std::string html_escape(std::string_view s) {
   return out;
 }
 
+std::string html_prose(std::string_view text) {
+  std::string out;
+  bool open = false;
+  size_t start = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '`') continue;
+    out += html_escape(text.substr(start, i - start));
+    out += open ? "</code>" : "<code>";
+    open = !open;
+    start = i + 1;
+  }
+  out += html_escape(text.substr(start));
+  if (open) out += "</code>";  // unbalanced backtick: close what was opened
+  return out;
+}
+
 }  // namespace campaign
 
 namespace campaign {

@@ -12,6 +12,9 @@ namespace campaign {
 std::string trim(std::string_view s);
 // `s` safe in HTML text and attribute values: & < > " ' as entities.
 std::string html_escape(std::string_view s);
+// Escaped as html_escape, with `code` spans (as messages and Markdown write them) made <code>: the
+// reports' and the site's notes show no literal backticks.
+std::string html_prose(std::string_view s);
 std::vector<std::string> split(std::string_view s, char sep);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 bool starts_with(std::string_view s, std::string_view prefix);

@@ -151,6 +151,18 @@ TEST_CASE("markdown and html with plots", "[report][.gnuplot]") {
     CHECK_THAT(html, Catch::Contains("<td class=\"num\">1105.440073</td>"));
     CHECK_THAT(html, Catch::Contains("<code>1a2b3c4</code>"));
     CHECK_THAT(html, Catch::Contains("Cases left out"));
+    // The same files linked as from report.md (issue 33: the HTML had no links to the data files).
+    std::vector<std::string> hrefs;
+    for (size_t at = html.find("href=\""); at != std::string::npos; at = html.find("href=\"", at + 1)) {
+      size_t start = at + 6;
+      hrefs.push_back(html.substr(start, html.find('"', start) - start));
+    }
+    std::vector<std::string> md_hrefs = md_links(slurp(dir.path / "report.md"));
+    std::erase_if(md_hrefs, [](const std::string& l) { return l.ends_with(".png"); });  // inline in HTML
+    std::sort(hrefs.begin(), hrefs.end());
+    std::sort(md_hrefs.begin(), md_hrefs.end());
+    CHECK(hrefs == md_hrefs);
+    for (const auto& l : hrefs) CHECK(fs::exists(dir.path / l));
     // The embedded image is the SVG gnuplot wrote.
     std::string svg = slurp(dir.path / "weak_scaling-gpu.svg");
     CHECK_THAT(svg, Catch::Contains("<svg"));
@@ -246,4 +258,19 @@ TEST_CASE("terminal tables are aligned", "[report]") {
         "\n"
         "left out (1):\n"
         "  loader_original_2 [node_fail]: state is node_fail\n");
+}
+
+TEST_CASE("report.html lists every job id and shows code spans as code", "[report]") {
+  TempDir dir;
+  ReportInput in = fixtures::sample_input();
+  in.provenance.job_ids.clear();
+  for (int i = 1; i <= 50; ++i) in.provenance.job_ids.push_back(std::to_string(1000 + i));
+  ReportOptions opt;
+  opt.search_path = "";  // tables only: no gnuplot needed
+  write_report(in, {Format::md, Format::html}, dir.path, opt);
+  std::string html = slurp(dir.path / "report.html");
+  CHECK_THAT(html, Catch::Contains("<summary>50: 1001, 1002"));
+  CHECK_THAT(html, Catch::Contains("1049, 1050</details>"));  // the ids past the first 40 too
+  CHECK_THAT(slurp(dir.path / "report.md"), Catch::Contains("(50 in all) (report.html lists them all)"));
+  CHECK(count(html, "`") == 0);  // no literal backticks: descriptions and notes use <code>
 }

@@ -95,3 +95,11 @@ TEST_CASE("Mustache: strict names, shell escaping, standalone lines") {
   }
   CHECK_THROWS_AS(Mustache("{{#open}}", Location{"t"}, ""), InputError);
 }
+
+TEST_CASE("html_prose escapes and turns code spans into <code>", "[util]") {
+  CHECK(campaign::html_prose("give `better:` in `track:`") ==
+        "give <code>better:</code> in <code>track:</code>");
+  CHECK(campaign::html_prose("a < b & `x<y`") == "a &lt; b &amp; <code>x&lt;y</code>");
+  CHECK(campaign::html_prose("unbalanced `open") == "unbalanced <code>open</code>");
+  CHECK(campaign::html_prose("none") == "none");
+}
