@@ -62,6 +62,7 @@ bool Engine::submit_batch(const Batch& b, const std::vector<AttemptRow*>& rows,
   if (s.kind == batch::Kind::single) {
     req.script_path = scripts.front().path.string();
     req.workdir = scripts.front().run_dir.string();
+    req.demand = plan_.demand_of(plan_.cases[s.ids.front()]);
   } else {
     batch::Files files = batch::files_of(plan_, s, job_name, workspace_.script_root(), scripts,
                                          options_.campaign_exe, first_task);

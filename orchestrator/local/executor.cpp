@@ -66,6 +66,25 @@ JobInfo job_from_json(const json& o) {
   return j;
 }
 
+// A submission's demand (SubmitRequest::demand); absent from a request of a campaign that sends none.
+json demand_to_json(const resource::Demand& d) {
+  return {{"nodes", d.nodes},
+          {"cores", d.cores},
+          {"gpus", d.gpus},
+          {"memory_mb", d.memory_mb},
+          {"exclusive", d.exclusive}};
+}
+
+resource::Demand demand_from_json(const json& o) {
+  resource::Demand d;
+  d.nodes = o.value("nodes", 1L);
+  d.cores = o.value("cores", 1L);
+  d.gpus = o.value("gpus", 0L);
+  d.memory_mb = o.value("memory_mb", 0L);
+  d.exclusive = o.value("exclusive", false);
+  return d;
+}
+
 json failure(const std::string& kind, const std::string& message) {
   return {{"ok", false}, {"error", kind}, {"message", message}};
 }
@@ -95,6 +114,7 @@ std::string serve_executor_request(const LocalOptions& options, const std::strin
       req.depends_on = strings(r, "depends_on");
       req.extra_args = strings(r, "extra_args");
       req.walltime_s = r.value("walltime_s", 0L);
+      if (r.contains("demand")) req.demand = demand_from_json(r.at("demand"));
       answer = {{"ok", true}, {"id", scheduler.submit(req)}};
     } else if (op == "query" || op == "find") {
       auto jobs = op == "query" ? scheduler.query(strings(request, "ids"))
@@ -165,6 +185,7 @@ std::string ShellExecutor::submit(const sched::SubmitRequest& request) {
   json req{{"script", request.script_path},    {"job_name", request.job_name},
            {"workdir", request.workdir},       {"depends_on", request.depends_on},
            {"extra_args", request.extra_args}, {"walltime_s", request.walltime_s}};
+  if (request.demand) req["demand"] = demand_to_json(*request.demand);
   json answer = call(json{{"version", kVersion}, {"op", "submit"}, {"request", req}}.dump(), true);
   if (!answer.contains("id") || !answer["id"].is_string())
     throw SubmitError(

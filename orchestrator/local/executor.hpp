@@ -4,8 +4,9 @@
 // JSON request on standard input, a JSON answer on standard output.
 //
 //   request:  {"version": 2, "op": "submit", "request": {script, job_name, workdir, depends_on,
-//              extra_args}} | {"op": "query", "ids": [...]} | {"op": "find", "names": [...]}
-//              | {"op": "count"} | {"op": "cancel", "ids": [...]}
+//              extra_args, walltime_s[, demand: {nodes, cores, gpus, memory_mb, exclusive}]}} | {"op":
+//              "query", "ids": [...]} | {"op": "find", "names": [...]} | {"op": "count"} | {"op": "cancel",
+//              "ids": [...]}
 //   answer:   {"ok": true, "id": "12"} | {"ok": true, "jobs": [JobInfo...]} | {"ok": true,
 //              "count": 3} | {"ok": true} | {"ok": false, "error": KIND, "message": "..."}
 //              with KIND one of invalid, transient, refused_by_limit (submit) or unavailable.

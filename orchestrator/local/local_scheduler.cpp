@@ -138,8 +138,9 @@ resource::Demand demand_of(const Options& o, const std::string& script, const re
     return d;
   }
   d.cores = o.cores.value_or(1);
-  if (auto why = resource::why_not(machine, d); !why.empty())
-    throw SubmitError(SubmitFailure::invalid, "local scheduler: the job asks for " + why + " (this machine)");
+  if (auto fit = resource::fit(machine, d); !fit.fits())
+    throw SubmitError(SubmitFailure::invalid,
+                      "local scheduler: the job asks for " + fit.why() + " (this machine)");
   return d;
 }
 
@@ -452,8 +453,17 @@ std::string LocalScheduler::submit(const SubmitRequest& request) {
   }
   if (!text) throw SubmitError(SubmitFailure::invalid, "no job script " + request.script_path);
   Options o;
-  std::vector<std::string> words = directives_of(*text);  // then the request's: a later one wins
-  words.insert(words.end(), request.extra_args.begin(), request.extra_args.end());
+  std::vector<std::string> words;
+  if (request.demand) {
+    // The case's demand as the engine planned it; the script's `#LOCAL` line says the same to a reader.
+    o.cores = request.demand->cores;
+    o.gpus = request.demand->gpus;
+    o.memory_mb = request.demand->memory_mb;
+    o.exclusive = request.demand->exclusive;
+  } else {
+    words = directives_of(*text);  // a script of the user's
+  }
+  words.insert(words.end(), request.extra_args.begin(), request.extra_args.end());  // a later one wins
   parse_options(words, o);
   if (o.walltime_s == 0) o.walltime_s = request.walltime_s;  // an explicit --time wins
   fs::path workdir = request.workdir.empty() ? script.parent_path() : fs::absolute(request.workdir, ec);

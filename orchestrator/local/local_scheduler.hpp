@@ -8,8 +8,9 @@
 // somebody calls (submit, query, find_by_name, queued_jobs_of_user, cancel); walltimes and
 // cancel escalation do not need calls, the job's monitor enforces them.
 //
-// What a job holds of the machine (resource/model.hpp): the script's `#LOCAL` line (templates/
-// local.sh.mustache writes one), then SubmitRequest::extra_args, a later option winning:
+// What a job holds of the machine (resource/model.hpp): SubmitRequest::demand (a campaign's case,
+// as planned), else the script's `#LOCAL` line (a script of the user's; templates/local.sh.mustache
+// writes one too, for readers), then SubmitRequest::extra_args, a later option winning:
 //   --cores=N, --ntasks=N, -n N   cores
 //   --gpus=N                     GPUs
 //   --mem=SIZE                   memory (16G, 512M; a bare number is MB)
@@ -18,9 +19,9 @@
 //                                minutes); "HH:MM:SS", "D-HH:MM:SS", "90m", "2h" as for
 //                                util/walltime.hpp. Past it: SIGTERM to the job's process group,
 //                                SIGKILL after the grace period, state timeout.
-// Anything else is SubmitFailure::invalid, and so is a job that asks for more than the machine has.
-// A script without either says its cores in its `launch -n N` line (the built-in launcher's), else
-// 1, capped at the machine's cores.
+// Anything else is SubmitFailure::invalid, and so is a job that asks for more than the machine has
+// (resource::fit). A script without any of these says its cores in its `launch -n N` line (the
+// built-in launcher's), else 1, capped at the machine's cores.
 //
 // Each job gets its own cores and GPUs: it is pinned to its cores (sched_setaffinity, when the
 // executor knows the machine's CPUs) and sees only its GPUs (CUDA_VISIBLE_DEVICES, or

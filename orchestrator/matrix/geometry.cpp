@@ -1,8 +1,8 @@
 // The job geometry of a case: its partition, ranks, nodes, ranks per node,
 // cpus and GPUs per rank, and walltime, each checked against the partition.
 //
-// Invariant: a case that leaves here fits its partition (cores, GPUs, nodes,
-// walltime limit), and its geometry is visible to later templates as the
+// Invariant: a case that leaves here fits its partition (cores, GPUs, memory and
+// nodes as resource::fit decides; walltime limit), and its geometry is visible to later templates as the
 // `ranks`, `nodes`... parameters.
 #include <fmt/format.h>
 
@@ -33,7 +33,7 @@ resource::Demand Plan::demand_of(const Case& c) const {
 
 double Plan::node_hours_of(const Case& c, long walltime_s) const {
   const resource::Demand d = demand_of(c);
-  return static_cast<double>(d.nodes) * resource::share(spec::node_of(partition_of(c)), d) *
+  return static_cast<double>(d.nodes) * resource::fit(spec::node_of(partition_of(c)), d).share *
          static_cast<double>(walltime_s > 0 ? walltime_s : c.walltime_s) / 3600.0;
 }
 
@@ -160,7 +160,7 @@ void StepExpander::count_ranks(Case& cs, const Values& values) {
 }
 
 // Cpus and GPUs per rank, memory, exclusive of `cs`, and the check that what it asks of each node
-// fits `part` (resource/model.hpp; on a one-host system, the machine holds all of the case's ranks).
+// fits `part` (resource::fit; on a one-host system, the machine holds all of the case's ranks).
 void StepExpander::share_nodes(Case& cs, const Values& values, const spec::Partition& part) {
   const std::string& desc = case_desc(values);
   const bool one_host = sys_.one_host();
@@ -196,30 +196,38 @@ void StepExpander::share_nodes(Case& cs, const Values& values, const spec::Parti
   const std::string per_what = one_host ? " ranks" : " ranks per node";
   const std::string where = one_host ? " of this machine (partition '" + part.name + "', one host)"
                                      : " per node of partition '" + part.name + "'";
-  auto fits = [&](long want, long per_rank, long have, const NumberField& f, bool set, const char* unit,
-                  const char* node_unit, const std::string& hint) {
-    if (want <= have) return;
+  // The fit is resource::fit's; here only which key a shortfall blames and how it is said.
+  auto blame = [&](const resource::Shortfall* s, long per_rank, const NumberField& f, bool set,
+                   const char* unit, const char* node_unit, const std::string& hint) {
+    if (!s) return;
     // On one host the ranks decide: the first of ranks, nodes, ranks per node that the job sets.
     auto given = [](const NumberField& n) { return n.expr.has_value() || n.param >= 0; };
     const NumberField& ranks_key = given(ranks_) ? ranks_ : given(nodes_) ? nodes_ : rpn_;
     const NumberField& at = set ? f : (one_host ? ranks_key : rpn_);
     throw InputError(at.where, at.key,
                      std::to_string(per) + per_what + " x " + std::to_string(per_rank) + " " + unit +
-                         " per rank exceed the " + std::to_string(have) + " " + node_unit + where + desc +
+                         " per rank exceed the " + std::to_string(s->have) + " " + node_unit + where + desc +
                          hint);
   };
-  fits(d.cores, cs.cpus_per_rank, node.cores, cpr_, C.has_value(), "cpus", "cores",
-       one_host ? " (oversubscribe: true lets ranks share cores)" : "");
-  fits(d.gpus, cs.gpus_per_rank, node.gpus, gpr_, G.has_value(), "GPUs", "GPUs", "");
-  if (node.memory_mb > 0 && d.memory_mb > node.memory_mb)
-    throw InputError(memory_.where(), prefix_ + "job.memory",
-                     std::to_string(d.memory_mb) + " MB exceed the " + std::to_string(node.memory_mb) +
-                         " MB" + where + desc);
-  if (part.max_nodes && cs.nodes > part.max_nodes)
+  const resource::Fit fit = resource::fit(node, d);
+  blame(fit.of(resource::Resource::cores), cs.cpus_per_rank, cpr_, C.has_value(), "cpus", "cores",
+        one_host ? " (oversubscribe: true lets ranks share cores)" : "");
+  blame(fit.of(resource::Resource::gpus), cs.gpus_per_rank, gpr_, G.has_value(), "GPUs", "GPUs", "");
+  if (auto* s = fit.of(resource::Resource::memory))
+    throw InputError(
+        memory_.where(), prefix_ + "job.memory",
+        std::to_string(s->want) + " MB exceed the " + std::to_string(s->have) + " MB" + where + desc);
+  // The partition's nodes: an instance's, then the job's (every instance's).
+  auto nodes_short = [&](long nodes) {
+    resource::Demand asked = d;
+    asked.nodes = nodes;
+    return resource::fit(node, asked, part.max_nodes).of(resource::Resource::nodes) != nullptr;
+  };
+  if (nodes_short(cs.nodes))
     throw InputError(nodes_.expr ? nodes_.where : ranks_.where, nodes_.expr ? nodes_.key : ranks_.key,
                      std::to_string(cs.nodes) + " nodes exceed the " + std::to_string(part.max_nodes) +
                          " nodes of partition '" + part.name + "'" + desc);
-  if (part.max_nodes && cs.job_nodes() > part.max_nodes)
+  if (nodes_short(cs.job_nodes()))
     throw InputError(instances_.where, instances_.key,
                      std::to_string(cs.instances) + " instances x " + std::to_string(cs.nodes) +
                          " nodes exceed the " + std::to_string(part.max_nodes) + " nodes of partition '" +
@@ -277,11 +285,12 @@ void StepExpander::check_pack() const {
   for (size_t i = sp_.first_case; i < sp_.first_case + sp_.case_count; ++i) {
     const Case& cs = plan_.cases[i];
     const auto& part = sys_.partitions[cs.partition];
-    if (part.max_nodes && alloc_nodes > part.max_nodes)
+    const resource::Node node = spec::node_of(part);
+    if (resource::fit(node, resource::Demand{alloc_nodes}, part.max_nodes).of(resource::Resource::nodes))
       throw InputError(pack.where, key + ".nodes",
                        std::to_string(pack.nodes) + " nodes exceed the " + std::to_string(part.max_nodes) +
                            " of partition '" + part.name + "' on " + sys_.name);
-    if (plan_.demand_of(cs).nodes > alloc_nodes)
+    if (resource::fit(node, plan_.demand_of(cs), alloc_nodes).of(resource::Resource::nodes))
       throw InputError(pack.where, key + ".nodes",
                        "case " + cs.name + " needs " + std::to_string(plan_.demand_of(cs).nodes) +
                            " nodes, more than an allocation's " + std::to_string(alloc_nodes));

@@ -75,7 +75,7 @@ struct Plan {
   const StepPlan& step_of(const Case& c) const { return steps[c.step]; }
   const spec::Partition& partition_of(const Case& c) const { return system.partitions[c.partition]; }
   // What `c` asks of each node of its partition, and what it costs when run on its own: its nodes x
-  // its share of each (resource::share) x its walltime (or `walltime_s` when given).
+  // its share of each (resource::fit) x its walltime (or `walltime_s` when given).
   resource::Demand demand_of(const Case& c) const;
   double node_hours_of(const Case& c, long walltime_s = 0) const;
   // The nodes of one allocation of a packed step: its `pack.nodes`; on a one-host system 1, the

@@ -141,11 +141,11 @@ Allocation from_json(const std::string& text, const std::string& origin) {
     pc.ranks = c.positive("ranks");
     pc.walltime_s = c.positive("walltime_s");
     pc.script = c.absolute("script");
-    if (pc.demand.nodes > a.nodes)
+    const resource::Fit fit = resource::fit(a.node, pc.demand, a.nodes);
+    if (fit.of(resource::Resource::nodes))
       c.fail("nodes", std::to_string(pc.demand.nodes) + " nodes do not fit in the allocation's " +
                           std::to_string(a.nodes));
-    if (auto why = resource::why_not(a.node, pc.demand); !why.empty())
-      c.fail("cores", "does not fit the allocation's nodes: " + why);
+    if (!fit.fits()) c.fail("cores", "does not fit the allocation's nodes: " + fit.why());
     if (!run_dirs.insert(pc.run_dir.lexically_normal()).second)
       c.fail("run_dir", "another case of the manifest runs in " + pc.run_dir.string());
     a.cases.push_back(std::move(pc));

@@ -64,8 +64,7 @@ long round_up_minute(long s) { return (s + 59) / 60 * 60; }
 std::vector<PlannedAllocation> allocate(std::vector<Item> items, const Limits& limits) {
   biggest_first(items);
   for (auto& it : items)
-    if (it.demand.nodes > limits.nodes || !resource::why_not(limits.node, it.demand).empty() ||
-        it.walltime_s > limits.walltime_s)
+    if (!resource::fit(limits.node, it.demand, limits.nodes).fits() || it.walltime_s > limits.walltime_s)
       throw std::logic_error("case " + std::to_string(it.id) + " does not fit in an allocation");
   std::vector<PlannedAllocation> out;
   std::vector<bool> placed(items.size(), false);

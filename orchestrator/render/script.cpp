@@ -1,5 +1,6 @@
 #include "render/script.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -61,6 +62,28 @@ std::string read_file(const fs::path& p) {
   return ss.str();
 }
 
+// The partials `text` includes (templates/partials/NAME.sh.mustache, found as templates are), and
+// the partials they include. One not found is left out: Mustache reports it at its tag.
+std::vector<MustachePartial> partials_of(const fs::path& near, const std::string& text) {
+  std::vector<MustachePartial> found;
+  std::vector<std::string> names = partial_names(text);
+  for (size_t i = 0; i < names.size(); ++i) {
+    auto known = [&](const MustachePartial& p) { return p.name == names[i]; };
+    if (std::any_of(found.begin(), found.end(), known)) continue;
+    auto path = spec::find_data_file(near, "templates/partials", names[i], ".sh.mustache");
+    if (!path) continue;
+    found.push_back({names[i], read_file(*path), Location{path->string()}});
+    for (auto& n : partial_names(found.back().text)) names.push_back(n);
+  }
+  return found;
+}
+
+// A job template read from its file, with its partials.
+std::shared_ptr<Mustache> job_template(const fs::path& near, const fs::path& path) {
+  std::string text = read_file(path);
+  return std::make_shared<Mustache>(text, Location{path.string()}, "", partials_of(near, text));
+}
+
 MustacheData list_data(const std::vector<std::string>& items) {
   MustacheData list(MustacheData::type::list);
   for (auto& s : items) list.push_back(MustacheData(s));
@@ -72,7 +95,7 @@ MustacheData list_data(const std::vector<std::string>& items) {
 Renderer::Renderer(const matrix::Plan& plan) : plan_(plan) {
   const auto& sys = plan.system;
   if (auto p = spec::find_data_file(plan.campaign.dir, "templates/pack", "case", ".sh.mustache"))
-    case_script_ = std::make_shared<Mustache>(read_file(*p), Location{p->string()}, "");
+    case_script_ = job_template(plan.campaign.dir, *p);
   for (auto& sp : plan.steps) {
     StepTemplates t;
     const auto& job = sp.job;
@@ -88,7 +111,7 @@ Renderer::Renderer(const matrix::Plan& plan) : plan_(plan) {
       throw InputError(Location{sys.file}, "template", "no template '" + name + "' for system " + sys.name);
     }
     t.path = *path;
-    t.script = std::make_shared<Mustache>(read_file(*path), Location{path->string()}, "");
+    t.script = job_template(plan.campaign.dir, *path);
     std::string launch = (job.launch && !*job.launch) ? "" : sys.launcher.command;
     t.launch = std::make_shared<Mustache>(launch, Location{sys.file}, "launcher.command");
     std::optional<std::string> step =
@@ -147,6 +170,7 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
   set("start_stamp", start_stamp(o.attempt));
   set("claim", claim_file(o.attempt));
   set("claimed_elsewhere", std::to_string(kClaimedElsewhere));
+  set("claim_job_id", sched::claim_job_id(sys.scheduler, o.packed));
   set("campaign_exe", o.campaign_exe);
   set("nodes", std::to_string(c.nodes));
   set("ranks", std::to_string(c.ranks));

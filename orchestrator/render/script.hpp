@@ -1,6 +1,9 @@
 // Job scripts: a case rendered through its system's template (templates/
 // slurm.sh.mustache, lsf.sh.mustache, local.sh.mustache or the campaign's
 // own), with the system's directives, modules, environment and launch line.
+// The case body they share (run directory, claim, start stamp, traps, modules,
+// environment, setup) is one partial, templates/partials/case.sh.mustache,
+// that each includes as `{{> case}}` (util/mustache.hpp writes it in).
 //
 // Invariants: every name a template uses is defined (else an InputError
 // naming it); every script ends by writing its exit status to the marker

@@ -6,23 +6,46 @@
 
 namespace campaign::resource {
 
-std::string why_not(const Node& n, const Demand& d) {
-  auto more = [](long want, long have, const char* what) {
-    return std::to_string(want) + " " + what + " per node, more than the node's " + std::to_string(have);
-  };
-  if (d.nodes < 1) return "no nodes";
-  if (d.cores > n.cores) return more(d.cores, n.cores, "cores");
-  if (d.gpus > n.gpus) return more(d.gpus, n.gpus, "GPUs");
-  if (n.memory_mb > 0 && d.memory_mb > n.memory_mb) return more(d.memory_mb, n.memory_mb, "MB of memory");
-  return "";
+const Shortfall* Fit::of(Resource r) const {
+  for (const Shortfall& s : short_of)
+    if (s.what == r) return &s;
+  return nullptr;
 }
 
-double share(const Node& n, const Demand& d) {
-  if (d.exclusive) return 1.0;
-  double s = static_cast<double>(d.cores) / static_cast<double>(std::max(1L, n.cores));
-  if (n.gpus > 0) s = std::max(s, static_cast<double>(d.gpus) / static_cast<double>(n.gpus));
-  if (n.memory_mb > 0) s = std::max(s, static_cast<double>(d.memory_mb) / static_cast<double>(n.memory_mb));
-  return std::min(1.0, s);
+std::string Fit::why() const {
+  if (short_of.empty()) return "";
+  const Shortfall& s = short_of.front();
+  auto more = [&](const char* what) {
+    return std::to_string(s.want) + " " + what + " per node, more than the node's " + std::to_string(s.have);
+  };
+  switch (s.what) {
+    case Resource::cores:
+      return more("cores");
+    case Resource::gpus:
+      return more("GPUs");
+    case Resource::memory:
+      return more("MB of memory");
+    case Resource::nodes:
+      break;
+  }
+  if (s.want < 1) return "no nodes";
+  return std::to_string(s.want) + " nodes, more than the " + std::to_string(s.have) + " there are";
+}
+
+Fit fit(const Node& n, const Demand& d, long count) {
+  Fit f;
+  if (d.cores > n.cores) f.short_of.push_back({Resource::cores, d.cores, n.cores});
+  if (d.gpus > n.gpus) f.short_of.push_back({Resource::gpus, d.gpus, n.gpus});
+  if (n.memory_mb > 0 && d.memory_mb > n.memory_mb)
+    f.short_of.push_back({Resource::memory, d.memory_mb, n.memory_mb});
+  if (d.nodes < 1 || (count > 0 && d.nodes > count)) f.short_of.push_back({Resource::nodes, d.nodes, count});
+  if (!d.exclusive) {
+    double s = static_cast<double>(d.cores) / static_cast<double>(std::max(1L, n.cores));
+    if (n.gpus > 0) s = std::max(s, static_cast<double>(d.gpus) / static_cast<double>(n.gpus));
+    if (n.memory_mb > 0) s = std::max(s, static_cast<double>(d.memory_mb) / static_cast<double>(n.memory_mb));
+    f.share = std::min(1.0, s);
+  }
+  return f;
 }
 
 bool bigger(const Demand& a, const Demand& b) {
@@ -51,7 +74,7 @@ bool Pool::fits(const State& s, const Demand& d) const {
 }
 
 std::optional<Placement> Pool::place(const Demand& d) const {
-  if (d.nodes < 1 || !why_not(node_, d).empty()) return std::nullopt;
+  if (!fit(node_, d, static_cast<long>(nodes_.size())).fits()) return std::nullopt;
   Placement p;
   for (size_t k = 0; k < nodes_.size() && static_cast<long>(p.size()) < d.nodes; ++k) {
     const State& s = nodes_[k];

@@ -1,7 +1,8 @@
 // The resource model: what a node offers (cores, GPUs, memory), what a case asks of each node it
-// runs on, and the one fit function that places cases on nodes. The local executor, the pack
-// planner, the pack driver, `plan`'s node-hours and the checks of `validate` all use it, so a case
-// that fits in one of them fits in all.
+// runs on, and the one fit function (`fit`) that says whether a case can run on nodes and what
+// share of them it holds; Pool::place places cases with it. The local executor, the pack planner,
+// the pack driver, `plan`'s node-hours and the checks of `validate` all use it, so a case that fits
+// in one of them fits in all.
 //
 // Invariant: pure (no clock, no files, no processes); a Pool never gives one core or GPU twice,
 // and an exclusive demand never shares a node.
@@ -33,13 +34,33 @@ struct Demand {
   bool operator==(const Demand&) const = default;
 };
 
-// Why `d` can never run on nodes like `n`, even alone on empty ones ("" when it can). The nodes a
-// case spans are checked against a partition's `max_nodes` elsewhere (matrix/geometry).
-std::string why_not(const Node& n, const Demand& d);
+// What can keep a case off nodes: one resource of a node, or the number of nodes.
+enum class Resource { cores, gpus, memory, nodes };
 
-// The share of each of its nodes that `d` holds: the largest of its cores', GPUs' and memory's
-// shares, 1 when exclusive. A case's node-hours are nodes x share x hours.
-double share(const Node& n, const Demand& d);
+// One thing `d` asks more of than nodes can ever give it, even empty ones.
+struct Shortfall {
+  Resource what = Resource::cores;
+  long want = 0, have = 0;  // per node (cores, GPUs, MB of memory), or nodes
+  bool operator==(const Shortfall&) const = default;
+};
+
+// Whether a case fits nodes like `n` at all, and how much of each it holds.
+struct Fit {
+  std::vector<Shortfall> short_of;  // cores, GPUs, memory, nodes, in that order; empty: it fits
+  double share = 1.0;               // of each node it spans: its largest share, 1 when exclusive
+  bool fits() const { return short_of.empty(); }
+  // The shortfall of `r`; nullptr when there is none.
+  const Shortfall* of(Resource r) const;
+  // The first shortfall in words ("5 cores per node, more than the node's 4"); "" when it fits.
+  std::string why() const;
+};
+
+// The one fit function: whether `d` can ever run on `count` nodes like `n` (0: as many as it asks),
+// even alone on empty ones, and its share of each of them (cores', GPUs' or memory's, the largest;
+// a case's node-hours are nodes x share x hours). Pool::place (the local executor, the pack planner
+// and driver), the pack manifest, the local executor's submissions, `validate`'s checks
+// (matrix/geometry) and `plan`'s node-hours all ask it, so a case that fits in one fits in all.
+Fit fit(const Node& n, const Demand& d, long count = 0);
 
 // The order in which cases are started when several wait (the pack driver, the planner): most
 // nodes first, then most GPUs, cores and memory per node, exclusive before shared.

@@ -45,4 +45,11 @@ std::string step_sampler_launch(const std::string& kind) {
          std::string(kNodesVariable) + ":+-w \"$" + kNodesVariable + "\"}";
 }
 
+std::string claim_job_id(const std::string& scheduler, bool packed) {
+  if (packed) return "${SLURM_JOB_ID:-$LSB_JOBID}";
+  if (scheduler == "slurm") return "$SLURM_JOB_ID";
+  if (scheduler == "lsf") return "$LSB_JOBID[$LSB_JOBINDEX]";
+  return "";
+}
+
 }  // namespace campaign::sched

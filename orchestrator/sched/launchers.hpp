@@ -1,7 +1,8 @@
 // The dialect of schedulers and launchers that system profiles name (spec/system.cpp reads them,
 // render/ writes them into scripts): which kinds exist, the launch line each kind uses unless a
 // profile gives one, and the line that runs one case as a job step on nodes an allocation's driver
-// chose (packed runs, instances). Kept here so that scheduler words live in sched/ and local/ only.
+// chose (packed runs, instances), the sampler's step in an allocation and the job id a script claims
+// its attempt with. The job templates hold the rest (directives, the sampler of a job of its own).
 #pragma once
 
 #include <optional>
@@ -47,5 +48,11 @@ std::string step_launch_requirement(const std::string& kind);
 // its resources (`srun --overlap`, on the nodes the driver gave it); elsewhere "": the sampler runs
 // on the node of the case's script.
 std::string step_sampler_launch(const std::string& kind);
+
+// The job id with which a case's script claims its attempt's run directory (render::claim_file;
+// templates/partials/case.sh.mustache), as a shell expression: the scheduler's variable ("$SLURM_JOB_ID";
+// "$LSB_JOBID[$LSB_JOBINDEX]", an array element's own); "" where no submission is answered twice
+// (the local executor): no claim. A packed case's script serves every scheduler's allocations.
+std::string claim_job_id(const std::string& scheduler, bool packed);
 
 }  // namespace campaign::sched

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "resource/model.hpp"
 #include "sched/nodelist.hpp"
 #include "transport/shell.hpp"
 #include "util/error.hpp"
@@ -97,6 +98,10 @@ struct SubmitRequest {
   // The job's time limit. Batch schedulers read it from the script's directives; a back end whose
   // scripts carry none (the local executor) applies this one.
   long walltime_s = 0;
+  // What the job holds of each node it spans (matrix::Plan::demand_of), for a back end that places
+  // jobs itself (the local executor); batch schedulers read their scripts' directives. Unset: a
+  // script of the user's or a batch's own: the local executor reads its `#LOCAL` line.
+  std::optional<resource::Demand> demand;
   // Where the submit command records its outcome, as a path prefix on the machine the scheduler's
   // commands run on (files PREFIX.rc, .out, .err); "" records nothing. A back end that
   // records_submissions() runs its submit command under a wrapper that survives the loss of the

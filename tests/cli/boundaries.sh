@@ -10,7 +10,9 @@
 #  - processes are started only by util/process (commands that end), local/process and local/launch
 #    (the local executor's jobs, the built-in launcher's ranks), pack/driver (an allocation's cases)
 #    and sample/sampler (its long-lived nvidia-smi);
-#  - an include goes down the folders' order (below), never up, so there is no cycle.
+#  - an include goes down the folders' order (below), never up, so there is no cycle;
+#  - the fit of a case on nodes is decided in resource/ only, and the job templates' case body is
+#    one partial that each includes.
 #
 # Usage: bash tests/cli/boundaries.sh CAMPAIGN_BINARY SOURCE_DIR
 set -u
@@ -79,9 +81,52 @@ PY
 )
 check_eq "no include goes up the folders' order" "" "$up"
 
+# The fit is decided in resource/ only (resource::fit, Pool::place): no other file compares what a
+# case asks (a Demand's nodes, cores, GPUs, memory) with what nodes offer (a node's or the machine's
+# cores, GPUs, memory; a partition's cores or GPUs per node, max_nodes; an allocation's nodes).
+capacity='\b(cores_per_node|gpus_per_node|max_nodes|alloc_nodes|(node|machine|machine_|node_)\.(cores|gpus|memory_mb)|(limits|a)\.(nodes|node\.\w+))\b'
+asked='\b(demand\w*(\([^()]*\))?|d)\.(nodes|cores|gpus|memory_mb)\b'
+# A comparison is spaced (clang-format), a template's brackets are not; one with a number (> 0) checks
+# a value, it fits nothing.
+fit="($asked|$capacity)\s+(<|>|<=|>=)\s+(?!-?[0-9]+[lLuU]*\b)|\s(<|>|<=|>=)\s+[-\w.:()]*($asked|$capacity)"
+check_eq "the fit is decided in resource/ only" "" "$(scan "$fit" '^\./resource/')"
+# Its callers ask it: validate's checks and plan's node-hours (matrix/geometry), the pack planner and
+# manifest, the local executor's submissions; admission and the pack driver's slots through Pool::place.
+for f in matrix/geometry pack/planner pack/manifest local/local_scheduler; do
+  check "orchestrator/$f.cpp asks resource::fit" grep -q 'resource::fit(' "$f.cpp"
+done
+for f in local/admission pack/slots; do
+  check "orchestrator/$f.cpp places with Pool::place" grep -q '\.place(' "$f.cpp"
+done
+
+# The case body of the job templates is one partial (templates/partials/case.sh.mustache) that each
+# case template includes: none repeats its lines, and each includes it.
+case_body() {
+  /usr/bin/python3 - "$src/templates" <<'PY'
+import os, re, sys
+root = sys.argv[1]
+partial = os.path.join(root, "partials", "case.sh.mustache")
+# Its own lines: not the short ones (`done`, `{{{.}}}`) nor tags alone, which any template may hold.
+lines = {l.strip() for l in open(partial) if len(l.strip()) >= 16 and not re.fullmatch(r"\{\{[#^/!].*\}\}", l.strip())}
+for dirpath, _, files in os.walk(root):
+    for f in sorted(files):
+        path = os.path.join(dirpath, f)
+        if path == partial or not f.endswith(".sh.mustache"):
+            continue
+        for n, line in enumerate(open(path), 1):
+            if line.strip() in lines:
+                print(f"{os.path.relpath(path, root)}:{n}: {line.strip()}")
+PY
+}
+check_eq "no template repeats the case body of templates/partials/case.sh.mustache" "" "$(case_body)"
+for t in slurm lsf local pack/case; do
+  check "templates/$t.sh.mustache includes the case body" grep -qx '{{> case}}' "$src/templates/$t.sh.mustache"
+done
+
 # The checks can fail: each pattern finds what it must in the files that are allowed to hold it.
 check "the dialect pattern matches sched/" test -n "$(scan "$dialect" '' ./sched/slurm_parse.cpp ./sched/launchers.cpp)"
 check "the clock pattern matches the engine" test -n "$(scan "$wall" '' ./engine/engine.cpp)"
 check "the purity pattern matches the engine's effects" test -n "$(scan "$impure" '' ./engine/apply.cpp)"
 check "the process pattern matches util/process" test -n "$(scan "$spawn" '' ./util/process.cpp)"
-finish 30
+check "the fit pattern matches resource/" test -n "$(scan "$fit" '' ./resource/model.cpp)"
+finish 43

@@ -87,6 +87,22 @@ TEST_CASE("jobs run through `campaign executor` requests", "[local][executor]") 
   CHECK(wait_end(exec, c).state == State::cancelled);
 }
 
+TEST_CASE("a submission's demand travels to the executor as data", "[local][executor]") {
+  TempDir dir("executor-demand");
+  ExecutorShell shell;
+  ShellExecutor exec(shell, "/opt/campaign/bin/campaign", (dir.path / ".local").string());
+  auto r = request(make_job(dir.path, "one", "#LOCAL --cores=1\ntrue"), "job-one");
+  r.demand = campaign::resource::Demand{1, 1, 0, 256, true};
+  std::string id = exec.submit(r);
+  auto sent = nlohmann::json::parse(shell.inputs.front());
+  CHECK(sent["request"]["demand"] ==
+        nlohmann::json{{"nodes", 1}, {"cores", 1}, {"gpus", 0}, {"memory_mb", 256}, {"exclusive", true}});
+  auto record = campaign::local::record_from_json(read(dir.path / ".local" / "jobs" / (id + ".json")));
+  REQUIRE(record);
+  CHECK(record->demand == campaign::resource::Demand{1, 1, 0, 256, true});
+  CHECK(wait_end(exec, id).state == State::completed);
+}
+
 TEST_CASE("executor failures reach the engine as scheduler errors", "[local][executor]") {
   TempDir dir("executor-errors");
   ExecutorShell shell;

@@ -202,6 +202,32 @@ TEST_CASE("the #LOCAL line: cores, one job at a time when each needs all of them
     CHECK(std::stoll(read(tmp.path / name(i) / "start")) >= std::stoll(read(tmp.path / name(i - 1) / "end")));
 }
 
+TEST_CASE("a campaign's case holds the demand its request carries, not its script's words", "[local]") {
+  TempDir tmp("demand");
+  LocalScheduler s(options(tmp.path, 4));
+  // The request's demand decides; the script's #LOCAL line (here a different one) is not read back.
+  auto r = request(make_job(tmp.path, "planned", "#LOCAL --cores=1\ntrue"), "planned");
+  r.demand = campaign::resource::Demand{1, 3, 0, 512, false};
+  auto planned = s.submit(r);
+  CHECK(record_of(tmp.path, planned).demand == campaign::resource::Demand{1, 3, 0, 512, false});
+  // The request's options still come after it, as they come after a #LOCAL line.
+  auto more = request(make_job(tmp.path, "more", "true"), "more", {}, {"--cores=2"});
+  more.demand = campaign::resource::Demand{1, 3, 0, 0, true};
+  auto whole = s.submit(more);
+  CHECK(record_of(tmp.path, whole).demand == campaign::resource::Demand{1, 2, 0, 0, true});
+  // More than the machine has is refused by the one fit function's words.
+  auto big = request(make_job(tmp.path, "big", "true"), "big");
+  big.demand = campaign::resource::Demand{1, 5, 0, 0, false};
+  try {
+    s.submit(big);
+    FAIL("a demand of 5 cores on 4 was accepted");
+  } catch (const SubmitError& e) {
+    CHECK(std::string(e.what()) ==
+          "local scheduler: the job asks for 5 cores per node, more than the node's 4 (this machine)");
+  }
+  for (auto& id : {planned, whole}) CHECK(wait_end(s, id).state == State::completed);
+}
+
 TEST_CASE("each job sees its own GPUs, and none when it asks for none", "[local]") {
   TempDir tmp("gpus");
   LocalScheduler s(options(tmp.path, 8, {"3", "5"}));

@@ -6,24 +6,43 @@ using campaign::resource::Demand;
 using campaign::resource::Node;
 using campaign::resource::Placement;
 using campaign::resource::Pool;
+using campaign::resource::Resource;
+using campaign::resource::Shortfall;
 
-TEST_CASE("why_not names the resource a case can never get", "[resource]") {
+TEST_CASE("fit names the resource a case can never get", "[resource]") {
   Node n{4, 2, 8000};
-  CHECK(why_not(n, Demand{1, 4, 2, 8000, false}).empty());
-  CHECK(why_not(n, Demand{1, 5, 0, 0, false}) == "5 cores per node, more than the node's 4");
-  CHECK(why_not(n, Demand{1, 1, 3, 0, false}) == "3 GPUs per node, more than the node's 2");
-  CHECK(why_not(n, Demand{1, 1, 0, 9000, false}) == "9000 MB of memory per node, more than the node's 8000");
+  auto why = [&](Demand d) { return fit(n, d).why(); };
+  CHECK(fit(n, Demand{1, 4, 2, 8000, false}).fits());
+  CHECK(why(Demand{1, 5, 0, 0, false}) == "5 cores per node, more than the node's 4");
+  CHECK(why(Demand{1, 1, 3, 0, false}) == "3 GPUs per node, more than the node's 2");
+  CHECK(why(Demand{1, 1, 0, 9000, false}) == "9000 MB of memory per node, more than the node's 8000");
   // Memory is not counted where the node does not say.
-  CHECK(why_not(Node{4, 0, 0}, Demand{1, 1, 0, 1 << 20, false}).empty());
+  CHECK(fit(Node{4, 0, 0}, Demand{1, 1, 0, 1 << 20, false}).fits());
+  // Every shortfall, in order: cores, GPUs, memory, nodes.
+  auto all = fit(n, Demand{3, 5, 3, 9000, false}, 2).short_of;
+  REQUIRE(all.size() == 4);
+  CHECK(all[0] == Shortfall{Resource::cores, 5, 4});
+  CHECK(all[1] == Shortfall{Resource::gpus, 3, 2});
+  CHECK(all[2] == Shortfall{Resource::memory, 9000, 8000});
+  CHECK(all[3] == Shortfall{Resource::nodes, 3, 2});
 }
 
-TEST_CASE("share: a quarter of the cores is a quarter of the node, unless exclusive", "[resource]") {
+TEST_CASE("fit counts nodes only where their number is given", "[resource]") {
+  Node n{4, 0, 0};
+  CHECK(fit(n, Demand{64, 1, 0, 0, false}).fits());
+  CHECK(fit(n, Demand{2, 1, 0, 0, false}, 2).fits());
+  CHECK(fit(n, Demand{3, 1, 0, 0, false}, 2).why() == "3 nodes, more than the 2 there are");
+  CHECK(fit(n, Demand{0, 1, 0, 0, false}).why() == "no nodes");
+  CHECK(fit(n, Demand{3, 1, 0, 0, false}, 2).of(Resource::cores) == nullptr);
+}
+
+TEST_CASE("fit's share: a quarter of the cores is a quarter of the node, unless exclusive", "[resource]") {
   Node perlmutter{64, 4, 0};
-  CHECK(share(perlmutter, Demand{1, 16, 0, 0, false}) == Approx(0.25));
+  CHECK(fit(perlmutter, Demand{1, 16, 0, 0, false}).share == Approx(0.25));
   // One GPU of four with 2 cores: the GPUs decide.
-  CHECK(share(perlmutter, Demand{1, 2, 1, 0, false}) == Approx(0.25));
-  CHECK(share(perlmutter, Demand{1, 2, 1, 0, true}) == 1.0);
-  CHECK(share(Node{4, 0, 1000}, Demand{1, 1, 0, 1000, false}) == 1.0);
+  CHECK(fit(perlmutter, Demand{1, 2, 1, 0, false}).share == Approx(0.25));
+  CHECK(fit(perlmutter, Demand{1, 2, 1, 0, true}).share == 1.0);
+  CHECK(fit(Node{4, 0, 1000}, Demand{1, 1, 0, 1000, false}).share == 1.0);
 }
 
 TEST_CASE("a pool places cases by cores and GPUs, several per node while they fit", "[resource]") {

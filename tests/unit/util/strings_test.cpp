@@ -103,3 +103,34 @@ TEST_CASE("html_prose escapes and turns code spans into <code>", "[util]") {
   CHECK(campaign::html_prose("unbalanced `open") == "unbalanced <code>open</code>");
   CHECK(campaign::html_prose("none") == "none");
 }
+
+TEST_CASE("Mustache partials: written in where included, their errors at their own file:line:col") {
+  MustacheData d;
+  d.set("x", "1");
+  d.set("on", scalar_data("true"));
+  const std::vector<MustachePartial> partials{
+      {"body", "{{! a comment }}\n{{#on}}\nx={{x}}\n{{/on}}\ny={{y}}\n", Location{"partials/body.sh"}},
+      {"word", "w{{x}}", Location{"partials/word.sh"}}};
+  CHECK(partial_names("a\n{{> body}}\n{{>word}} {{> body}}\n") == std::vector<std::string>{"body", "word"});
+  d.set("y", "2");
+  // A tag alone on its line stands for the line, sections and comments inside as if written there.
+  CHECK(Mustache("a\n  {{> body}}\nb {{>word}}!\n", Location{"t"}, "", partials).render(d, false) ==
+        "a\nx=1\ny=2\nb w1!\n");
+  MustacheData no_y;
+  no_y.set("x", "1");
+  no_y.set("on", scalar_data("true"));
+  try {
+    Mustache("a\n{{> body}}\n", Location{"tmpl.sh"}, "", partials).render(no_y, false);
+    FAIL("an undefined name in a partial must be an error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) == "partials/body.sh:5:3: template uses 'y' but nothing defines it");
+  }
+  try {
+    Mustache("a\n{{> nothing}}\n", Location{"tmpl.sh"}, "", partials);
+    FAIL("a partial nobody gave must be an error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) == "tmpl.sh:2:1: no partial 'nothing'");
+  }
+  CHECK_THROWS_AS(Mustache("{{> loop}}", Location{"t"}, "", {{"loop", "{{> loop}}", Location{"l"}}}),
+                  InputError);
+}
