@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "analysis/scaling.hpp"
-#include "analysis/spec.hpp"
 #include "catalog/catalog.hpp"
 #include "collect/import.hpp"
 #include "reference.hpp"
@@ -127,7 +126,7 @@ analyses:
   auto s = collect::import_runs(catalog, plan, root / "w", tree, collectors);
   auto t2 = std::chrono::steady_clock::now();
   auto id = catalog.find_campaign("import-bench")->id;
-  auto specs = analysis::parse_analyses(c.analyses, c.file);
+  const auto& specs = c.analyses;
   auto cases = report::case_results(catalog, id, report::metrics_used(specs));
   auto t_read = std::chrono::steady_clock::now();
   auto tables = analysis::analyze_all(specs, cases);

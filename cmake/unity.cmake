@@ -35,6 +35,7 @@ set(CAMPAIGN_UNITY_ALONE
     tests/unit/render/script_test.cpp
     tests/unit/site/site_test.cpp
     tests/unit/site/stalls_test.cpp
+    tests/unit/spec/analyses_test.cpp
     tests/unit/sched/slurm_test.cpp)
 list(TRANSFORM CAMPAIGN_UNITY_ALONE PREPEND ${CMAKE_SOURCE_DIR}/)
 set_source_files_properties(${CAMPAIGN_UNITY_ALONE} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)

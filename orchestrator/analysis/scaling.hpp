@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "analysis/case_result.hpp"
-#include "analysis/spec.hpp"
 #include "analysis/table.hpp"
+#include "spec/analyses.hpp"
 
 namespace campaign::analysis {
 

@@ -13,7 +13,7 @@
 #include <variant>
 #include <vector>
 
-#include "analysis/spec.hpp"
+#include "spec/analyses.hpp"
 
 namespace campaign::analysis {
 

@@ -33,12 +33,12 @@
 #include <string_view>
 #include <vector>
 
+#include "spec/analyses.hpp"
+
 namespace campaign::analysis {
 
-// How the what-if simulation sets one rank's fetch time or fetch start.
-enum class Align { rank, avg, min };
+// Align (spec/analyses.hpp): how the what-if simulation sets one rank's fetch time or fetch start.
 std::string_view to_string(Align a);
-inline constexpr Align kAligns[] = {Align::rank, Align::avg, Align::min};
 
 // One case's timings, rank-major as they were collected: rank g's value at iteration i is v[g][i]
 // (pointers into series the caller keeps).

@@ -12,7 +12,6 @@
 #include <functional>
 #include <string>
 
-#include "analysis/spec.hpp"
 #include "collect/attempt.hpp"
 #include "matrix/plan.hpp"
 #include "matrix/select.hpp"
@@ -52,7 +51,6 @@ struct Loaded {
   matrix::Plan plan;
   std::filesystem::path workdir;  // absolute; local (the catalog's) even for a remote system
   collect::StepCollectors collectors;
-  std::vector<analysis::AnalysisSpec> analyses;  // checked against the plan and the collectors
 };
 // Called once the work directory is known, before the matrix is expanded: returns the work
 // directory the job scripts will refer to ({{workdir}}), "" for the local work directory.

@@ -105,14 +105,14 @@ Loaded load(const CampaignOptions& o, const std::string& workdir_option, const S
         throw InputError(where, "systems." + name,
                          "unknown system '" + name + "'" + did_you_mean(name, names));
   }
-  Loaded l{spec::for_system(base, resolved.system.name), resolved.how, {}, {}, {}, {}};
+  Loaded l{spec::for_system(base, resolved.system.name), resolved.how, {}, {}, {}};
   l.workdir =
       resolve_workdir(l.campaign, resolved.system, workdir_option.empty() ? o.workdir : workdir_option);
   std::string root = script_root ? script_root(l.campaign, resolved.system, l.workdir) : "";
   l.plan = matrix::expand(l.campaign, resolved.system, root.empty() ? l.workdir.string() : root, o.fit);
   for (auto& in : l.campaign.inputs) (void)spec::input_source(l.campaign, in);
   l.collectors = collect::load_collectors(l.campaign);
-  l.analyses = report::load_analyses(l.plan, l.collectors);
+  report::check_analyses(l.plan, l.collectors);
   // The metrics `campaign site` tracks are in history's syntax: checked now, not at the first nightly site.
   for (size_t i = 0; i < l.campaign.track.size(); ++i) {
     try {

@@ -11,7 +11,7 @@ namespace campaign::cli {
 
 std::optional<fs::path> write_final_report(Catalog& catalog, const spec::Campaign& campaign, std::int64_t id,
                                            const fs::path& workdir) {
-  if (!campaign.analyses.IsDefined() || campaign.analyses.size() == 0) return std::nullopt;
+  if (campaign.analyses.empty()) return std::nullopt;
   report::ReportRequest req;
   req.formats = report::parse_formats("all");
   req.out_dir = workdir / "report";
@@ -64,7 +64,7 @@ void add_report(CLI::App& app) {
     auto all = catalog.campaigns();
     if (all.empty()) throw Error("no campaign in " + workdir.string());
     const CampaignRecord& rec = campaign ? *catalog.find_campaign(campaign->name) : all.front();
-    if (!campaign) campaign = spec::parse_campaign(rec.spec_text, (workdir / (rec.name + ".yaml")).string());
+    if (!campaign) campaign = report::stored_campaign(rec, workdir);
     report::ReportRequest req;
     bool files = !ro->terminal || rep->count("--format") || rep->count("--out");
     if (files) req.formats = report::parse_formats(ro->formats);

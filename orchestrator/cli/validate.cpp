@@ -26,7 +26,7 @@ void add_validate(CLI::App& app) {
     std::cout << "ok: campaign " << l.campaign.name << " on " << sys.name << " (" << l.system_how
               << "): " << l.plan.cases.size() << " cases in " << l.plan.steps.size() << " step"
               << (l.plan.steps.size() == 1 ? "" : "s") << ", " << scripts.size() << " scripts render, "
-              << l.analyses.size() << " analyses\n";
+              << l.campaign.analyses.size() << " analyses\n";
   });
 }
 

@@ -1,6 +1,8 @@
 // Implements history/following.hpp.
 #include "history/following.hpp"
 
+#include "report/input.hpp"
+
 namespace campaign::history {
 
 std::vector<spec::Tracked> headline_metrics(const std::vector<analysis::AnalysisSpec>& analyses) {
@@ -40,17 +42,14 @@ std::vector<spec::Tracked> headline_metrics(const std::vector<analysis::Analysis
 Following following(const Run& newest) {
   Following f;
   try {
-    spec::Campaign c = spec::parse_campaign(newest.campaign.spec_text,
-                                            (newest.workdir / (newest.campaign.name + ".yaml")).string());
-    c = spec::for_system(c, newest.campaign.system);
+    spec::Campaign c = report::stored_campaign(newest.campaign, newest.workdir);
     if (c.commit_url) f.commit_url = *c.commit_url;
     if (!c.track.empty()) {
       f.metrics = c.track;
       return f;
     }
     f.defaults = true;
-    if (c.analyses.IsDefined() && !c.analyses.IsNull())
-      f.metrics = headline_metrics(analysis::parse_analyses(c.analyses, c.file));
+    f.metrics = headline_metrics(c.analyses);
   } catch (const Error& e) {
     f.problem = "the campaign stored with the newest run (" + newest.name + ") does not parse: " + e.what();
   }

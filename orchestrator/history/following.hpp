@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/spec.hpp"
 #include "history/runs.hpp"
+#include "spec/analyses.hpp"
 #include "spec/campaign.hpp"
 
 namespace campaign::history {

@@ -9,9 +9,7 @@
 #include <tuple>
 
 #include "analysis/scaling.hpp"
-#include "analysis/spec.hpp"
 #include "report/input.hpp"
-#include "spec/campaign.hpp"
 
 namespace fs = std::filesystem;
 
@@ -98,10 +96,7 @@ std::vector<Extraction> measure(const Run& run, const std::vector<MetricQuery>& 
   Catalog catalog = Catalog::open_for_reading(run.workdir);
   std::vector<analysis::AnalysisSpec> specs;
   try {
-    spec::Campaign c =
-        spec::parse_campaign(run.campaign.spec_text, (run.workdir / (run.campaign.name + ".yaml")).string());
-    c = spec::for_system(c, run.campaign.system);
-    if (c.analyses.IsDefined() && !c.analyses.IsNull()) specs = analysis::parse_analyses(c.analyses, c.file);
+    specs = report::stored_campaign(run.campaign, run.workdir).analyses;
   } catch (const Error& e) {
     spdlog::warn("{}: the campaign stored with this run does not parse ({}); only collected metrics are read",
                  run.name, e.what());

@@ -29,7 +29,7 @@ struct PackedCase {
   resource::Demand demand;  // what it asks of each of its nodes, and how many nodes
   long ranks = 1;
   long walltime_s = 0;
-  std::filesystem::path script;  // run_dir/job.sh: the case script (pack/script.hpp)
+  std::filesystem::path script;  // run_dir/job.sh: the case script (render/script.hpp)
 
   bool operator==(const PackedCase&) const = default;
 };

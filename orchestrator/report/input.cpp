@@ -71,8 +71,7 @@ std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t ca
   return out;
 }
 
-std::vector<analysis::AnalysisSpec> load_analyses(const matrix::Plan& plan,
-                                                  const collect::StepCollectors& collectors) {
+void check_analyses(const matrix::Plan& plan, const collect::StepCollectors& collectors) {
   analysis::CampaignNames names;
   for (const auto& step : plan.campaign.steps) {
     analysis::StepNames s{step.name, {}, {}, {}, false};
@@ -97,7 +96,12 @@ std::vector<analysis::AnalysisSpec> load_analyses(const matrix::Plan& plan,
     }
     return out;
   };
-  return analysis::parse_analyses(plan.campaign.analyses, plan.campaign.file, names);
+  analysis::check_names(plan.campaign.analyses, names);
+}
+
+spec::Campaign stored_campaign(const CampaignRecord& record, const std::filesystem::path& workdir) {
+  spec::Campaign c = spec::parse_campaign(record.spec_text, (workdir / (record.name + ".yaml")).string());
+  return spec::for_system(c, record.system);
 }
 
 std::set<std::string> metrics_used(const std::vector<analysis::AnalysisSpec>& specs) {
@@ -127,7 +131,7 @@ std::set<std::string> sampled_used(const std::vector<analysis::AnalysisSpec>& sp
 
 ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign, std::int64_t campaign_id,
                          const ReportRequest& request, std::ostream* terminal) {
-  auto specs = analysis::parse_analyses(campaign.analyses, campaign.file);
+  const auto& specs = campaign.analyses;
   auto cases = case_results(catalog, campaign_id, metrics_used(specs), sampled_used(specs));
   ReportInput input;
   input.analyses = analysis::analyze_all(specs, cases);

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "analysis/case_result.hpp"
-#include "analysis/spec.hpp"
 #include "catalog/catalog.hpp"
 #include "collect/attempt.hpp"
 #include "matrix/plan.hpp"
 #include "report/report.hpp"
+#include "spec/analyses.hpp"
 #include "spec/campaign.hpp"
 
 namespace campaign::report {
@@ -25,10 +25,10 @@ std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t ca
                                                const std::set<std::string>& metrics = {},
                                                const std::set<std::string>& sampled = {});
 
-// The campaign's analyses, parsed and checked against what the plan and the
-// collectors offer: every step, parameter, value and metric they name exists.
-std::vector<analysis::AnalysisSpec> load_analyses(const matrix::Plan& plan,
-                                                  const collect::StepCollectors& collectors);
+// The campaign's analyses (parsed with it, spec/analyses.hpp) checked against
+// what the plan and the collectors offer: every step, parameter, value and
+// metric they name exists (analysis::check_names).
+void check_analyses(const matrix::Plan& plan, const collect::StepCollectors& collectors);
 
 // The metrics the analyses read (time metric, data-stall metrics, epoch
 // windows, the per-rank stall templates).
@@ -46,6 +46,11 @@ struct ReportRequest {
 // reports; returns what was written.
 ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign, std::int64_t campaign_id,
                          const ReportRequest& request, std::ostream* terminal);
+
+// The campaign stored in a catalog (`record`, of work directory `workdir`) as its system saw it:
+// spec::parse_campaign of its text with the system's override, analyses included. `report WORKDIR`,
+// history and the site read a run's campaign only so. An InputError when it no longer parses.
+spec::Campaign stored_campaign(const CampaignRecord& record, const std::filesystem::path& workdir);
 
 // The code version a run measured (history/code_version.hpp), for reports:
 // "LABEL, commit 0123456789 of 2026-11-01 12:00 UTC (modified)", with the

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/whatif.hpp"
 #include "report/plot.hpp"
 #include "report/process.hpp"
 #include "report/writers.hpp"

@@ -11,7 +11,6 @@
 #include "report/report.hpp"
 #include "site/html.hpp"
 #include "site/svg.hpp"
-#include "spec/campaign.hpp"
 
 namespace campaign::site {
 
@@ -38,12 +37,9 @@ const analysis::Table* find(const analysis::AnalysisResult& a, const std::string
 std::vector<analysis::AnalysisResult> run_stalls(Catalog& catalog, const history::Run& run) {
   std::vector<analysis::AnalysisSpec> specs;
   try {
-    spec::Campaign c =
-        spec::parse_campaign(run.campaign.spec_text, (run.workdir / (run.campaign.name + ".yaml")).string());
-    c = spec::for_system(c, run.campaign.system);
-    if (c.analyses.IsDefined() && !c.analyses.IsNull())
-      for (auto& s : analysis::parse_analyses(c.analyses, c.file))
-        if (s.scaling == analysis::Scaling::stalls) specs.push_back(std::move(s));
+    spec::Campaign c = report::stored_campaign(run.campaign, run.workdir);
+    for (auto& s : c.analyses)
+      if (s.scaling == analysis::Scaling::stalls) specs.push_back(std::move(s));
   } catch (const Error&) {
     return {};  // the run's page says nothing of what its campaign cannot say
   }

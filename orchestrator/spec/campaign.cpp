@@ -557,7 +557,7 @@ void parse_body(MapReader& r, Campaign& c, bool is_override) {
   if (auto v = r.get("analyses"); v.IsDefined()) {
     if (!v.IsSequence() && !v.IsNull())
       fail(file, v, r.path("analyses"), std::string("expected a list of analyses, got ") + type_name(v));
-    c.analyses = v;
+    c.analyses = analysis::parse_analyses(v, file);
   }
   if (auto v = r.get("commit_url"); v.IsDefined() && !v.IsNull()) {
     std::string url = as_string(file, v, r.path("commit_url"));

@@ -8,8 +8,10 @@
 // anything the campaign itself can, and is validated the same way.
 //
 // Invariant: a Campaign returned by load_campaign() has been fully validated
-// for structure and types, including every system override; what needs a
-// system (partitions, templates) is checked by matrix::expand and render.
+// for structure and types, including every system override and its analyses
+// (typed values: nothing else reads their YAML); what needs a system
+// (partitions, templates) is checked by matrix::expand and render, whether the
+// names the analyses use exist by analysis::check_names.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -20,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "spec/analyses.hpp"
 #include "util/error.hpp"
 
 namespace campaign::spec {
@@ -236,10 +239,10 @@ struct Campaign {
   std::vector<Component> components;  // replaced as a whole by a system override
   std::vector<Input> inputs;          // replaced as a whole by a system override
   Fetch fetch;
-  YAML::Node analyses;                          // parsed by analysis::parse_analyses
-  std::vector<Tracked> track;                   // `track:`, for `campaign site`
-  Field<std::string> commit_url;                // e.g. https://host/org/repo/commit/{{commit}}
-  std::map<std::string, YAML::Node> overrides;  // per system, applied by for_system()
+  std::vector<analysis::AnalysisSpec> analyses;  // parsed here (spec/analyses.hpp), names unchecked
+  std::vector<Tracked> track;                    // `track:`, for `campaign site`
+  Field<std::string> commit_url;                 // e.g. https://host/org/repo/commit/{{commit}}
+  std::map<std::string, YAML::Node> overrides;   // per system, applied by for_system()
   std::map<std::string, Location> overrides_where;
 };
 

@@ -13,6 +13,12 @@
 #  - an include goes down the folders' order (below), never up, so there is no cycle;
 #  - the fit of a case on nodes is decided in resource/ only, and the job templates' case body is
 #    one partial that each includes.
+#  - a campaign's `analyses:` is read from YAML only in spec/ (parse_analyses, called as the campaign
+#    is read); every other folder gets the typed Campaign::analyses;
+#  - no source, template, profile, campaign, script or document cites a repository file that is not
+#    there (a path with a folder, e.g. pack/driver.hpp or tests/cli/lib.sh, or a document's bare name,
+#    e.g. README.md; comments only in code, profiles and scripts; URLs and placeholders such as
+#    collectors/NAME.yaml left out).
 #
 # Usage: bash tests/cli/boundaries.sh CAMPAIGN_BINARY SOURCE_DIR
 set -u
@@ -122,6 +128,57 @@ check_eq "no template repeats the case body of templates/partials/case.sh.mustac
 for t in slurm lsf local pack/case; do
   check "templates/$t.sh.mustache includes the case body" grep -qx '{{> case}}' "$src/templates/$t.sh.mustache"
 done
+analyses_yaml='parse_analyses\(|"analyses"|YAML::Node[&\s]+analyses\b'
+check_eq "the analyses' YAML is read only in spec/" "" "$(scan "$analyses_yaml" '^\./spec/')"
+check "a campaign's analyses are typed values" \
+  grep -q 'std::vector<analysis::AnalysisSpec> analyses;' spec/campaign.hpp
+
+# citations ROOT: each file under ROOT that cites a file ROOT lacks, with what it cites.
+citations() {
+  /usr/bin/python3 - "$1" <<'PY'
+import os, re, sys
+os.chdir(sys.argv[1])
+tops = sorted(d for d in os.listdir(".") if os.path.isdir(d) and not d.startswith((".", "build"))
+              and not os.path.exists(os.path.join(d, "CMakeCache.txt")))
+folders = sorted(os.listdir("orchestrator")) if os.path.isdir("orchestrator") else []
+ext = r"(?:md|hpp|cpp|h|yaml|yml|sh|mustache|py|cmake)"
+# A path with a folder (spec/campaign.hpp, tests/cli/lib.sh) or a document's bare name (README.md).
+cite = re.compile(r"(?<![\w./~${}<>*-])((?:[\w.-]+/)+[\w.-]+\." + ext + r"|[A-Z][A-Z_]+\.md)(?![\w/*{<-])")
+placeholder = re.compile(r"^[A-Z][A-Z_]*(\.\w+)?$")  # collectors/NAME.yaml stands for any collector
+def comments(path, text):
+    if path.endswith((".cpp", ".hpp", ".h")):
+        text = re.sub(r'"(?:[^"\\\n]|\\.)*"', '""', text)
+        return "\n".join(m.group(0) for m in re.finditer(r"//[^\n]*|/\*.*?\*/", text, re.S))
+    if path.endswith(".md"):
+        return text
+    return "\n".join(m.group(1) for m in re.finditer(r"(?:^|\s)(#[^\n]*)", text))
+for top in ["."] + tops:
+    for dirpath, dirs, files in os.walk(top):
+        dirs[:] = [] if top == "." else [d for d in dirs if not d.startswith((".", "build", "__pycache__"))]
+        for f in sorted(files):
+            p = os.path.normpath(os.path.join(dirpath, f))
+            if p.startswith(("tests/data/", "tests/golden/")) or not re.search(r"\." + ext + "$", f):
+                continue
+            text = re.sub(r"\w+://\S+", "", comments(p, open(p, errors="replace").read()))
+            for m in cite.finditer(text):
+                cited = m.group(1)
+                parts = cited.split("/")
+                if len(parts) > 1 and any(placeholder.match(c) for c in parts):
+                    continue
+                # Read from the citing file's folder or one above it, or from orchestrator/.
+                bases, d = ["orchestrator"], os.path.dirname(p)
+                while d:
+                    bases.append(d)
+                    d = os.path.dirname(d)
+                bases.append(".")
+                if len(parts) > 1 and parts[0] not in tops + folders and \
+                        not any(os.path.isdir(os.path.join(b, parts[0])) for b in bases[1:]):
+                    continue  # a run's file (WORKDIR/report/...), not the repository's
+                if not any(os.path.exists(os.path.join(b, cited)) for b in bases):
+                    print(f"{p}: cites {cited}, which the repository lacks")
+PY
+}
+check_eq "every file the repository's files cite is there" "" "$(citations "$src")"
 
 # The checks can fail: each pattern finds what it must in the files that are allowed to hold it.
 check "the dialect pattern matches sched/" test -n "$(scan "$dialect" '' ./sched/slurm_parse.cpp ./sched/launchers.cpp)"
@@ -129,4 +186,14 @@ check "the clock pattern matches the engine" test -n "$(scan "$wall" '' ./engine
 check "the purity pattern matches the engine's effects" test -n "$(scan "$impure" '' ./engine/apply.cpp)"
 check "the process pattern matches util/process" test -n "$(scan "$spawn" '' ./util/process.cpp)"
 check "the fit pattern matches resource/" test -n "$(scan "$fit" '' ./resource/model.cpp)"
-finish 43
+check "the analyses' YAML pattern matches spec/campaign.cpp" test -n "$(scan "$analyses_yaml" '' ./spec/campaign.cpp)"
+mkdir -p "$tmp/cited/orchestrator/pack" "$tmp/cited/systems" "$tmp/cited/docs"
+touch "$tmp/cited/orchestrator/pack/driver.hpp" "$tmp/cited/README.md"
+printf '// driver: pack/driver.hpp; script: pack/script.hpp, see README.md\n' >"$tmp/cited/orchestrator/pack/x.hpp"
+printf '# facts from SYSTEMS.md\nname: x\n' >"$tmp/cited/systems/x.yaml"
+printf 'See `orchestrator/pack/driver.hpp`, `systems/y.yaml`, WORKDIR/report/report.md.\n' >"$tmp/cited/docs/d.md"
+check_eq "the citation check finds missing files, and only those" \
+  "docs/d.md: cites systems/y.yaml, which the repository lacks
+orchestrator/pack/x.hpp: cites pack/script.hpp, which the repository lacks
+systems/x.yaml: cites SYSTEMS.md, which the repository lacks" "$(citations "$tmp/cited" | sort)"
+finish 48

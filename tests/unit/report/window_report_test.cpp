@@ -82,7 +82,8 @@ struct Study {
     Catalog catalog = Catalog::open(tmp.path / "w");
     auto s = collect::import_runs(catalog, plan, tmp.path / "w", tree, collectors);
     REQUIRE(s.collected == 4);
-    auto specs = report::load_analyses(plan, collectors);
+    report::check_analyses(plan, collectors);
+    const auto& specs = plan.campaign.analyses;
     auto id = catalog.find_campaign("window-test")->id;
     cases = report::case_results(catalog, id, report::metrics_used(specs), report::sampled_used(specs));
     analyses = analysis::analyze_all(specs, cases);

@@ -41,7 +41,7 @@ TEST_CASE("matches_template: braced parts match any non-empty text") {
 TEST_CASE("walltimes in every notation") {
   CHECK(parse_walltime("01:30:00") == 5400);
   CHECK(parse_walltime("1-00:00:00") == 86400);
-  // Slurm's forms (sbatch --time), checked against Slurm itself in tests/integration/walltime_slurm.sh.
+  // Slurm's forms (sbatch --time), checked against Slurm itself in tests/integration/slurm_backend_test.cpp.
   CHECK(parse_walltime("02:00") == 120);  // minutes:seconds, not hours:minutes
   CHECK(parse_walltime("1:00") == 60);
   CHECK(parse_walltime("10:30") == 630);

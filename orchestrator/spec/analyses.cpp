@@ -1,7 +1,7 @@
-// Implements analysis/spec.hpp: the `analyses:` list read with the campaign's
+// Implements spec/analyses.hpp: the `analyses:` list read with the campaign's
 // strict YAML reader (spec/yaml_reader.hpp), so its mistakes read like the
 // rest of the file's.
-#include "analysis/spec.hpp"
+#include "spec/analyses.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -114,18 +114,67 @@ bool safe_name(const std::string& s) {
   });
 }
 
-// The names one analysis uses, checked against its campaign as they are read;
-// without a campaign (one stored with an old run, re-read for history) it
-// checks nothing.
+// The names one analysis uses, recorded as they are read (AnalysisSpec::uses):
+// check_names looks them up once the campaign's plan and collectors are known.
 class Scope {
  public:
-  Scope(const std::string& file, const CampaignNames* campaign) : file_(file), campaign_(campaign) {
-    if (campaign)
-      for (const auto& s : campaign->steps) steps_.push_back(&s);
+  Scope(const std::string& file, std::vector<NameUse>& uses) : file_(file), uses_(uses) {}
+
+  void step(const YAML::Node& node, const std::string& key, const std::string& name) {
+    add(NameUse::Kind::step, node, key, name);
+  }
+  void param(const YAML::Node& node, const std::string& key, const std::string& name) {
+    add(NameUse::Kind::param, node, key, name);
+  }
+  void value(const YAML::Node& node, const std::string& key, const std::string& param,
+             const std::string& value) {
+    add(NameUse::Kind::value, node, key, value).param = param;
+  }
+  void metric(const YAML::Node& node, const std::string& key, const std::string& name) {
+    add(NameUse::Kind::metric, node, key, name);
+  }
+  void expression(const YAML::Node& node, const std::string& key, const Expression& e) {
+    for (const auto& v : e.variables()) add(NameUse::Kind::param, node, key, v).expression = e.text();
   }
 
+ private:
+  NameUse& add(NameUse::Kind kind, const YAML::Node& node, const std::string& key, const std::string& name) {
+    return uses_.emplace_back(NameUse{kind, location(file_, node), key, name, {}, {}});
+  }
+
+  const std::string& file_;
+  std::vector<NameUse>& uses_;
+};
+
+[[noreturn]] void fail_at(const Location& where, const std::string& key, const std::string& message) {
+  throw InputError(where, key, message);
+}
+
+// The names one analysis uses, looked up in its campaign in the order they
+// were written; an analysis of a step disabled on this system checks nothing.
+class Names {
+ public:
+  explicit Names(const CampaignNames& campaign) : campaign_(&campaign) {
+    for (const auto& s : campaign.steps) steps_.push_back(&s);
+  }
+
+  void check(const NameUse& use) {
+    switch (use.kind) {
+      case NameUse::Kind::step:
+        return step(use.where, use.key, use.name);
+      case NameUse::Kind::param:
+        if (use.expression.empty()) return param(use.where, use.key, use.name);
+        return param(use.where, use.key, use.name, &use.expression);
+      case NameUse::Kind::value:
+        return value(use.where, use.key, use.param, use.name);
+      case NameUse::Kind::metric:
+        return metric(use.where, use.key, use.name);
+    }
+  }
+
+ private:
   // Narrows the scope to the cases of step `name`.
-  void step(const YAML::Node& node, const std::string& key, const std::string& name) {
+  void step(const Location& where, const std::string& key, const std::string& name) {
     if (!campaign_) return;
     std::vector<std::string> names;
     for (const auto& s : campaign_->steps) {
@@ -137,24 +186,25 @@ class Scope {
       }
       names.push_back(s.step);
     }
-    fail(file_, node, key,
-         "unknown step '" + name + "'" + did_you_mean(name, names) + " (steps: " + join(names, ", ") + ")");
+    fail_at(
+        where, key,
+        "unknown step '" + name + "'" + did_you_mean(name, names) + " (steps: " + join(names, ", ") + ")");
   }
 
-  void param(const YAML::Node& node, const std::string& key, const std::string& name,
-             const Expression* in = nullptr) const {
+  void param(const Location& where, const std::string& key, const std::string& name,
+             const std::string* in = nullptr) const {
     if (!campaign_) return;
     std::vector<std::string> params = gather(&StepNames::params);
     if (std::find(params.begin(), params.end(), name) != params.end()) return;
     std::vector<std::string> axes = gather(&StepNames::axes);
-    fail(file_, node, key,
-         (in ? spec::unknown_parameter(name, *in, params)
-             : "unknown parameter '" + name + "'" + did_you_mean(name, params)) +
-             (axes.empty() ? std::string() : " (" + of_step("axes") + ": " + join(axes, ", ") + ")"));
+    fail_at(where, key,
+            (in ? spec::unknown_parameter(name, Expression(*in), params)
+                : "unknown parameter '" + name + "'" + did_you_mean(name, params)) +
+                (axes.empty() ? std::string() : " (" + of_step("axes") + ": " + join(axes, ", ") + ")"));
   }
 
   // `value` must be one that parameter `param` takes (numbers compare by value: 8 is 8.0).
-  void value(const YAML::Node& node, const std::string& key, const std::string& param,
+  void value(const Location& where, const std::string& key, const std::string& param,
              const std::string& value) const {
     if (!campaign_) return;
     std::vector<std::string> values = campaign_->values(step_, param);
@@ -163,31 +213,27 @@ class Scope {
     for (const auto& v : values)
       if (v == value || (number && parse_number(v, have) && have == want)) return;
     if (values.size() > 12) values.resize(12), values.push_back("...");
-    fail(file_, node, key,
-         param + " is never '" + value + "'" + (number ? "" : did_you_mean(value, values)) +
-             " (its values: " + join(values, ", ") + ")");
+    fail_at(where, key,
+            param + " is never '" + value + "'" + (number ? "" : did_you_mean(value, values)) +
+                " (its values: " + join(values, ", ") + ")");
   }
 
-  void metric(const YAML::Node& node, const std::string& key, const std::string& name) const {
+  void metric(const Location& where, const std::string& key, const std::string& name) const {
     if (!campaign_) return;
     std::vector<std::string> metrics = gather(&StepNames::metrics);
     for (const auto& m : metrics)
       if (matches_template(m, name)) return;
     if (metrics.empty())
-      fail(file_, node, key,
-           "unknown metric '" + name + "': no collector declares it (" +
-               (step_.empty() ? "the campaign has no collectors" : "step " + step_ + " has no collectors") +
-               ")");
-    fail(file_, node, key,
-         "unknown metric '" + name + "'" + did_you_mean(name, metrics) + " (the collectors" +
-             (step_.empty() ? "" : " of step " + step_) + " declare: " + join(metrics, ", ") + ")");
+      fail_at(
+          where, key,
+          "unknown metric '" + name + "': no collector declares it (" +
+              (step_.empty() ? "the campaign has no collectors" : "step " + step_ + " has no collectors") +
+              ")");
+    fail_at(where, key,
+            "unknown metric '" + name + "'" + did_you_mean(name, metrics) + " (the collectors" +
+                (step_.empty() ? "" : " of step " + step_) + " declare: " + join(metrics, ", ") + ")");
   }
 
-  void expression(const YAML::Node& node, const std::string& key, const Expression& e) const {
-    for (const auto& v : e.variables()) param(node, key, v, &e);
-  }
-
- private:
   // The union over the steps in scope, in their order.
   std::vector<std::string> gather(std::vector<std::string> StepNames::*field) const {
     std::vector<std::string> out;
@@ -200,7 +246,6 @@ class Scope {
     return step_.empty() ? what : what + " of step " + step_;
   }
 
-  const std::string& file_;
   const CampaignNames* campaign_;
   std::vector<const StepNames*> steps_;  // in scope
   std::string step_;                     // "" for every step
@@ -248,13 +293,13 @@ StallTableSpec stall_table(MapReader& f) {
   return s;
 }
 
-AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const std::string& path,
-                       Scope scope) {
+AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const std::string& path) {
   if (!node.IsMap()) fail(file, node, path, std::string("expected a map, got ") + type_name(node));
   MapReader f(file, node, path,
               {"name", "scaling", "step", "x", "time", "samples", "group_by", "compare", "aggregate", "ratio",
                "stall", "repeat", "window", "warmup", "skip_iterations", "delay_threshold", "whatif"});
   AnalysisSpec a;
+  Scope scope(file, a.uses);
   a.where = location(file, node);
   f.require("name");
   a.name = text(f, "name");
@@ -444,15 +489,16 @@ AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const st
   return a;
 }
 
-std::vector<AnalysisSpec> parse(const YAML::Node& list, const std::string& file,
-                                const CampaignNames* campaign) {
+}  // namespace
+
+std::vector<AnalysisSpec> parse_analyses(const YAML::Node& list, const std::string& file) {
   std::vector<AnalysisSpec> out;
   if (!list.IsDefined() || list.IsNull()) return out;
   if (!list.IsSequence())
     fail(file, list, "analyses", std::string("expected a list, got ") + type_name(list));
   for (size_t i = 0; i < list.size(); ++i) {
     std::string path = "analyses[" + std::to_string(i) + "]";
-    AnalysisSpec a = parse_one(list[i], file, path, Scope(file, campaign));
+    AnalysisSpec a = parse_one(list[i], file, path);
     for (const auto& prev : out) {
       if (prev.name == a.name)
         fail(file, list[i]["name"], path + ".name",
@@ -463,15 +509,11 @@ std::vector<AnalysisSpec> parse(const YAML::Node& list, const std::string& file,
   return out;
 }
 
-}  // namespace
-
-std::vector<AnalysisSpec> parse_analyses(const YAML::Node& list, const std::string& file) {
-  return parse(list, file, nullptr);
-}
-
-std::vector<AnalysisSpec> parse_analyses(const YAML::Node& list, const std::string& file,
-                                         const CampaignNames& campaign) {
-  return parse(list, file, &campaign);
+void check_names(const std::vector<AnalysisSpec>& analyses, const CampaignNames& campaign) {
+  for (const auto& a : analyses) {
+    Names names(campaign);
+    for (const auto& use : a.uses) names.check(use);
+  }
 }
 
 }  // namespace campaign::analysis

@@ -1,11 +1,15 @@
 // The `analyses:` list of a campaign file: which cases to tabulate and how
-// (weak/strong scaling or a plain aggregate table), parsed strictly.
+// (weak/strong scaling or a plain aggregate table), parsed strictly, once,
+// where the campaign is read (parse_campaign, for_system): every other folder
+// sees these typed values (Campaign::analyses), never the YAML. The types keep
+// namespace `analysis`, whose vocabulary they are.
 //
 // Invariant: a parsed AnalysisSpec is internally consistent - keys are known,
 // required ones present, the samples expression compiles, the compare/ratio
 // axes are usable - so analyze() only meets problems of the data, never of
-// the spec; parsed against its campaign, every name it uses exists there too.
-// Every error is an InputError at file:line:col with the dotted key.
+// the spec; checked against its campaign (check_names), every name it uses
+// exists there too. Every error is an InputError at file:line:col with the
+// dotted key.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -17,7 +21,6 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/whatif.hpp"
 #include "util/error.hpp"
 
 namespace campaign::analysis {
@@ -75,6 +78,10 @@ struct WindowSpec {
   int points = 101;
 };
 
+// How the what-if simulation sets one rank's fetch time or fetch start (analysis/whatif.hpp).
+enum class Align { rank, avg, min };
+inline constexpr Align kAligns[] = {Align::rank, Align::avg, Align::min};
+
 // scaling: stalls - DS-Analyzer's table and what-if simulation (analysis/stalls.hpp).
 struct StallTableSpec {
   // The first N iterations of each epoch are left out: 11 is the notebook's `Index number > 10`.
@@ -99,6 +106,16 @@ inline constexpr const char* kRunStartMs = "run_start_ms";  // time_ms of run_st
 inline constexpr const char* kRunStopMs = "run_stop_ms";    // time_ms of run_stop
 inline constexpr const char* kRunSuccess = "run_success";   // 1: run_stop status success
 
+// A name an analysis uses (a step, parameter, value or metric) and where, for check_names.
+struct NameUse {
+  enum class Kind { step, param, value, metric } kind;
+  Location where;
+  std::string key;         // dotted, for the message
+  std::string name;        // the step, parameter, value or metric
+  std::string param;       // kind value: the parameter that must take it
+  std::string expression;  // kind param: the samples expression it comes from, if any
+};
+
 struct AnalysisSpec {
   std::string name;
   Scaling scaling = Scaling::none;
@@ -115,6 +132,7 @@ struct AnalysisSpec {
   StallTableSpec stalls;             // scaling: stalls only
   std::string repeat = "repeat";     // parameter that numbers repetitions
   Location where;                    // of the list entry, for errors found later
+  std::vector<NameUse> uses;         // in the order they are written
 
   bool wants(Aggregate a) const;
 };
@@ -140,15 +158,17 @@ struct CampaignNames {
 };
 
 // Parses the value of `analyses:` (a YAML sequence). `file` names the campaign
-// file in messages. Analysis names must be unique.
+// file in messages. Analysis names must be unique. The one reader of that YAML:
+// spec/campaign.cpp calls it as it reads a campaign (a stored one re-read for
+// history included); tests and benchmarks call it on their own snippets.
 std::vector<AnalysisSpec> parse_analyses(const YAML::Node& list, const std::string& file);
 
-// The same, and every name an analysis uses must exist in `campaign`: its
-// step, the parameters it is laid out by (x, group_by, compare and ratio axes,
+// Every name the analyses use must exist in `campaign`: their step, the
+// parameters they are laid out by (x, group_by, compare and ratio axes,
 // repeat, the samples expression's variables), the compare baseline and ratio
 // values among the values of their axis, and the metrics among those the
-// collectors of its step(s) declare.
-std::vector<AnalysisSpec> parse_analyses(const YAML::Node& list, const std::string& file,
-                                         const CampaignNames& campaign);
+// collectors of their step(s) declare. The first that does not is an
+// InputError at its place in the file, in the order the analyses are written.
+void check_names(const std::vector<AnalysisSpec>& analyses, const CampaignNames& campaign);
 
 }  // namespace campaign::analysis

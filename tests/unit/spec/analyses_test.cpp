@@ -1,6 +1,6 @@
 // Parsing of the `analyses:` list: the documented example, and errors that
 // point at file:line:col with the dotted key.
-#include "analysis/spec.hpp"
+#include "spec/analyses.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -207,7 +207,8 @@ CampaignNames campaign_names() {
 
 InputError checked_error_of(const std::string& entry) {
   try {
-    parse_analyses(YAML::Load("analyses:\n  - " + entry + "\n")["analyses"], "c.yaml", campaign_names());
+    check_names(parse_analyses(YAML::Load("analyses:\n  - " + entry + "\n")["analyses"], "c.yaml"),
+                campaign_names());
   } catch (const InputError& e) {
     return e;
   }
@@ -222,8 +223,9 @@ TEST_CASE("samples know the functions of the matrix's expressions", "[analysis][
       YAML::Load("analyses:\n  - {name: a, scaling: weak, x: ranks, time: epoch_time,"
                  " samples: 'pow(2, log2(ranks)) * mod(n_train, 7) + round(n_train / 3) + trunc(ranks)'}\n")
           ["analyses"],
-      "c.yaml", campaign_names());
+      "c.yaml");
   REQUIRE(specs.size() == 1);
+  CHECK_NOTHROW(check_names(specs, campaign_names()));
 }
 
 TEST_CASE("checked against the campaign, every name an analysis uses exists", "[analysis][spec]") {
@@ -237,9 +239,10 @@ TEST_CASE("checked against the campaign, every name an analysis uses exists", "[
                                 " ratio: {axis: precision, numerator: fp32, denominator: bf16},"
                                 " stall: {data: loss, compute: epoch_time}}\n"
                                 "  - {name: c, step: later, x: anything, time: whatever}\n")["analyses"],
-                     "c.yaml", names);
+                     "c.yaml");
   CHECK(ok.size() == 3);
-  // Without the campaign (a stored one re-read for history) nothing is looked up.
+  CHECK_NOTHROW(check_names(ok, names));
+  // Parsed alone (as a campaign is read, and a stored one re-read for history) nothing is looked up.
   CHECK(parse_analyses(YAML::Load("analyses:\n  - {name: a, x: nope, time: nothing}\n")["analyses"], "c.yaml")
             .size() == 1);
 
@@ -352,4 +355,41 @@ TEST_CASE("scaling: window reads its series and windows; stalls takes no layout"
   InputError stalls = checked_error_of("{name: s, scaling: stalls}");
   CHECK(stalls.key() == "analyses[0].scaling");
   CHECK_THAT(stalls.message(), Catch::StartsWith("unknown metric 'iteration_epoch:rank{rank}'"));
+}
+
+TEST_CASE("a campaign's analyses are parsed as it is read, an override's too", "[analysis][spec]") {
+  auto c = spec::parse_campaign(
+      "name: t\n"
+      "analyses:\n"
+      "  - {name: s, scaling: strong, x: ranks, time: epoch_time}\n"
+      "systems:\n"
+      "  local:\n"
+      "    analyses:\n"
+      "      - {name: n, x: ranks, time: loss, group_by: precision}\n",
+      "c.yaml");
+  REQUIRE(c.analyses.size() == 1);
+  CHECK(c.analyses[0].scaling == Scaling::strong);
+  CHECK(c.analyses[0].where.str() == "c.yaml:3:5");
+  // The names it uses wait, with their places, for the plan and the collectors (check_names).
+  REQUIRE(c.analyses[0].uses.size() == 2);
+  CHECK(c.analyses[0].uses[0].kind == NameUse::Kind::param);
+  CHECK(c.analyses[0].uses[1].name == "epoch_time");
+  CHECK(c.analyses[0].uses[1].where.str() == "c.yaml:3:48");
+  auto local = spec::for_system(c, "local");
+  REQUIRE(local.analyses.size() == 1);
+  CHECK(local.analyses[0].group_by == std::vector<std::string>{"precision"});
+
+  // A mistake stops the campaign's reading at its place, in an override too.
+  auto error = [](const std::string& yaml) -> std::string {
+    try {
+      spec::parse_campaign(yaml, "c.yaml");
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK(error("name: t\nanalyses:\n  - {name: s, x: ranks}\n") ==
+        "c.yaml:3:5: analyses[0].time: required key is missing");
+  CHECK(error("name: t\nsystems:\n  local:\n    analyses: [{name: s, x: r, time: t, smooth: 2}]\n") ==
+        "c.yaml:4:41: analyses[0].smooth: unknown key");
 }
