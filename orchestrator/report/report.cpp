@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/stalls.hpp"
 #include "report/plot.hpp"
 #include "report/process.hpp"
 #include "report/writers.hpp"
@@ -134,8 +135,7 @@ std::string describe(const AnalysisSpec& s) {
       for (auto a : o.fetch) fetch.emplace_back(to_string(a));
       for (auto a : o.start) start.emplace_back(to_string(a));
       d << "DS-Analyzer's tables of each case (its notebook's definitions and names), over the iterations of "
-           "epochs >= "
-        << analysis::format_cell(s.time.warmup) << " past the first " << o.skip_iterations
+        << analysis::kept_epochs(s) << " past the first " << o.skip_iterations
         << " of each epoch (`skip_iterations`). Per iteration over the ranks (GPUs): iteration time and "
            "training stall = their max; delay = max - min of the stalls; preprocessing (fetch) diff and "
            "start "
