@@ -105,7 +105,10 @@ std::string describe(const AnalysisSpec& s) {
            "says the target was reached (run_success); speedup = time to train(r0) / time to train(r) with "
            "r0 "
            "the smallest `"
-        << s.x << "`; eff = speedup * r0 / r.";
+        << s.x
+        << "`; eff = speedup * r0 / r (both of the plain mean over the runs). time_to_train_score = MLPerf "
+           "HPC's score: the mean of the runs after discarding the fastest and the slowest (3 runs or "
+           "more).";
       if (!s.samples.empty()) d << " throughput = `" << s.samples << "` / time to train." << rate;
       break;
     case Scaling::none:
