@@ -60,7 +60,7 @@ TEST_CASE("regex: gpu-util.yaml reduces nvidia-smi samples of all nodes", "[rege
   INFO(all_warnings(r));
   CHECK(r.warnings.empty());
   CHECK(value(r, "gpu_samples") == 5);  // the [N/A] row and the headers do not count
-  CHECK(value(r, "gpu_util_mean") == Approx((0 + 87 + 93 + 4 + 96) / 5.0));
+  CHECK(value(r, "gpu_util_sample_mean") == Approx((0 + 87 + 93 + 4 + 96) / 5.0));
   CHECK(value(r, "gpu_util_max") == 96);
   CHECK(value(r, "gpu_memory_used_max") == 15200);
   CHECK(r.files.size() == 2);
@@ -71,7 +71,7 @@ TEST_CASE("regex: noheader,nounits nvidia-smi output matches too", "[regex]") {
   write_file(run / "nvidia-smi.csv",
              "2024/03/05 10:15:01.123, 50, 1000\n2024/03/05 10:15:06.125, 70, 3000\n");
   auto r = collect({load_collector(repo_root() / "collectors/gpu-util.yaml")}, run.path());
-  CHECK(value(r, "gpu_util_mean") == Approx(60));
+  CHECK(value(r, "gpu_util_sample_mean") == Approx(60));
   CHECK(value(r, "gpu_memory_used_max") == 3000);
 }
 
