@@ -68,6 +68,14 @@ CaseValue measure_time_to_train(const CaseResult& c) {
   return {time, "s", ""};
 }
 
+std::optional<double> time_to_train_score(std::vector<double> times) {
+  if (times.size() < 3) return std::nullopt;
+  std::sort(times.begin(), times.end());
+  double sum = 0;
+  for (size_t i = 1; i + 1 < times.size(); ++i) sum += times[i];
+  return sum / static_cast<double>(times.size() - 2);
+}
+
 AnalysisResult analyze_mlperf_weak(const AnalysisSpec& spec, const std::vector<CaseResult>& cases) {
   AnalysisResult res;
   res.spec = spec;

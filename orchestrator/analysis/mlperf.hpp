@@ -22,7 +22,11 @@
 // run_start of its MLLOG (run_time), only when run_stop says the target was
 // reached (run_success); the tables are those of strong scaling over that time
 // (analysis/scaling.hpp: speedup, efficiency, repetitions averaged), in the
-// column time_to_train.
+// column time_to_train (the plain mean), and beside it time_to_train_score,
+// the rules' score: "final results are obtained by measuring the benchmark a
+// benchmark-specific number of times, discarding the lowest and highest
+// results, and averaging the remaining results" (mlcommons.org/en/training-hpc-10,
+// Metric: the strong scaling metric), so none with fewer than 3 runs.
 #pragma once
 
 #include <optional>
@@ -57,5 +61,9 @@ AnalysisResult analyze_mlperf_weak(const AnalysisSpec& spec, const std::vector<C
 
 // A case's time to train (s), or why it has none (no run_stop, target not reached).
 CaseValue measure_time_to_train(const CaseResult& c);
+
+// MLPerf HPC's strong-scaling score of the runs' times to train: their mean once the fastest and
+// the slowest are discarded (one of each); none for fewer than 3 runs.
+std::optional<double> time_to_train_score(std::vector<double> times);
 
 }  // namespace campaign::analysis

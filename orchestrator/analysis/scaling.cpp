@@ -84,6 +84,7 @@ struct NaturalLess {
 struct Stat {
   double xnum = 0;
   Summary time;
+  std::vector<double> times;  // the repetitions', for MLPerf HPC's score
   std::optional<Summary> throughput;
   std::optional<double> samples;
   std::optional<Summary> stall;
@@ -118,6 +119,7 @@ Stat reduce(const std::vector<const Point*>& reps) {
     if (p->stall) stalls.push_back(*p->stall);
   }
   s.time = summarize(times);
+  s.times = times;
   if (all_samples) {
     s.samples = samples_sum / static_cast<double>(reps.size());
     s.throughput = rate_of(*s.samples, s.time);
@@ -262,6 +264,7 @@ class TableBuilder {
         if (a != Aggregate::mean && a != Aggregate::count)
           push(t, column_ + "_" + std::string(to_string(a)) + sfx, time_unit_);
       }
+      if (spec_.scaling == Scaling::mlperf_strong) push(t, column_ + "_score" + sfx, time_unit_);
       if (has_samples()) {
         push(t, "throughputs" + sfx, thr_unit);
         for (Aggregate a : stats_) {
@@ -311,6 +314,8 @@ class TableBuilder {
     const std::string& sfx = sd.series.suffix;
     set(t, shared_samples ? "samples" : "samples" + sfx, st.samples);
     fill_summary(t, column_, sfx, st.time);
+    if (spec_.scaling == Scaling::mlperf_strong)
+      set(t, column_ + "_score" + sfx, time_to_train_score(st.times));
     if (st.throughput) fill_summary(t, "throughputs", sfx, *st.throughput);
     if (scaled()) {
       const Stat& r0 = sd.at.begin()->second;  // numeric order: the smallest r

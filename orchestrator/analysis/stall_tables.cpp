@@ -122,12 +122,11 @@ AnalysisResult analyze_stalls(const AnalysisSpec& spec, const std::vector<CaseRe
       continue;
     }
     const CaseTimings& ct = std::get<CaseTimings>(timings);
-    const std::vector<size_t> rows = kept_rows(ct, spec.time.warmup, o.skip_iterations);
+    const std::vector<size_t> rows = kept_rows(ct, spec.time.warmup, o);
     if (rows.empty()) {
       res.excluded.push_back({c.name, c.state,
-                              "none of its " + std::to_string(ct.iteration.size()) +
-                                  " iterations is in an epoch >= " + format_cell(Cell(spec.time.warmup)) +
-                                  " past the first " + std::to_string(o.skip_iterations) +
+                              "none of its " + std::to_string(ct.iteration.size()) + " iterations is in " +
+                                  kept_epochs(spec) + " past the first " + std::to_string(o.skip_iterations) +
                                   " of its epoch (skip_iterations)"});
       continue;
     }

@@ -90,6 +90,17 @@ struct RankSeries {
 
 std::string number(double v) { return format_cell(Cell(v)); }
 
+// Fetch done per second of its unit: collectors/stalls.yaml records it in whole microseconds (unit
+// us, read exactly from the file's decimal Unix seconds), catalogs of before in seconds (unit s).
+double fetch_done_per_second(const CaseResult& c) {
+  const std::string head = std::string(kStallMetrics[kFetchDone]) + ":rank";
+  for (const SampledSeries& s : c.sampled)
+    if (s.name.rfind(head, 0) == 0) return s.unit == "us" ? 1e6 : 1;
+  for (const MetricRow& m : c.metrics)
+    if (m.name.rfind(head, 0) == 0) return m.unit == "us" ? 1e6 : 1;
+  return 1;
+}
+
 // Why the ranks' series do not cover the same iterations once each, or "".
 std::string coverage(const RankSeries& rs, std::vector<std::int64_t>& iterations) {
   for (const auto& [rank, series] : rs.ranks)
@@ -135,8 +146,11 @@ std::variant<CaseTimings, std::string> case_timings(const CaseResult& c) {
   CaseTimings out;
   if (std::string why = coverage(rs, out.iteration); !why.empty()) return why;
   const size_t n = out.iteration.size();
-  // The origin: Unix seconds as doubles have a 0.24 us grain; seconds from the earliest fetch done
-  // are exact (Sterbenz), and start = fetch done - fetch keeps the precision of the durations.
+  // The origin, the earliest fetch done. In whole microseconds (below 2^53, so exact as doubles) the
+  // difference is exact and its seconds rounded once: start differences exact to the microsecond,
+  // as the notebook's datetimes (`pd.to_datetime(..., format='%Y-%m-%d %H:%M:%S.%f')`) are. From
+  // seconds, as older catalogs hold them, fetch done itself was rounded to 0.24 us when read.
+  const double per_second = fetch_done_per_second(c);
   double origin = INFINITY;
   for (const auto& [rank, series] : rs.ranks)
     for (size_t i = 0; i < n; ++i) origin = std::min(origin, series[kFetchDone].values[i]);
@@ -168,7 +182,7 @@ std::variant<CaseTimings, std::string> case_timings(const CaseResult& c) {
       else if (v[kEpoch][i] != out.epoch[i])
         return bad(i, "Epoch " + number(v[kEpoch][i]) + ", but rank " + std::to_string(out.ranks[0]) +
                           " is in " + number(out.epoch[i]));
-      start[i] = (v[kFetchDone][i] - origin) - v[kFetch][i];
+      start[i] = (v[kFetchDone][i] - origin) / per_second - v[kFetch][i];
     }
     out.ranks.push_back(rank);
     t.start.push_back(start.data());
@@ -182,10 +196,23 @@ std::variant<CaseTimings, std::string> case_timings(const CaseResult& c) {
   return out;
 }
 
-std::vector<size_t> kept_rows(const CaseTimings& t, double warmup, long skip) {
+std::string kept_epochs(const AnalysisSpec& spec) {
+  const std::string from = format_cell(Cell(spec.time.warmup));
+  return spec.stalls.epochs == StallTableSpec::Epochs::all
+             ? "every epoch >= " + from + " (epochs: all)"
+             : "the first epoch >= " + from + " (epochs: first)";
+}
+
+std::vector<size_t> kept_rows(const CaseTimings& t, double warmup, const StallTableSpec& o) {
+  // Epochs ascend (case_timings checks it): the first epoch >= warmup is the first row's that is.
+  auto first = std::find_if(t.epoch.begin(), t.epoch.end(), [&](double e) { return e >= warmup; });
   std::vector<size_t> rows;
-  for (size_t i = 0; i < t.epoch.size(); ++i)
-    if (t.epoch[i] >= warmup && t.index[i] >= skip) rows.push_back(i);
+  if (first == t.epoch.end()) return rows;
+  const double only = *first;
+  for (size_t i = 0; i < t.epoch.size(); ++i) {
+    const bool epoch = o.epochs == StallTableSpec::Epochs::all ? t.epoch[i] >= warmup : t.epoch[i] == only;
+    if (epoch && t.index[i] >= o.skip_iterations) rows.push_back(i);
+  }
   return rows;
 }
 

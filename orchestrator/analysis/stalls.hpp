@@ -1,6 +1,7 @@
 // scaling: stalls - DS-Analyzer's tables (analysis/whatif.hpp) from the
 // per-rank, per-iteration timings of collectors/stalls.yaml (NAME:rank<R>,
-// step = iteration), over the iterations of epochs >= warmup from the
+// step = iteration), over the iterations of the first epoch >= warmup (the
+// notebook's `Epoch == 1`; `epochs: all`: every epoch >= warmup) from the
 // (skip_iterations + 1)-th of each epoch on (the notebook's `Index number >
 // 10` by default).
 //
@@ -61,8 +62,13 @@ struct CaseTimings {
 // The case's timings, or why they cannot be used.
 std::variant<CaseTimings, std::string> case_timings(const CaseResult& c);
 
-// The rows in epochs >= warmup whose index within their epoch is skip or more.
-std::vector<size_t> kept_rows(const CaseTimings& t, double warmup, long skip);
+// The rows whose index within their epoch is o.skip_iterations or more, in the first epoch >= warmup
+// that the case has (o.epochs first) or in every epoch >= warmup (all).
+std::vector<size_t> kept_rows(const CaseTimings& t, double warmup, const StallTableSpec& o);
+
+// The epochs kept, for messages and descriptions: "the first epoch >= 1 (epochs: first)" or
+// "every epoch >= 1 (epochs: all)".
+std::string kept_epochs(const AnalysisSpec& spec);
 
 AnalysisResult analyze_stalls(const AnalysisSpec& spec, const std::vector<CaseResult>& cases);
 

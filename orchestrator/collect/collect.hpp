@@ -81,8 +81,9 @@ struct Collector {
   // component sums (its {part} is what the regexes match; empty: no components), and the
   // components: the collector's defaults, then the campaign's (`components:`, same name replaces).
   std::string component_metric;
-  std::string component_rank_metric;  // `per_rank:` the same per rank (step = rank); "" = none
-  std::string component_percent_of;   // `percent_of:` a metric; "" = the sum over all items
+  std::string component_rank_metric;   // `per_rank:` the same per rank (step = rank); "" = none
+  std::string component_rank_runtime;  // `runtime_per_rank:` each rank's runtime (step = rank); "" = none
+  std::string component_percent_of;    // `percent_of:` a metric; "" = the sum over all items
   std::vector<Component> components;
 };
 

@@ -133,13 +133,20 @@ std::string item_template(const std::string& file, spec::MapReader& m, const std
 }
 
 // `components: {metric: 'tau_exclusive:{routine}', per_rank: 'tau_exclusive_rank:{routine}',
-//               percent_of: tau_application_time, defaults: {mpi: '^MPI_'}}`
+//               runtime_per_rank: tau_application_time_rank, percent_of: tau_application_time,
+//               defaults: {mpi: '^MPI_'}}`
 void read_components(const std::string& file, const YAML::Node& node, Collector& c) {
   auto m = item_map(file, node, "components", "a map with 'metric' (and optionally 'defaults')",
-                    {"metric", "per_rank", "percent_of", "defaults"});
+                    {"metric", "per_rank", "runtime_per_rank", "percent_of", "defaults"});
   m.require("metric");
   c.component_metric = item_template(file, m, "metric");
   if (m.has("per_rank")) c.component_rank_metric = item_template(file, m, "per_rank");
+  if (auto v = m.get("runtime_per_rank"); v.IsDefined()) {
+    if (!m.has("per_rank"))
+      fail(file, v, m.path("runtime_per_rank"),
+           "needs 'per_rank': POP's efficiencies compare the two per rank");
+    c.component_rank_runtime = as_nonempty(file, v, m.path("runtime_per_rank"));
+  }
   if (auto v = m.get("percent_of"); v.IsDefined())
     c.component_percent_of = as_nonempty(file, v, m.path("percent_of"));
   if (auto v = m.get("defaults"); v.IsDefined()) {
@@ -211,17 +218,15 @@ std::vector<std::string> declared_metrics(const Collector& c) {
            {"tau_exclusive:{routine}", "tau_inclusive:{routine}", "tau_calls:{routine}",
             "tau_exclusive_comm:{routine}", "tau_calls_comm:{routine}", "tau_application_time",
             "tau_exclusive_total:{routine}", "tau_inclusive_total:{routine}", "tau_calls_total:{routine}",
-            "tau_exclusive_rank:{routine}", "tau_imbalance:{routine}", "tau_barrier_time:{routine}"})
+            "tau_exclusive_rank:{routine}", "tau_application_time_rank"})
         out.push_back(n);
     }
   }
   for (const auto& comp : c.components) {
     out.push_back("component:" + comp.name);
     out.push_back("component_percent:" + comp.name);
-    if (!c.component_rank_metric.empty()) {
-      out.push_back("component_imbalance:" + comp.name);
-      out.push_back("component_barrier_time:" + comp.name);
-    }
+    if (!c.component_rank_metric.empty() && !c.component_rank_runtime.empty())
+      for (const char* pop : kPopEfficiencies) out.push_back(std::string(pop) + ":" + comp.name);
   }
   return out;
 }

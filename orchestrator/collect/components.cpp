@@ -31,6 +31,16 @@ Items items_of(const std::string& t, const std::vector<Metric>& metrics, size_t 
   return items;
 }
 
+// The values of metric `name` among metrics[first..last) by step (a later one replaces an earlier).
+std::map<Step, double> per_step(const std::string& name, const std::vector<Metric>& metrics, size_t first,
+                                size_t last) {
+  std::map<Step, double> out;
+  if (name.empty()) return out;
+  for (size_t i = first; i < last; ++i)
+    if (metrics[i].name == name && metrics[i].step) out.insert_or_assign(metrics[i].step, metrics[i].value);
+  return out;
+}
+
 std::optional<double> lookup(const std::vector<Metric>& metrics, size_t end, const std::string& name,
                              Step step) {
   std::optional<double> plain, same;
@@ -66,6 +76,10 @@ void add_components(const Collector& c, std::vector<Metric>& metrics, size_t fir
   const Items ranks = c.component_rank_metric.empty()
                           ? Items{}
                           : items_of(c.component_rank_metric, metrics, first, last, rank_unit);
+  const std::map<Step, double> runtimes = per_step(c.component_rank_runtime, metrics, first, last);
+  if (!ranks.empty() && !c.component_rank_runtime.empty() && runtimes.empty())
+    warnings.push_back(c.name + ": no " + c.component_rank_runtime +
+                       " per rank; POP's efficiencies not recorded");
   size_t names = 0;
   for (const auto& [step, values] : items) names += values.size();
   const size_t known = metrics.size();  // denominators among what was collected, not what is added here
@@ -88,18 +102,29 @@ void add_components(const Collector& c, std::vector<Metric>& metrics, size_t fir
       if (total > 0)
         metrics.push_back(Metric{"component_percent:" + comp.name, step, 100 * sum / total, "%"});
     }
-    if (!ranks.empty()) {
-      double sum = 0, max = 0;
-      for (const auto& [rank, values] : ranks) {
+    if (!ranks.empty() && !runtimes.empty()) {
+      // POP's efficiencies (components.hpp): useful time = each rank's runtime outside the component.
+      std::vector<double> useful;
+      double runtime = 0;
+      for (const auto& [rank, total] : runtimes) {
         double s = 0;
-        for (const auto& [item, v] : values)
-          if (std::regex_search(item, comp.re)) s += v;
-        sum += s, max = std::max(max, s);
+        if (auto it = ranks.find(rank); it != ranks.end())
+          for (const auto& [item, v] : it->second)
+            if (std::regex_search(item, comp.re)) s += v;
+        useful.push_back(total - s);
+        runtime = std::max(runtime, total);
       }
-      const double mean = sum / static_cast<double>(ranks.size());
-      if (mean > 0)
-        metrics.push_back(Metric{"component_imbalance:" + comp.name, std::nullopt, max / mean, ""});
-      metrics.push_back(Metric{"component_barrier_time:" + comp.name, std::nullopt, max - mean, rank_unit});
+      const double max = *std::max_element(useful.begin(), useful.end());
+      double sum = 0;
+      for (double u : useful) sum += u;
+      const double mean = sum / static_cast<double>(useful.size());
+      if (max > 0 && runtime > 0) {
+        const double load_balance = mean / max, communication = max / runtime;
+        for (auto [head, v] :
+             {std::pair{kPopEfficiencies[0], load_balance}, std::pair{kPopEfficiencies[1], communication},
+              std::pair{kPopEfficiencies[2], load_balance * communication}})
+          metrics.push_back(Metric{std::string(head) + ":" + comp.name, std::nullopt, v, ""});
+      }
     }
     if (matched == 0)
       warnings.push_back(c.name + ": component '" + comp.name + "' ('" + comp.match + "') matches none of " +

@@ -6,9 +6,20 @@
 //                           (tau: tau_application_time, `.TAU application`'s inclusive time; a
 //                           campaign's component may name another, e.g. nsys over the run's
 //                           run_time), else the sum over all items (nsys: the GPU time)
-//   component_imbalance:NAME, component_barrier_time:NAME   with per-rank items (`per_rank:`,
-//                           tau_exclusive_rank): max / mean over the ranks of the per-rank sums,
-//                           and max - mean (what a rank waits on average for the slowest)
+//   pop_load_balance:NAME, pop_communication_efficiency:NAME, pop_parallel_efficiency:NAME
+//                           with per-rank items (`per_rank:`, tau_exclusive_rank) and each rank's
+//                           runtime (`runtime_per_rank:`, tau_application_time_rank): the POP Centre
+//                           of Excellence's efficiencies with the component as the time outside
+//                           useful computation (for `mpi`, POP's own: useful = outside MPI):
+//                             useful(r)   = runtime(r) - component(r)
+//                             load balance = mean(useful) / max(useful)
+//                             communication efficiency = max(useful) / runtime, the longest rank's
+//                             parallel efficiency = load balance x communication efficiency
+//                           (co-design.pop-coe.eu/metrics: parallel_efficiency.html "PE = Load
+//                           Balance * Communication Efficiency"; communication_efficiency.html
+//                           "CommE = Maximum Useful Computation Time / Total Runtime"; load balance
+//                           "Average Useful Computation Time / Maximum Useful Computation Time").
+//                           The time in MPI_Barrier itself is tau_exclusive:MPI_Barrier().
 // A collector names the metric its components sum (`components: metric: 'tau_exclusive:{routine}'`)
 // and may define default components; a campaign adds its own (`components:` in spec/campaign.hpp),
 // attached to the collector by load_collectors (attempt.hpp).
@@ -24,6 +35,10 @@
 #include "collect/collect.hpp"
 
 namespace campaign::collect {
+
+// The heads of POP's efficiency metrics (above), each followed by ":" and the component's name.
+inline constexpr const char* kPopEfficiencies[] = {"pop_load_balance", "pop_communication_efficiency",
+                                                   "pop_parallel_efficiency"};
 
 // Compiles `match` (ECMAScript, searched anywhere in the item's name). Throws std::regex_error.
 Component make_component(const std::string& name, const std::string& match,

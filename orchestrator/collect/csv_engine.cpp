@@ -187,7 +187,7 @@ void run_csv(const CsvSpec& spec, const Input& in, Output& out) {
         values.push_back(missing);
         continue;
       }
-      auto v = parse_number(cell);
+      auto v = parse_scaled(cell, u.column->scale);
       if (!v)
         fail(in, ln,
              "column '" + u.column->column + "' (" + std::to_string(u.index + 1) + "): " + preview(cell) +
@@ -197,7 +197,7 @@ void run_csv(const CsvSpec& spec, const Input& in, Output& out) {
         values.push_back(missing);
         continue;
       }
-      values.push_back(*v * u.column->scale);
+      values.push_back(*v);
     }
     steps.push_back(step);
     row_lines.push_back(ln);

@@ -183,6 +183,28 @@ std::optional<double> parse_number(std::string_view s, bool grouping) {
   return std::nullopt;
 }
 
+std::optional<double> parse_scaled(std::string_view s, double scale) {
+  auto v = parse_number(s);
+  if (!v || !std::isfinite(*v) || scale == 1) return v ? std::optional<double>(*v * scale) : v;
+  int k = -19;
+  for (int e = -18; e <= 18 && k == -19; ++e) {
+    const std::string p = "1e" + std::to_string(e);
+    if (parse_plain(p) == scale) k = e;
+  }
+  if (k == -19) return *v * scale;
+  std::string text(trim_view(s));
+  const size_t exp = text.find_first_of("eE");
+  long e = k;
+  if (exp != std::string::npos) {
+    auto given = parse_plain(std::string_view(text).substr(exp + 1));
+    if (!given) return *v * scale;
+    e += std::lround(*given);
+    text.resize(exp);
+  }
+  auto exact = parse_plain(text + "e" + std::to_string(e));
+  return exact ? exact : std::optional<double>(*v * scale);
+}
+
 std::optional<double> parse_tau_msec(std::string_view s) {
   s = trim_view(s);
   if (s.find(':') == std::string_view::npos) return parse_number(s, true);

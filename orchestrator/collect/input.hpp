@@ -54,6 +54,12 @@ class LineReader {
 // Strict parse of a whole (space-trimmed) string: "12", "-1.5e3", "+3", "nan",
 // "inf". With `grouping`, "1,234,567.5" is read too. nullopt if anything else.
 std::optional<double> parse_number(std::string_view s, bool grouping = false);
+// parse_number(s) times `scale`. A power of ten (1e6, 1e-3) moves the decimal point of the text
+// instead, so the product is the decimal value rounded once, by construction: "1700000001.123456"
+// x 1e6 reads as exactly 1700000001123456 (whole microseconds), never through the double of the
+// seconds (0.24 us apart at today's dates), whose product with 1e6 lands on the integer only while
+// that rounding error stays below half the product's spacing.
+std::optional<double> parse_scaled(std::string_view s, double scale);
 // A TAU pprof time in msec: "0.038", "1,167", "1:10.733" (m:s), "1:27:15.217" (h:m:s).
 std::optional<double> parse_tau_msec(std::string_view s);
 

@@ -11,12 +11,13 @@
 //   the total listing: tau_exclusive_total:R, tau_inclusive_total:R, tau_calls_total:R
 //   the node listings (a node's contexts and threads summed; absent = 0, as pprof's mean counts it):
 //     tau_exclusive_rank:R   step = the node (MPI rank)
-//     tau_imbalance:R        max / mean over the nodes of R's exclusive time
-//     tau_barrier_time:R     max - mean: what a rank waits on average, at a barrier after R, for the slowest
+//     tau_application_time_rank   step = the node: its runtime, `.TAU application`'s inclusive time
+//         (else its largest inclusive time; the longest of its contexts and threads), from which the
+//         components derive POP's efficiencies (collect/components.hpp)
 // Tagged lines are never summed into routines, components or totals. User-event tables (USER EVENTS)
 // are skipped. A row that does not read is a warning; a file with no listing at all is an error.
 #include <map>
-#include <set>
+#include <optional>
 
 #include "collect/engines.hpp"
 #include "util/strings.hpp"
@@ -102,24 +103,22 @@ void record_total(const Listing& l, Output& out) {
 
 void record_nodes(const std::vector<Listing>& listings, Output& out) {
   std::map<std::string, std::map<long, double>> excl;  // routine -> node -> exclusive ms
-  std::set<long> nodes;
+  std::map<long, double> runtime;                      // node -> ms
   for (const Listing& l : listings) {
-    if (l.kind != Kind::node) continue;
-    nodes.insert(l.rank);
-    for (const Row& r : l.rows)
+    if (l.kind != Kind::node || l.rows.empty()) continue;
+    std::optional<double> application, top;
+    for (const Row& r : l.rows) {
+      top = std::max(top.value_or(r.inclusive_ms), r.inclusive_ms);
+      if (r.name == ".TAU application") application = r.inclusive_ms;
       if (!tagged(r.name)) excl[r.name][l.rank] += r.exclusive_ms;
-  }
-  if (nodes.empty()) return;
-  for (const auto& [routine, by_node] : excl) {
-    double sum = 0, max = 0;
-    for (const auto& [node, ms] : by_node) {
-      add(out, "tau_exclusive_rank:" + routine, ms / 1000, "s", static_cast<double>(node));
-      sum += ms, max = std::max(max, ms);
     }
-    const double mean = sum / static_cast<double>(nodes.size());
-    if (mean > 0) add(out, "tau_imbalance:" + routine, max / mean, "");
-    add(out, "tau_barrier_time:" + routine, (max - mean) / 1000, "s");
+    runtime[l.rank] = std::max(runtime[l.rank], application.value_or(*top));
   }
+  for (const auto& [routine, by_node] : excl)
+    for (const auto& [node, ms] : by_node)
+      add(out, "tau_exclusive_rank:" + routine, ms / 1000, "s", static_cast<double>(node));
+  for (const auto& [node, ms] : runtime)
+    add(out, "tau_application_time_rank", ms / 1000, "s", static_cast<double>(node));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/stalls.hpp"
 #include "analysis/whatif.hpp"
 #include "report/plot.hpp"
 #include "report/process.hpp"
@@ -105,7 +106,10 @@ std::string describe(const AnalysisSpec& s) {
            "says the target was reached (run_success); speedup = time to train(r0) / time to train(r) with "
            "r0 "
            "the smallest `"
-        << s.x << "`; eff = speedup * r0 / r.";
+        << s.x
+        << "`; eff = speedup * r0 / r (both of the plain mean over the runs). time_to_train_score = MLPerf "
+           "HPC's score: the mean of the runs after discarding the fastest and the slowest (3 runs or "
+           "more).";
       if (!s.samples.empty()) d << " throughput = `" << s.samples << "` / time to train." << rate;
       break;
     case Scaling::none:
@@ -135,8 +139,7 @@ std::string describe(const AnalysisSpec& s) {
       for (auto a : o.fetch) fetch.emplace_back(to_string(a));
       for (auto a : o.start) start.emplace_back(to_string(a));
       d << "DS-Analyzer's tables of each case (its notebook's definitions and names), over the iterations of "
-           "epochs >= "
-        << analysis::format_cell(s.time.warmup) << " past the first " << o.skip_iterations
+        << analysis::kept_epochs(s) << " past the first " << o.skip_iterations
         << " of each epoch (`skip_iterations`). Per iteration over the ranks (GPUs): iteration time and "
            "training stall = their max; delay = max - min of the stalls; preprocessing (fetch) diff and "
            "start "

@@ -116,9 +116,8 @@ std::string stalls_html(const std::vector<analysis::AnalysisResult>& stalls) {
   std::ostringstream h;
   for (const auto& a : stalls) {
     h << "<h2>Data stalls: " << esc(a.spec.name) << "</h2>\n"
-      << "<p>DS-Analyzer's table per case over its ranks (epochs &gt;= "
-      << esc(analysis::format_cell(a.spec.time.warmup)) << ", past the first "
-      << a.spec.stalls.skip_iterations
+      << "<p>DS-Analyzer's table per case over its ranks (" << esc(analysis::kept_epochs(a.spec))
+      << ", past the first " << a.spec.stalls.skip_iterations
       << " iterations of each epoch) and its what-if: the iteration time had every rank's fetch time and "
          "start "
          "been aligned (the run's report defines every column).</p>\n";

@@ -260,10 +260,14 @@ E pick(const std::string& file, const YAML::Node& node, const std::string& key,
   return std::find_if(choices.begin(), choices.end(), [&](const auto& c) { return c.first == v; })->second;
 }
 
-// skip_iterations, delay_threshold and whatif of scaling: stalls.
+// epochs, skip_iterations, delay_threshold and whatif of scaling: stalls.
 StallTableSpec stall_table(MapReader& f) {
   StallTableSpec s;
   const std::string& file = f.file();
+  if (given(f, "epochs"))
+    s.epochs = pick<StallTableSpec::Epochs>(
+        file, f.get("epochs"), f.path("epochs"),
+        {{"first", StallTableSpec::Epochs::first}, {"all", StallTableSpec::Epochs::all}});
   if (given(f, "skip_iterations")) {
     double v = as_number(file, f.get("skip_iterations"), f.path("skip_iterations"));
     if (v != std::floor(v) || v < 0 || v > 1e9)
@@ -295,9 +299,10 @@ StallTableSpec stall_table(MapReader& f) {
 
 AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const std::string& path) {
   if (!node.IsMap()) fail(file, node, path, std::string("expected a map, got ") + type_name(node));
-  MapReader f(file, node, path,
-              {"name", "scaling", "step", "x", "time", "samples", "group_by", "compare", "aggregate", "ratio",
-               "stall", "repeat", "window", "warmup", "skip_iterations", "delay_threshold", "whatif"});
+  MapReader f(
+      file, node, path,
+      {"name", "scaling", "step", "x", "time", "samples", "group_by", "compare", "aggregate", "ratio",
+       "stall", "repeat", "window", "warmup", "epochs", "skip_iterations", "delay_threshold", "whatif"});
   AnalysisSpec a;
   Scope scope(file, a.uses);
   a.where = location(file, node);
@@ -317,7 +322,7 @@ AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const st
                                {"mlperf_strong", Scaling::mlperf_strong}});
   a.step = text_or(f, "step", "");
   if (!a.step.empty()) scope.step(f.get("step"), f.path("step"), a.step);
-  for (const char* k : {"skip_iterations", "delay_threshold", "whatif"})
+  for (const char* k : {"epochs", "skip_iterations", "delay_threshold", "whatif"})
     if (given(f, k) && a.scaling != Scaling::stalls)
       fail(file, f.get(k), f.path(k), "only for scaling: stalls");
   if (a.scaling == Scaling::mlperf_weak) {

@@ -84,6 +84,10 @@ inline constexpr Align kAligns[] = {Align::rank, Align::avg, Align::min};
 
 // scaling: stalls - DS-Analyzer's table and what-if simulation (analysis/stalls.hpp).
 struct StallTableSpec {
+  // Which epochs from `warmup` on are kept. first: the first of them only, DS-Analyzer's rule (its
+  // notebook keeps `perf_df[perf_df["Epoch"] == 1]`, and `Epoch == 1` again in its simulation; with the
+  // default warmup 1 that is epoch 1); all: every epoch from warmup on, the project's variant.
+  enum class Epochs { first, all } epochs = Epochs::first;
   // The first N iterations of each epoch are left out: 11 is the notebook's `Index number > 10`.
   int skip_iterations = 11;
   // Seconds: an iteration whose delay exceeds it counts in Effective Delay time (%), the notebook's 0.030.

@@ -4,7 +4,8 @@
 # column of the summary row and of every what-if row within 1e-9 relative, on (a) the hand-made
 # 2-GPU run of tests/data/stalls/two_gpus (worked out in tests/unit/analysis/stalls_test.cpp) and
 # (c) an 8-GPU series generated here, rank 5 skewed (slower fetches that start late), recorded as
-# minicosmo records it (Unix seconds, 6 decimals). Bad data (one rank only, a rank missing an
+# minicosmo records it (Unix seconds, 6 decimals, read exactly to the microsecond on both sides),
+# under the notebook's `Epoch == 1` (the default) and under `epochs: all`. Bad data (one rank only, a rank missing an
 # iteration, training starts going back) leaves those cases out with the reason while the others
 # go on, and `campaign import` still exits 0. (b), a real 4-rank minicosmo run, is in
 # tests/integration/data_loading_local.sh.
@@ -67,7 +68,8 @@ case_name: "{{data}}"
 job: {command: "true"}
 collectors: [stalls]
 analyses:
-  - {name: stalls, scaling: stalls}                                     # the notebook's defaults
+  - {name: stalls, scaling: stalls}                                     # the notebook's defaults: Epoch == 1
+  - {name: every, scaling: stalls, epochs: all}                         # every epoch >= 1, the named variant
   - {name: hand, scaling: stalls, warmup: 1, skip_iterations: 1}         # the 2-GPU run's 3 iterations
 YAML
 "$exe" import "$tmp/stalls.yaml" --workdir "$tmp/w" --from "$tree" >"$tmp/out" 2>"$tmp/err"
@@ -89,6 +91,12 @@ compare() {  # analysis case reference-options...
 }
 compare hand two_gpus --skip 1
 compare stalls eight_gpus
+compare every eight_gpus --epochs all
+iterations() { $py -c "import csv,sys; print(next(csv.DictReader(open(sys.argv[1])))['iterations'])" "$rep/$1.csv"; }
+check_eq "8 GPUs, the notebook's Epoch == 1: 19 iterations (30 - 11)" 19 "$(iterations stalls)"
+check_eq "8 GPUs, epochs: all: 38 iterations (epochs 1 and 2)" 38 "$(iterations every)"
+saving() { $py -c "import csv,sys; print('%.4f' % float([r for r in csv.DictReader(open(sys.argv[1])) if r['fetch'] == r['start'] == 'min'][0]['Saving (sec)']))" "$rep/$1-whatif-eight_gpus.csv"; }
+echo "8 GPUs, min/min saving: $(saving stalls) s (Epoch == 1), $(saving every) s (epochs: all)"
 check "the 8-GPU what-if has 9 rows" test "$(($(wc -l <"$rep/stalls-whatif-eight_gpus.csv") - 1))" = 9
 # The hand-worked numbers (stalls_test.cpp) in the report's CSV: min/min predicts 0.286667 s.
 check "2 GPUs, min/min: 0.286667 s, 33.33 % effective delay" $py - "$rep/hand-whatif-two_gpus.csv" <<'PY'
@@ -109,8 +117,8 @@ check "one rank only: left out with the reason" left_out one_rank "one rank only
 check "a rank missing an iteration: left out" left_out missing_iteration "rank 1 has no iteration 6, which other ranks have"
 check "a start going back: left out" left_out time_back "rank 0, iteration 7: Training start (sec)"
 check "the 2-GPU run under the notebook's defaults: nothing left past index 10" \
-  left_out two_gpus "none of its 8 iterations is in an epoch >= 1 past the first 11 of its epoch"
+  left_out two_gpus "none of its 8 iterations is in the first epoch >= 1 (epochs: first) past the first 11 of its epoch"
 check_eq "the summary has the good cases" "eight_gpus" "$(cut -d, -f1 "$rep/stalls.csv" | tail -n +2 | paste -sd' ')"
 check "the report shows the what-if tables under their own heading" grep -q "^### hand-whatif: case=two_gpus" "$rep/report.md"
 check "and the what-if plot" test -s "$rep/stalls-whatif.gp"
-finish 11
+finish 14

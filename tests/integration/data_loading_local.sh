@@ -167,5 +167,5 @@ reference() { $py "$SRC/tests/reference/ds_analyzer.py" "$run" --check "$WORK/r4
 check "summary and what-if as the reference computes them from the ranks' files" reference
 say "reference: $(tail -1 "$WORK/ref4.err")"
 [ "$(wc -l <"$WORK/ref4.err")" -gt 1 ] && head -5 "$WORK/ref4.err"
-check_eq "42 iterations kept (2 epochs x 32, the first 11 of each left out)" 42 \
+check_eq "21 iterations kept (epoch 1 only, the notebook's Epoch == 1: 32, the first 11 left out)" 21 \
   "$($py -c "import csv,sys; print(next(csv.DictReader(open(sys.argv[1])))['iterations'])" "$WORK/r4/report/stalls.csv")"

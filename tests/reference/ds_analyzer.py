@@ -11,16 +11,21 @@ fetch done - fetch time, `Fetch time (sec)_gpu{i}`, ...), the simulation of
 each FETCH_ALIGN x START_ALIGN combination (`simulate_dataload`,
 `simulate_training`), the per-iteration `sim_train_df` columns, then the
 summary over the iterations whose `Index number` (index within the epoch) is
-past the skipped ones: mean and std of each column and Effective Delay time
-(%). Vectorised over iterations with numpy where the notebook loops with
+past the skipped ones, in epoch 1 only: mean and std of each column and Effective
+Delay time (%). The notebook keeps `perf_df[perf_df["Epoch"] == 1]` (In [1],
+line 55 of the study's text) and `simulation_df[simulation_df["Epoch"] == 1]`
+(In [3], line 122); --epochs all keeps every epoch >= --warmup instead (the
+project's named variant). Vectorised over iterations with numpy where the notebook loops with
 iterrows; the order of the arithmetic is the notebook's. The notebook's
 per-GPU alignment is called `rank` here.
 
-Where the notebook uses datetimes (nanoseconds), times are float seconds
-from the run's earliest fetch done: Unix seconds as floats have a 0.24 us
-grain, seconds from that origin are exact.
+Where the notebook uses datetimes (parsed exactly to the microsecond,
+`pd.to_datetime(..., format='%Y-%m-%d %H:%M:%S.%f')`, In [3], line 103), times
+are float seconds from the run's earliest fetch done, the fetch done times read
+from their text as whole microseconds (integers) so that the differences are
+exact; a float of Unix seconds would have a 0.24 us grain.
 
-    ds_analyzer.py RUN_DIR [--warmup 1] [--skip 11] [--threshold 0.030]
+    ds_analyzer.py RUN_DIR [--warmup 1] [--epochs first|all] [--skip 11] [--threshold 0.030]
                    [--check REPORT_DIR CASE [--analysis stalls]]
 
 Prints the summary row and one row per combination as CSV; with --check,
@@ -53,16 +58,28 @@ SOURCE = {"Avg iteration time (sec)": "Iteration time (sec)",
           "Avg preprocessing diff (sec)": "Batch fetch time diff (sec)"}
 
 
+def microseconds(text):
+    """Decimal Unix seconds ("1700000001.123456") as whole microseconds, exactly: integer seconds and
+    integer microseconds, never a float of the whole (the notebook's datetimes are exact to the us)."""
+    text = text.strip()
+    sign = -1 if text.startswith("-") else 1
+    whole, _, frac = text.lstrip("+-").partition(".")
+    if frac[6:].strip("0"):
+        raise ValueError(f"{text}: finer than a microsecond")
+    return sign * (int(whole or "0") * 1_000_000 + int((frac + "000000")[:6]))
+
+
 def load(run_dir):
     """The notebook's simulation_df: one row per (Epoch, Index number), per-GPU columns."""
     frames = []
     for path in sorted(glob.glob(os.path.join(run_dir, "stalls-rank*.csv"))):
-        df = pd.read_csv(path, float_precision="round_trip")
+        df = pd.read_csv(path, float_precision="round_trip", dtype={"Fetch done time (sec)": str})
         df["GPU"] = int(re.search(r"stalls-rank(\d+)\.csv$", path).group(1))
         frames.append(df)
     perf = pd.concat(frames, ignore_index=True).sort_values(["GPU", "Iteration"])
-    origin = perf["Fetch done time (sec)"].min()
-    perf["Start time"] = (perf["Fetch done time (sec)"] - origin) - perf["Fetch time (sec)"]
+    done_us = perf["Fetch done time (sec)"].map(microseconds).astype("int64")
+    # Integers below 2^53: the difference is exact, its seconds rounded once.
+    perf["Start time"] = (done_us - done_us.min()) / 1e6 - perf["Fetch time (sec)"]
     perf["Index number"] = perf.groupby(["GPU", "Epoch"]).cumcount()
     wide = perf.pivot(index=["Epoch", "Index number"], columns="GPU",
                       values=["Start time", "Fetch time (sec)", "Iteration time (sec)",
@@ -130,9 +147,17 @@ def measured(df, gpus):
     return out
 
 
-def summary(df, warmup, skip, threshold):
+def summary(df, warmup, skip, threshold, epochs="first"):
     """The notebook's summary cell: mean, std and the effective delay over the kept iterations."""
-    df = df[(df["Epoch"] >= warmup) & (df["Index number"] > skip - 1)]
+    if epochs == "first":
+        # perf_df[perf_df["Epoch"] == 1] (line 55), simulation_df[simulation_df["Epoch"] == 1] (line 122):
+        # epoch 1 is the first after the warm-up epoch 0.
+        first = df.loc[df["Epoch"] >= warmup, "Epoch"].min()
+        df = df[df["Epoch"] == first]
+    else:
+        df = df[df["Epoch"] >= warmup]
+    # df[df["Index number"]>10] (line 327): the first `skip` (11) iterations of the epoch left out.
+    df = df[df["Index number"] > skip - 1]
     row = {"iterations": len(df)}
     for name in SUMMARY:
         if name == "Effective Delay time (%)":
@@ -143,14 +168,15 @@ def summary(df, warmup, skip, threshold):
     return row
 
 
-def reference(run_dir, warmup, skip, threshold):
+def reference(run_dir, warmup, skip, threshold, epochs="first"):
     df, gpus = load(run_dir)
-    base = summary(measured(df, gpus), warmup, skip, threshold)
+    base = summary(measured(df, gpus), warmup, skip, threshold, epochs)
     base["ranks"] = len(gpus)
     rows = []
-    before = summary(simulate(df, gpus, "rank", "rank"), warmup, skip, threshold)["Avg iteration time (sec)"]
+    before = summary(simulate(df, gpus, "rank", "rank"), warmup, skip, threshold,
+                     epochs)["Avg iteration time (sec)"]
     for fetch_align, start_align in itertools.product(ALIGNS, ALIGNS):
-        r = summary(simulate(df, gpus, fetch_align, start_align), warmup, skip, threshold)
+        r = summary(simulate(df, gpus, fetch_align, start_align), warmup, skip, threshold, epochs)
         r.update({"fetch": fetch_align, "start": start_align})
         r["Saving (sec)"] = before - r["Avg iteration time (sec)"]
         r["Saving (%)"] = 100 * r["Saving (sec)"] / before
@@ -199,12 +225,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run_dir")
     ap.add_argument("--warmup", type=float, default=1, help="epochs below it are left out (default 1)")
+    ap.add_argument("--epochs", choices=["first", "all"], default="first",
+                    help="first: the first epoch >= warmup only, the notebook's Epoch == 1 (default); all")
     ap.add_argument("--skip", type=int, default=11, help="iterations left out at each epoch's start (11)")
     ap.add_argument("--threshold", type=float, default=0.030, help="effective delay threshold, s (0.030)")
     ap.add_argument("--check", nargs=2, metavar=("REPORT_DIR", "CASE"))
     ap.add_argument("--analysis", default="stalls")
     a = ap.parse_args()
-    base, rows = reference(a.run_dir, a.warmup, a.skip, a.threshold)
+    base, rows = reference(a.run_dir, a.warmup, a.skip, a.threshold, a.epochs)
     cols = ["fetch", "start", "iterations"] + [c for n in SUMMARY for c in (n, n + "_std")
                                                if c in rows[0]] + ["Saving (sec)", "Saving (%)"]
     table = pd.DataFrame([dict(base, fetch="measured", start="")] + rows)

@@ -6,8 +6,16 @@ pprof prints one listing per "NODE n;CONTEXT c;THREAD t:", then "FUNCTION SUMMAR
 #Subrs, Inclusive usec/call, Name, with times of a minute and more as m:ss.mmm. A line
 "ROUTINE [ <comm> = ... ]" is TAU's per-communicator breakdown of ROUTINE's own line.
 Definitions (issue 24): % of time in MPI = the untagged MPI_ routines' exclusive time over
-`.TAU application`'s inclusive time, in the mean listing (pprof's %Time adds up to it); per
-routine over the nodes (absent = 0): imbalance = max / mean, barrier time = max - mean.
+`.TAU application`'s inclusive time, in the mean listing (pprof's %Time adds up to it). With node
+listings, the POP Centre of Excellence's efficiencies (co-design.pop-coe.eu/metrics), useful
+computation time = a rank's runtime (its `.TAU application` inclusive time) outside MPI:
+  load balance             = average useful time / maximum useful time  (load_balance_efficiency)
+  communication efficiency = maximum useful time / total runtime        (communication_efficiency.html:
+                             "CommE = Maximum Useful Computation Time / Total Runtime")
+  parallel efficiency      = load balance x communication efficiency    (parallel_efficiency.html:
+                             "PE = Load Balance * Communication Efficiency")
+the total runtime being the longest rank's. A mean listing alone (the ExaRL plan's) has no ranks:
+no efficiencies.
 
 Usage: tau_reference.py PPROF CATALOG CASE   (exit 0: every value within 1e-9 relative)
 """
@@ -76,16 +84,23 @@ for name, (excl, incl, calls) in by_kind.get("total", {}).items():
 if nodes:
     routines = {n for rows in nodes.values() for n in rows if not comm.search(n)}
     for r in routines:
-        per = np.array([nodes[n][r][0] if r in nodes[n] else 0.0 for n in sorted(nodes)])
         for n in sorted(nodes):
             if r in nodes[n]:
                 want[("tau_exclusive_rank:" + r, n)] = nodes[n][r][0] / 1000
-        want[("tau_imbalance:" + r, None)] = per.max() / per.mean()
-        want[("tau_barrier_time:" + r, None)] = (per.max() - per.mean()) / 1000
+    runtime = np.array([nodes[n][".TAU application"][1] for n in sorted(nodes)]) / 1000
+    for i, n in enumerate(sorted(nodes)):
+        want[("tau_application_time_rank", n)] = runtime[i]
     mpi_rank = np.array([sum(e for r, (e, _, _) in nodes[n].items() if r.startswith("MPI_") and not comm.search(r))
-                         for n in sorted(nodes)])
-    want[("component_imbalance:mpi", None)] = mpi_rank.max() / mpi_rank.mean()
-    want[("component_barrier_time:mpi", None)] = (mpi_rank.max() - mpi_rank.mean()) / 1000
+                         for n in sorted(nodes)]) / 1000
+    useful = runtime - mpi_rank
+    load_balance = useful.mean() / useful.max()
+    communication = useful.max() / runtime.max()
+    want[("pop_load_balance:mpi", None)] = load_balance
+    want[("pop_communication_efficiency:mpi", None)] = communication
+    want[("pop_parallel_efficiency:mpi", None)] = load_balance * communication
+    print("POP: load balance %.6f, communication efficiency %.6f, parallel efficiency %.6f; mean time in "
+          "MPI_Barrier() %.6f s" % (load_balance, communication, load_balance * communication,
+                                     main.get("MPI_Barrier()", (0, 0, 0))[0] / 1000))
 
 # The catalog's metrics of the case: rows of `metrics`, and `metric_series` packed per name (vals:
 # float64 per value; steps: NULL for one whole-run value, k for steps k, k+1, ..., or int64 per value).
@@ -104,6 +119,6 @@ c = Comparison(case + " (TAU)")
 for key, value in sorted(want.items(), key=lambda kv: (kv[0][0], kv[0][1] or -1)):
     c.same("%s" % (key,), got.get(key), value)
 for key in got:
-    if key[0].startswith("tau_") and key not in want:
+    if key[0].startswith(("tau_", "pop_")) and key not in want:
         c.differ("not in the reference: %s" % (key,))
 sys.exit(c.result())

@@ -126,8 +126,9 @@ TEST_CASE("scaling: mlperf_strong: time to train per node count, only runs that 
                                 run("c", "4", "1", 40, true), run("d", "4", "2", 10, false)});
   REQUIRE(res.tables.size() == 1);
   const Table& t = res.tables[0];
-  CHECK(t.columns ==
-        std::vector<std::string>{"nodes", "time_to_train", "time_to_train_std", "speedup", "eff", "count"});
+  CHECK(t.columns == std::vector<std::string>{"nodes", "time_to_train", "time_to_train_std",
+                                              "time_to_train_score", "speedup", "eff", "count"});
+  CHECK(!t.number(0, "time_to_train_score"));  // two runs: no score
   CHECK(*t.number(0, "time_to_train") == 110);
   CHECK(*t.number(1, "time_to_train") == 40);
   CHECK(*t.number(1, "speedup") == Approx(110.0 / 40));
@@ -138,4 +139,40 @@ TEST_CASE("scaling: mlperf_strong: time to train per node count, only runs that 
   CHECK_THROWS_WITH(
       parse_analyses(YAML::Load("[{name: m, scaling: mlperf_strong, x: nodes, time: run_time}]"), "c.yaml"),
       Catch::Contains("analyses[0].time: not used by scaling: mlperf_strong"));
+}
+
+// MLPerf HPC's strong-scaling score: "discarding the lowest and highest results, and averaging the
+// remaining results" (mlcommons.org, MLPerf Training: HPC, Metric).
+TEST_CASE("mlperf_strong: time_to_train_score drops the fastest and the slowest run") {
+  CHECK(time_to_train_score({100, 120, 110, 300, 90}) == 110);  // (100 + 110 + 120) / 3
+  CHECK(time_to_train_score({5, 1, 3}) == 3);
+  CHECK(time_to_train_score({2, 2, 8, 2}) == 2);  // one fastest and one slowest only
+  CHECK(!time_to_train_score({100, 120}));
+  CHECK(!time_to_train_score({}));
+
+  auto specs = parse_analyses(YAML::Load("[{name: ttt, scaling: mlperf_strong, x: nodes}]"), "c.yaml");
+  std::vector<CaseResult> cases;
+  const double times[] = {100, 120, 110, 300, 90};
+  for (int i = 0; i < 5; ++i) {
+    CaseResult c;
+    c.name = "r" + std::to_string(i);
+    c.state = "collected";
+    c.params = {{"nodes", "1"}, {"repeat", std::to_string(i)}};
+    c.metrics.push_back({kRunTime, {}, times[i], "s"});
+    c.metrics.push_back({kRunSuccess, {}, 1, ""});
+    cases.push_back(c);
+  }
+  cases.push_back(cases[0]);  // 2 nodes, two runs: no score
+  cases.back().params = {{"nodes", "2"}, {"repeat", "0"}};
+  cases.push_back(cases[1]);
+  cases.back().params = {{"nodes", "2"}, {"repeat", "1"}};
+  auto res = analyze(specs[0], cases);
+  REQUIRE(res.tables.size() == 1);
+  const Table& t = res.tables[0];
+  CHECK(t.columns == std::vector<std::string>{"nodes", "time_to_train", "time_to_train_std",
+                                              "time_to_train_score", "speedup", "eff", "count"});
+  CHECK(*t.number(0, "time_to_train") == 144);  // the plain mean, beside
+  CHECK(*t.number(0, "time_to_train_score") == 110);
+  CHECK(t.units.at("time_to_train_score") == "s");
+  CHECK(!t.number(1, "time_to_train_score"));
 }

@@ -135,9 +135,10 @@ TEST_CASE("stalls: DS-Analyzer's summary of a hand-made 2-GPU run", "[stalls]") 
   SECTION("the defaults skip the first 11 of each epoch: nothing is left of 4") {
     AnalysisResult r = analyze_stalls(spec_of("[{name: stalls, scaling: stalls}]"), {two_gpus()});
     REQUIRE(r.excluded.size() == 1);
-    CHECK(r.excluded[0].reason ==
-          "none of its 8 iterations is in an epoch >= 1 past the first 11 of its epoch "
-          "(skip_iterations)");
+    CHECK(
+        r.excluded[0].reason ==
+        "none of its 8 iterations is in the first epoch >= 1 (epochs: first) past the first 11 of its epoch "
+        "(skip_iterations)");
     CHECK(r.tables.empty());
   }
 }
@@ -316,9 +317,77 @@ TEST_CASE("stalls: the options are checked", "[stalls]") {
   CHECK_THAT(error("[{name: s, scaling: stalls, whatif: {align: [min]}}]"), Contains("align"));
   CHECK_THAT(error("[{name: s, scaling: none, x: a, time: t, skip_iterations: 3}]"),
              Contains("analyses[0].skip_iterations: only for scaling: stalls"));
+  CHECK_THAT(error("[{name: s, scaling: stalls, epochs: last}]"),
+             Contains("analyses[0].epochs: 'last' is not one of first, all"));
+  CHECK_THAT(error("[{name: s, scaling: none, x: a, time: t, epochs: all}]"),
+             Contains("analyses[0].epochs: only for scaling: stalls"));
+  CHECK(spec_of("[{name: s, scaling: stalls, epochs: all}]").stalls.epochs == StallTableSpec::Epochs::all);
   const AnalysisSpec d = spec_of("[{name: s, scaling: stalls}]");
+  CHECK(d.stalls.epochs == StallTableSpec::Epochs::first);  // DS-Analyzer's Epoch == 1
   CHECK(d.stalls.skip_iterations == 11);
   CHECK(d.stalls.delay_threshold == 0.030);
   CHECK(d.stalls.fetch.size() == 3);
   CHECK(d.stalls.start.size() == 3);
+}
+
+// DS-Analyzer's notebook keeps `perf_df[perf_df["Epoch"] == 1]` (and the same in its simulation):
+// the first epoch after warm-up; `epochs: all` every epoch from warm-up on.
+TEST_CASE("stalls: epochs: first keeps the notebook's Epoch == 1, epochs: all every epoch >= warmup",
+          "[stalls]") {
+  CaseTimings t;
+  t.epoch = {0, 0, 0, 1, 1, 1, 2, 2, 2};
+  t.index = {0, 1, 2, 0, 1, 2, 0, 1, 2};
+  StallTableSpec o;
+  o.skip_iterations = 1;
+  CHECK(kept_rows(t, 1, o) == std::vector<size_t>{4, 5});
+  CHECK(kept_rows(t, 0, o) == std::vector<size_t>{1, 2});
+  CHECK(kept_rows(t, 3, o).empty());
+  o.epochs = StallTableSpec::Epochs::all;
+  CHECK(kept_rows(t, 1, o) == std::vector<size_t>{4, 5, 7, 8});
+  CHECK(kept_rows(t, 0, o) == std::vector<size_t>{1, 2, 4, 5, 7, 8});
+
+  // The 2-GPU run with an epoch 2 (iterations 5-7 again, 10 s later): first = epoch 1's 3 iterations.
+  CaseResult c = two_gpus();
+  const size_t n = c.metrics.size();
+  for (size_t i = 0; i < n; ++i) {
+    MetricRow m = c.metrics[i];
+    if (*m.step < 5) continue;
+    m.step = *m.step + 3;
+    if (m.name.rfind("iteration_epoch", 0) == 0) m.value = 2;
+    if (m.name.rfind("fetch_done", 0) == 0 || m.name.rfind("training_start", 0) == 0) m.value += 10;
+    c.metrics.push_back(m);
+  }
+  const AnalysisSpec first = spec_of("[{name: s, scaling: stalls, skip_iterations: 1}]");
+  const AnalysisSpec all = spec_of("[{name: s, scaling: stalls, skip_iterations: 1, epochs: all}]");
+  const AnalysisResult by_first = analyze_stalls(first, {c}), by_all = analyze_stalls(all, {c});
+  CHECK(table(by_first, "s").number(0, "iterations") == 3);
+  CHECK(*table(by_first, "s").number(0, "Avg iteration time (sec)") == near(0.36));
+  CHECK(table(by_all, "s").number(0, "iterations") == 5);  // epoch 2's first (index 0) skipped
+  CHECK_THAT(kept_epochs(first), Contains("the first epoch >= 1 (epochs: first)"));
+  CHECK_THAT(kept_epochs(all), Contains("every epoch >= 1 (epochs: all)"));
+}
+
+// Fetch done in whole microseconds (collectors/stalls.yaml, unit us) gives start differences exact to
+// the microsecond; as Unix seconds in a double (0.24 us apart) 1 us would read as 0.954 us.
+TEST_CASE("stalls: fetch done in microseconds gives exact start differences", "[stalls]") {
+  CaseResult c;
+  c.name = "us";
+  c.state = "collected";
+  for (int rank : {0, 1})
+    for (int it : {0, 1}) {
+      const std::string r = ":rank" + std::to_string(rank);
+      const double done_us = 1700000001000000.0 + 1000000.0 * it + rank;  // rank 1 done 1 us later
+      c.metrics.push_back({"iteration_epoch" + r, double(it), 1, ""});
+      c.metrics.push_back({"fetch_time" + r, double(it), 0.5, "s"});
+      c.metrics.push_back({"fetch_done" + r, double(it), done_us, "us"});
+      c.metrics.push_back({"training_start" + r, double(it), 1700000001.5 + it, "s"});
+      c.metrics.push_back({"iteration_time" + r, double(it), 1, "s"});
+      c.metrics.push_back({"stall_time" + r, double(it), 0.1, "s"});
+      c.metrics.push_back({"compute_time" + r, double(it), 0.9, "s"});
+    }
+  const AnalysisSpec spec = spec_of("[{name: s, scaling: stalls, skip_iterations: 0}]");
+  const AnalysisResult res = analyze_stalls(spec, {c});
+  const Table& s = table(res, "s");
+  CHECK(*s.number(0, "Avg preprocessing start diff (sec)") == Approx(1e-6).epsilon(1e-9));
+  CHECK(1700000001.000001 - 1700000001.0 != Approx(1e-6).epsilon(1e-9));  // what seconds would give
 }

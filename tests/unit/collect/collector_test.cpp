@@ -111,8 +111,9 @@ TEST_CASE("collector: the metrics it declares, in order, templates kept", "[coll
         V{"tau_exclusive:{routine}", "tau_inclusive:{routine}", "tau_calls:{routine}",
           "tau_exclusive_comm:{routine}", "tau_calls_comm:{routine}", "tau_application_time",
           "tau_exclusive_total:{routine}", "tau_inclusive_total:{routine}", "tau_calls_total:{routine}",
-          "tau_exclusive_rank:{routine}", "tau_imbalance:{routine}", "tau_barrier_time:{routine}",
-          "component:mpi", "component_percent:mpi", "component_imbalance:mpi", "component_barrier_time:mpi"});
+          "tau_exclusive_rank:{routine}", "tau_application_time_rank", "component:mpi",
+          "component_percent:mpi", "pop_load_balance:mpi", "pop_communication_efficiency:mpi",
+          "pop_parallel_efficiency:mpi"});
   CHECK(declared_metrics(load_collector(repo_root() / "collectors/nsys.yaml")) ==
         V{"nsys_time:{name}", "nsys_instances:{name}", "nsys_avg:{name}"});
   auto c = parse_collector(

@@ -183,6 +183,7 @@ TEST_CASE("csv: per-rank stall files - the rank from the file name", "[csv]") {
   INFO(all_warnings(r));
   CHECK(r.warnings.empty());
   CHECK(value(r, "fetch_time:rank0", 0.0) == 0.5);
+  CHECK(value(r, "fetch_done:rank1", 1.0) == 101100000);  // whole microseconds (unit us)
   CHECK(value(r, "training_start:rank1", 0.0) == 100.7);
   CHECK(value(r, "stall_time:rank1", 1.0) == 0.2);
   CHECK(value(r, "iteration_epoch:rank0", 1.0) == 0);
@@ -197,4 +198,18 @@ TEST_CASE("csv: no sampler or stall file is no collection error", "[csv]") {
                    run.path());
   CHECK(r.metrics.empty());
   CHECK(r.warnings.empty());
+}
+
+// A power-of-ten scale moves the decimal point of the text: 6 decimals of Unix seconds times 1e6 are
+// whole microseconds, exactly.
+TEST_CASE("input: parse_scaled reads decimals times a power of ten exactly", "[csv]") {
+  using campaign::collect::parse_scaled;
+  CHECK(*parse_scaled("1700000001.123457", 1e6) == 1700000001123457.0);
+  CHECK(*parse_scaled(" 1765000000.000001 ", 1e6) == 1765000000000001.0);
+  CHECK(*parse_scaled("1.7e9", 1e6) == 1.7e15);
+  CHECK(*parse_scaled("-0.5", 1e3) == -500);
+  CHECK(*parse_scaled("1500", 1e-3) == 1.5);
+  CHECK(*parse_scaled("2.5", 4) == 10);  // not a power of ten: the product
+  CHECK(std::isnan(*parse_scaled("nan", 1e6)));
+  CHECK(!parse_scaled("x", 1e6));
 }

@@ -30,13 +30,15 @@ TEST_CASE("regex: timers.yaml reads 'Mean epoch time' from stdout, tau.yaml TAU 
   // inclusive time, and across the two nodes.
   CHECK(value(r, "component:mpi") == Approx(31.145 + 9.050));
   CHECK(value(r, "component_percent:mpi") == Approx(100 * (31.145 + 9.050) / 75.412));
-  CHECK(value(r, "tau_imbalance:MPI_Allreduce()") == Approx(32.410 / ((31.145 + 32.410) / 2)));
-  CHECK(value(r, "component_imbalance:mpi") ==
-        Approx((32.410 + 9.101) / ((31.145 + 9.050 + 32.410 + 9.101) / 2)));
+  // POP's efficiencies over the two nodes: useful = runtime - MPI, 75.412 - 40.195 = 35.217 and
+  // 75.398 - 41.511 = 33.887 s; the runtime is node 0's 75.412 s.
+  CHECK(value(r, "pop_load_balance:mpi") == Approx((35.217 + 33.887) / 2 / 35.217));
+  CHECK(value(r, "pop_communication_efficiency:mpi") == Approx(35.217 / 75.412));
+  CHECK(value(r, "pop_parallel_efficiency:mpi") == Approx((35.217 + 33.887) / 2 / 75.412));
   // Node 0: 6 routines x 3 metrics and the application time; the total's 2 routines x 3; per rank
-  // 11 values (checkpoint on node 0 only), 6 imbalances and barrier times; the component's four and
-  // the mean epoch time. Header and separator lines are not rows.
-  CHECK(r.metrics.size() == 18 + 1 + 6 + 11 + 12 + 4 + 1);
+  // 11 values (checkpoint on node 0 only) and 2 runtimes; the component's two and POP's three; the
+  // mean epoch time. Header and separator lines are not rows.
+  CHECK(r.metrics.size() == 18 + 1 + 6 + 11 + 2 + 2 + 3 + 1);
   CHECK(r.files == std::vector<std::string>{"slurm-4242.out", "pprof.txt"});
 }
 
@@ -58,7 +60,7 @@ TEST_CASE("regex: gpu-util.yaml reduces nvidia-smi samples of all nodes", "[rege
   INFO(all_warnings(r));
   CHECK(r.warnings.empty());
   CHECK(value(r, "gpu_samples") == 5);  // the [N/A] row and the headers do not count
-  CHECK(value(r, "gpu_util_mean") == Approx((0 + 87 + 93 + 4 + 96) / 5.0));
+  CHECK(value(r, "gpu_util_sample_mean") == Approx((0 + 87 + 93 + 4 + 96) / 5.0));
   CHECK(value(r, "gpu_util_max") == 96);
   CHECK(value(r, "gpu_memory_used_max") == 15200);
   CHECK(r.files.size() == 2);
@@ -69,7 +71,7 @@ TEST_CASE("regex: noheader,nounits nvidia-smi output matches too", "[regex]") {
   write_file(run / "nvidia-smi.csv",
              "2024/03/05 10:15:01.123, 50, 1000\n2024/03/05 10:15:06.125, 70, 3000\n");
   auto r = collect({load_collector(repo_root() / "collectors/gpu-util.yaml")}, run.path());
-  CHECK(value(r, "gpu_util_mean") == Approx(60));
+  CHECK(value(r, "gpu_util_sample_mean") == Approx(60));
   CHECK(value(r, "gpu_memory_used_max") == 3000);
 }
 

@@ -3,6 +3,7 @@
 // listing with TAU's per-communicator lines, and a 4-rank listing (node listings, user events,
 // total and mean) with values chosen to be checked by hand. tests/reference/tau_reference.py
 // checks every value against TAU's definitions.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "collect/components.hpp"
@@ -50,7 +51,7 @@ TEST_CASE("tau: pprof -s of Gray-Scott: the mean listing, totals as totals, % of
   CHECK(value(r, "component:bp4") == Approx(0.4407005));
   CHECK(value(r, "component_percent:bp4") == Approx(100 * 0.4407005 / 48.738));
   // No node listing: no per-rank values.
-  CHECK(count(r, "component_imbalance:mpi") == 0);
+  CHECK(count(r, "pop_load_balance:mpi") == 0);
   CHECK(r.metrics.size() == 53 * 3 + 1 + 53 * 3 + 2 * 2);
 }
 
@@ -78,24 +79,28 @@ TEST_CASE("tau: the ExaRL plan's mean listing: per-communicator lines apart, 14.
   CHECK(value(r, "component_percent:mpi") == Approx(14.638533293));
 }
 
-TEST_CASE("tau: node listings give per-rank values, imbalance and barrier time", "[profilers][tau]") {
+TEST_CASE("tau: node listings give per-rank values and POP's efficiencies", "[profilers][tau]") {
   auto r = collect_profile("pprof-4ranks-comm.txt");
   INFO(all_warnings(r));
   CHECK(r.warnings.empty());  // the USER EVENTS table is skipped
-  // compute(int): 52, 58, 64, 70 s on ranks 0-3: mean 61, max 70.
+  // compute(int): 52, 58, 64, 70 s on ranks 0-3: mean 61.
   CHECK(value(r, "tau_exclusive_rank:void compute(int) C", 2.0) == Approx(64));
   CHECK(value(r, "tau_exclusive:void compute(int) C") == Approx(61));
-  CHECK(value(r, "tau_imbalance:void compute(int) C") == Approx(70.0 / 61));
-  CHECK(value(r, "tau_barrier_time:void compute(int) C") == Approx(9));
   // checkpoint() on rank 0 alone: the mean counts the others as 0, as pprof's mean does.
-  CHECK(value(r, "tau_imbalance:void checkpoint() C") == Approx(4));
-  CHECK(value(r, "tau_barrier_time:void checkpoint() C") == Approx(1.875));
   CHECK(count(r, "tau_exclusive_rank:void checkpoint() C") == 1);
+  // Each rank's runtime, `.TAU application`'s inclusive time: 1:07.921, 1:10.884, 1:16.348, 1:21.811.
+  CHECK(value(r, "tau_application_time_rank", 0.0) == Approx(67.921));
+  CHECK(value(r, "tau_application_time_rank", 3.0) == Approx(81.811));
   // MPI per rank (Allreduce, Barrier, Send, Init, Finalize, Comm_rank; no per-communicator line):
-  // 10420.762, 9184.262, 7947.762, 6711.262 ms.
-  CHECK(value(r, "component_imbalance:mpi") == Approx(10420.762 / 8566.012));
-  CHECK(value(r, "component_barrier_time:mpi") == Approx((10420.762 - 8566.012) / 1000));
+  // 10.420762, 9.184262, 7.947762, 6.711262 s. Useful = runtime - MPI: 57.500238, 61.699738,
+  // 68.400238, 75.099738 s; mean 65.674988, max 75.099738; runtime 81.811 (rank 3's).
   CHECK(value(r, "component:mpi") == Approx(8.566012));
+  CHECK(value(r, "pop_load_balance:mpi") == Approx(65.674988 / 75.099738).epsilon(1e-12));
+  CHECK(value(r, "pop_communication_efficiency:mpi") == Approx(75.099738 / 81.811).epsilon(1e-12));
+  CHECK(value(r, "pop_parallel_efficiency:mpi") == Approx(65.674988 / 81.811).epsilon(1e-12));
+  // The time actually spent in MPI_Barrier(): 0.2505, 0.501, 0.7515, 1.002 s, mean 0.62625 s.
+  CHECK(value(r, "tau_exclusive:MPI_Barrier()") == Approx(0.62625));
+  CHECK(count(r, "tau_barrier_time:MPI_Barrier()") == 0);
   CHECK(value(r, "tau_exclusive:MPI_Send()") == Approx(0.138));
   CHECK(value(r, "tau_exclusive_comm:MPI_Send() [ <comm> = <ranks: 0, 1> <addr=0xffffffff84000002> ]") ==
         Approx(0.010));
@@ -129,7 +134,10 @@ TEST_CASE("tau: without a mean listing node 0's is read; damage is a warning, no
   CHECK(metric("tau_exclusive:MPI_Recv()") == Approx(1));  // node 0's listing
   CHECK(metric("tau_application_time") == Approx(5));
   CHECK(metric("tau_exclusive_total:.TAU application") == Approx(4));
-  CHECK(metric("tau_imbalance:MPI_Recv()") == Approx(1.5));
+  CHECK(metric("tau_exclusive_rank:MPI_Recv()") == std::nullopt);  // per rank: with a step
+  CHECK(std::count_if(metrics.begin(), metrics.end(), [](const auto& m) {
+          return m.name == "tau_application_time_rank" && m.step == 1.0 && m.value == 5;
+        }) == 1);
   REQUIRE(warnings.size() == 2);
   CHECK_THAT(warnings[0], Catch::Matchers::StartsWith("pprof.txt:7: not a pprof row, ignored"));
   CHECK_THAT(warnings[1], Catch::Matchers::StartsWith("pprof.txt:10: last line has no newline"));
