@@ -144,7 +144,7 @@ folders = sorted(os.listdir("orchestrator")) if os.path.isdir("orchestrator") el
 ext = r"(?:md|hpp|cpp|h|yaml|yml|sh|mustache|py|cmake)"
 # A path with a folder (spec/campaign.hpp, tests/cli/lib.sh) or a document's bare name (README.md).
 cite = re.compile(r"(?<![\w./~${}<>*-])((?:[\w.-]+/)+[\w.-]+\." + ext + r"|[A-Z][A-Z_]+\.md)(?![\w/*{<-])")
-placeholder = re.compile(r"^[A-Z][A-Z_]*(\.\w+)?$")  # collectors/NAME.yaml stands for any collector
+placeholder = re.compile(r"^[A-Z][A-Z_]*(\.\w+)*$")  # collectors/NAME.yaml stands for any collector
 def comments(path, text):
     if path.endswith((".cpp", ".hpp", ".h")):
         text = re.sub(r'"(?:[^"\\\n]|\\.)*"', '""', text)
