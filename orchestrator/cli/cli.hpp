@@ -62,6 +62,13 @@ using ScriptRoot = std::function<std::string(const spec::Campaign&, const spec::
 Loaded load(const CampaignOptions& o, const std::string& workdir_option = "",
             const ScriptRoot& script_root = {});
 
+// For the commands that read what ran (status, show, results, trace): the work directory TARGET
+// names ("" is the current directory), a campaign file's resolved as `run` would without checking the
+// machine; require_catalog throws Error when nothing has run there yet.
+std::filesystem::path reading_workdir(const std::string& target, const std::string& system,
+                                      const std::string& workdir);
+void require_catalog(const std::filesystem::path& workdir);
+
 // --workdir, else the campaign's `workdir`, else the system's `workdir`/<name>,
 // else runs/<name> beside the campaign file. ${VAR} is expanded. For a system
 // reached over ssh the system's `workdir` names the remote work directory, not

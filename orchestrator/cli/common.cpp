@@ -55,6 +55,17 @@ void check_selection(const matrix::Selection& s, const std::string& command, con
   as_input_error(command, [&] { matrix::check_selection(s, plan); });
 }
 
+fs::path reading_workdir(const std::string& target, const std::string& system, const std::string& workdir) {
+  const std::string t = target.empty() ? "." : target;
+  if (fs::is_directory(t)) return fs::absolute(t);
+  return load(CampaignOptions{t, system, workdir, matrix::Fit::skip}).workdir;
+}
+
+void require_catalog(const fs::path& workdir) {
+  if (!fs::exists(Catalog::db_path(workdir)))
+    throw Error("no catalog in " + workdir.string() + ": nothing has run there yet (campaign run FILE)");
+}
+
 namespace {
 
 // Where a relative work directory lies: beside the campaign file, unless the file is one of the

@@ -74,13 +74,8 @@ void add_results(CLI::App& app) {
   add_select_options(*cmd, o->select, "listed");
   cmd->callback([o] {
     const matrix::Selection selection = selection_of(o->select, "campaign results");
-    const std::string target = o->target.empty() ? "." : o->target;
-    const fs::path workdir =
-        fs::is_directory(target)
-            ? fs::absolute(target)
-            : load(CampaignOptions{target, o->system, o->workdir, matrix::Fit::skip}).workdir;
-    if (!fs::exists(Catalog::db_path(workdir)))
-      throw Error("no catalog in " + workdir.string() + ": nothing has run there yet (campaign run FILE)");
+    const fs::path workdir = reading_workdir(o->target, o->system, o->workdir);
+    require_catalog(workdir);
     Catalog catalog = Catalog::open_for_reading(workdir);
 
     std::vector<Row> rows;

@@ -70,12 +70,8 @@ void add_show(CLI::App& app) {
   cmd->add_option("-n,--lines", o->lines, "Lines of the job's output to show")->capture_default_str();
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([o] {
-    fs::path workdir =
-        fs::is_directory(o->target)
-            ? fs::absolute(o->target)
-            : load(CampaignOptions{o->target, o->system, o->workdir, matrix::Fit::skip}).workdir;
-    if (!fs::exists(Catalog::db_path(workdir)))
-      throw Error("no catalog in " + workdir.string() + ": nothing has run there yet (campaign run FILE)");
+    const fs::path workdir = reading_workdir(o->target, o->system, o->workdir);
+    require_catalog(workdir);
     Catalog catalog = Catalog::open_for_reading(workdir);
     std::vector<std::string> names;
     for (auto& c : catalog.campaigns())

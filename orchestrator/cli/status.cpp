@@ -139,13 +139,10 @@ void add_status(CLI::App& app) {
       engine.start();
       engine.tick(true);
       workdir = l.workdir;
-    } else if (is_dir) {
-      workdir = fs::absolute(target);
     } else {
-      workdir = load(CampaignOptions{target, o->system, o->workdir, matrix::Fit::skip}).workdir;
+      workdir = reading_workdir(target, o->system, o->workdir);
     }
-    if (!fs::exists(Catalog::db_path(workdir)))
-      throw Error("no catalog in " + workdir.string() + ": nothing has run there yet (campaign run FILE)");
+    require_catalog(workdir);
     Catalog catalog = Catalog::open_for_reading(workdir);
     auto remote = stage::read_remote_record(workdir);
     nlohmann::json all = nlohmann::json::array();

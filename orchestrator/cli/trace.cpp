@@ -44,8 +44,7 @@ void add_trace(CLI::App& app) {
       workdir = l.workdir;
       name = l.campaign.name;
     }
-    if (!fs::exists(Catalog::db_path(workdir)))
-      throw Error("no catalog in " + workdir.string() + ": nothing has run there yet (campaign run FILE)");
+    require_catalog(workdir);
     Catalog catalog = Catalog::open_for_reading(workdir);
     auto all = catalog.campaigns();
     if (all.empty()) throw Error("no campaign in " + workdir.string());
