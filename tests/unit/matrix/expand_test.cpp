@@ -1,19 +1,14 @@
 #include <catch2/catch.hpp>
 
 #include "matrix/plan.hpp"
+#include "plan_of.hpp"
 #include "spec/library.hpp"
 
 using namespace campaign;
 using namespace campaign::matrix;
+using namespace campaign::matrix::testing;
 
 namespace {
-spec::System system_named(const std::string& name) {
-  return spec::load_system_file(*spec::find_data_file(CAMPAIGN_SOURCE_DIR, "systems", name, ".yaml"));
-}
-Plan plan_of(const std::string& yaml, const std::string& sys = "daint") {
-  auto c = spec::parse_campaign(yaml, "c.yaml");
-  return expand(spec::for_system(c, sys), system_named(sys), "/w");
-}
 std::vector<std::string> names(const Plan& p) {
   std::vector<std::string> out;
   for (auto& c : p.cases) out.push_back(c.name);

@@ -3,17 +3,14 @@
 #include <catch2/catch.hpp>
 
 #include "matrix/plan.hpp"
+#include "plan_of.hpp"
 #include "spec/library.hpp"
 
 using namespace campaign;
 using namespace campaign::matrix;
+using namespace campaign::matrix::testing;
 
 namespace {
-Plan selection_plan(const std::string& yaml) {
-  auto c = spec::parse_campaign(yaml, "c.yaml");
-  auto sys = spec::load_system_file(*spec::find_data_file(CAMPAIGN_SOURCE_DIR, "systems", "daint", ".yaml"));
-  return expand(spec::for_system(c, "daint"), sys, "/w");
-}
 std::set<std::string> chosen_names(const Plan& p, const std::set<std::string>& keys) {
   std::set<std::string> out;
   for (auto& c : p.cases)
@@ -32,7 +29,7 @@ const char* kTwoAxes = "name: t\nmatrix: {data: [real, dummy], ranks: [1, 2, 4]}
 }  // namespace
 
 TEST_CASE("--case globs and --only values choose cases; keys AND, values of one key OR") {
-  auto p = selection_plan(kTwoAxes);
+  auto p = plan_of(kTwoAxes);
   CHECK(chosen_names(p, select_cases(p, parse_selection({"real-*"}, {})).needed) ==
         std::set<std::string>{"real-1", "real-2", "real-4"});
   CHECK(chosen_names(p, select_cases(p, parse_selection({}, {"ranks=1,4"})).needed) ==
@@ -45,7 +42,7 @@ TEST_CASE("--case globs and --only values choose cases; keys AND, values of one 
 }
 
 TEST_CASE("a chosen case brings the cases it runs after") {
-  auto p = selection_plan(R"(name: t
+  auto p = plan_of(R"(name: t
 matrix: {data: [real, dummy], ranks: [1, 2]}
 job: {command: echo}
 steps:
@@ -61,7 +58,7 @@ steps:
 }
 
 TEST_CASE("a selection that names an unknown parameter or chooses nothing is refused") {
-  auto p = selection_plan(kTwoAxes);
+  auto p = plan_of(kTwoAxes);
   // Every parameter a case has can choose it: the matrix's and those each case gets (partition, nodes...).
   CHECK_THAT(
       selection_error(parse_selection({}, {"rank=4"}), p),
