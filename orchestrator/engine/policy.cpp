@@ -5,6 +5,12 @@
 
 namespace campaign::engine {
 
+Clock::duration quiet_gap(Clock::duration tick_cpu, double cap_s) {
+  const auto cap = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cap_s));
+  const auto gap = std::chrono::duration_cast<Clock::duration>(tick_cpu * kQuietFactor);
+  return std::clamp(gap, Clock::duration::zero(), std::max(cap, Clock::duration::zero()));
+}
+
 bool RateLimit::allow(Clock::time_point now) {
   while (!recent_.empty() && now - recent_.front() >= std::chrono::minutes(1)) recent_.pop_front();
   if (static_cast<long>(recent_.size()) >= per_minute_) return false;

@@ -30,6 +30,15 @@ class Backoff {
   double min_, max_, factor_, cur_;
 };
 
+// How long the run loop stays quiet after a tick that cost `tick_cpu` of this process's CPU: a
+// tick reads every case, so one per exit marker would make a campaign's cost grow with the square
+// of its cases. Waiting kQuietFactor times the tick's cost keeps the loop under about 1/(1 +
+// kQuietFactor) of a core however large the campaign; markers that come meanwhile are taken
+// together by the next tick. Never longer than `cap_s` (the poll interval's ceiling), so a large
+// campaign is slower to notice an end, never deaf to it.
+inline constexpr double kQuietFactor = 20;
+Clock::duration quiet_gap(Clock::duration tick_cpu, double cap_s);
+
 // At most `per_minute` submissions in any sliding minute.
 class RateLimit {
  public:

@@ -214,6 +214,11 @@ int run_allocation(const Allocation& a, const DriverOptions& options) {
   const resource::Gpus gpus = gpus_to_bind(a);
   const std::vector<std::string> env = base_environment(gpus.variable);
 
+  // The cases still waiting now: a case leaves only by starting (held and skipped ones never wait).
+  std::vector<bool> waiting(n);
+  for (size_t i = 0; i < n; ++i) waiting[i] = phase[i] == Phase::waiting;
+  StartQueue queue(demands, waiting);
+
   bool stopping = false, kill_due = false;
   Clock::time_point kill_at{};
   auto signal_all = [&](int sig) {
@@ -227,9 +232,7 @@ int run_allocation(const Allocation& a, const DriverOptions& options) {
 
   for (;;) {
     if (!stopping) {
-      std::vector<bool> waiting(n);
-      for (size_t i = 0; i < n; ++i) waiting[i] = phase[i] == Phase::waiting;
-      for (auto& s : next_starts(demands, waiting, pool)) {
+      for (auto& s : queue.next(pool)) {
         const PackedCase& c = a.cases[s.case_index];
         StartMarker m{a.job_name, c.job_name, 0, {}, s.nodes(), s.placement, false};
         if (!options.nodes.empty())

@@ -22,7 +22,7 @@ Schedule simulate(const std::vector<Item>& items, long nodes, const resource::No
   s.start_s.assign(items.size(), -1);
   std::vector<resource::Demand> demands;
   for (auto& it : items) demands.push_back(it.demand);
-  std::vector<bool> waiting(items.size(), true);
+  StartQueue queue(demands, std::vector<bool>(items.size(), true));
   resource::Pool pool(static_cast<size_t>(nodes), node);
   // Running cases by end time, with what they hold; the driver's own decision (next_starts) at each
   // moment a case ends.
@@ -35,10 +35,9 @@ Schedule simulate(const std::vector<Item>& items, long nodes, const resource::No
   std::priority_queue<Running, std::vector<Running>, decltype(later)> running(later);
   long now = 0, left = static_cast<long>(items.size());
   while (left > 0) {
-    for (auto& start : next_starts(demands, waiting, pool)) {
+    for (auto& start : queue.next(pool)) {
       const Item& it = items[start.case_index];
       s.start_s[start.case_index] = now;
-      waiting[start.case_index] = false;
       --left;
       running.push({now + it.walltime_s, start.case_index, std::move(start.placement)});
       s.makespan_s = std::max(s.makespan_s, now + it.walltime_s);
@@ -69,18 +68,47 @@ std::vector<PlannedAllocation> allocate(std::vector<Item> items, const Limits& l
   std::vector<PlannedAllocation> out;
   std::vector<bool> placed(items.size(), false);
   size_t left = items.size();
+  const size_t most = limits.cases > 0 ? static_cast<size_t>(limits.cases) : items.size();
+  auto fits = [&](const std::vector<Item>& bin) {
+    return bin.size() <= 1 ||
+           simulate(bin, limits.nodes, limits.node).makespan_s + limits.margin_s <= limits.walltime_s;
+  };
   while (left > 0) {
-    std::vector<Item> bin;
-    for (size_t i = 0; i < items.size(); ++i) {
-      if (placed[i] || (limits.cases && static_cast<long>(bin.size()) >= limits.cases)) continue;
-      bin.push_back(items[i]);
-      // A case alone always fits (its walltime is within the limit; the margin shrinks to what is left).
-      if (bin.size() > 1 &&
-          simulate(bin, limits.nodes, limits.node).makespan_s + limits.margin_s > limits.walltime_s) {
+    std::vector<size_t> rest;
+    for (size_t i = 0; i < items.size(); ++i)
+      if (!placed[i]) rest.push_back(i);
+    auto first = [&](size_t k) {
+      std::vector<Item> bin;
+      for (size_t j = 0; j < k; ++j) bin.push_back(items[rest[j]]);
+      return bin;
+    };
+    // The longest run of the waiting cases that fits together, by halving: a few simulations, not
+    // one per case (a case alone always fits; its walltime is within the limit, the margin shrinks
+    // to what is left). Then first fit for the later ones, where smaller cases may fill a gap; a
+    // case like one already refused (same demand and walltime) is not tried again.
+    size_t lo = 1, hi = std::min(rest.size(), most);
+    if (!fits(first(hi))) {
+      while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        (fits(first(mid)) ? lo : hi) = mid;
+      }
+      hi = lo;
+    }
+    std::vector<Item> bin = first(hi);
+    for (size_t j = 0; j < hi; ++j) placed[rest[j]] = true;
+    left -= hi;
+    std::vector<std::pair<resource::Demand, long>> refused;
+    for (size_t j = hi; j < rest.size() && bin.size() < most; ++j) {
+      const Item& it = items[rest[j]];
+      auto like = [&](auto& r) { return r.first == it.demand && r.second == it.walltime_s; };
+      if (std::any_of(refused.begin(), refused.end(), like)) continue;
+      bin.push_back(it);
+      if (!fits(bin)) {
         bin.pop_back();
+        refused.emplace_back(it.demand, it.walltime_s);
         continue;
       }
-      placed[i] = true;
+      placed[rest[j]] = true;
       --left;
     }
     Schedule s = simulate(bin, limits.nodes, limits.node);

@@ -49,9 +49,11 @@ struct PlannedAllocation {
 };
 
 // Allocations for `items` (first fit, biggest first): each holds cases while its schedule still
-// ends within the walltime limit (less the margin) and the case limit. Every item must fit alone
-// (nodes, resources per node and walltime within the limits; matrix::expand checks that for
-// plans); one alone gets what is left of the margin.
+// ends within the walltime limit (less the margin) and the case limit: the longest run of the
+// waiting cases that fits (found by halving, a few simulations however many cases), then each later
+// case that still fits, one like a refused case (same demand and walltime) not tried again. Every item must
+// fit alone (nodes, resources per node and walltime within the limits; matrix::expand checks that for plans);
+// one alone gets what is left of the margin.
 std::vector<PlannedAllocation> allocate(std::vector<Item> items, const Limits& limits);
 
 }  // namespace campaign::pack

@@ -107,3 +107,32 @@ TEST_CASE("GPU cases are placed by GPUs: 4 one-GPU cases on 2 nodes of 2 GPUs ru
   // One GPU per node: two rounds.
   CHECK(simulate(items, 2, Node{4, 1, 0}).makespan_s == 60);
 }
+
+TEST_CASE("20,000 one-core cases: allocations of 59 rounds of 16, each at the walltime limit") {
+  // One node of 16 cores, 1 h per allocation less a 60 s margin: 59 rounds of 60 s cases, 16 at a
+  // time, 944 cases an allocation; 20,000 make 21 full ones and one of 176.
+  Limits l = limits(1, 3600, 0, 60);
+  l.node = Node{16, 0, 0};
+  std::vector<Item> items;
+  for (size_t i = 0; i < 20000; ++i) items.push_back({i, Demand{1, 1, 0, 0, false}, 60});
+  auto a = allocate(items, l);
+  REQUIRE(a.size() == 22);
+  for (size_t k = 0; k + 1 < a.size(); ++k) {
+    CHECK(a[k].ids.size() == 944);
+    CHECK(a[k].walltime_s == 3600);
+  }
+  CHECK(a.back().ids.size() == 176);
+  CHECK(a.back().walltime_s == 720);  // 11 rounds (660 s) + the margin
+  CHECK(a[0].ids.front() == 0);
+  CHECK(a[1].ids.front() == 944);  // manifest order kept across allocations
+}
+
+TEST_CASE("after the longest run that fits, smaller cases still fill the allocation's gap") {
+  // 2 nodes, 1,000 s: a (2 nodes, 900 s) fills it; b (2 nodes, 200 s) does not fit after it, nor does
+  // its twin c is not tried again; d (1 node, 40 s) does (900 + 40 + 60 margin).
+  std::vector<Item> items{whole(0, 2, 900), whole(1, 2, 200), whole(2, 2, 200), whole(3, 1, 40)};
+  auto a = allocate(items, limits(2, 1000, 0, 60));
+  REQUIRE(a.size() == 2);
+  CHECK(a[0].ids == std::vector<size_t>{0, 3});
+  CHECK(a[1].ids == std::vector<size_t>{1, 2});
+}

@@ -109,3 +109,52 @@ TEST_CASE("bigger first: GPU and wider cases before small CPU ones", "[pack]") {
   // The GPU case first, then the 3-core one; the 1-core CPU case has no core left.
   CHECK(started(s) == std::vector<size_t>{2, 1});
 }
+
+TEST_CASE("a kept start queue starts what walking every waiting case again would", "[pack]") {
+  // The reference: the rule as written (slots.hpp), every waiting case sorted and tried at each call.
+  auto walk_all = [](const std::vector<Demand>& d, std::vector<bool>& waiting, Pool& pool) {
+    std::vector<size_t> order(d.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return campaign::resource::bigger(d[a], d[b]); });
+    std::vector<size_t> out;
+    for (size_t i : order) {
+      if (!waiting[i]) continue;
+      auto p = pool.place(d[i]);
+      if (!p) continue;
+      pool.take(d[i], *p);
+      waiting[i] = false;
+      out.push_back(i);
+    }
+    return out;
+  };
+  // Mixed cases on 3 nodes of 4 cores and 2 GPUs: whole nodes, exclusive, GPU and core slices.
+  std::vector<Demand> d;
+  for (int i = 0; i < 60; ++i) {
+    const int k = (i * 7) % 5;
+    d.push_back(k == 0   ? Demand{2, 4, 0, 0, false}
+                : k == 1 ? Demand{1, 1, 1, 0, false}
+                : k == 2 ? Demand{1, 2, 0, 0, false}
+                : k == 3 ? Demand{1, 1, 0, 0, true}
+                         : Demand{1, 1, 0, 0, false});
+  }
+  std::vector<bool> waiting(d.size(), true);
+  waiting[5] = waiting[17] = false;  // held by an earlier driver
+  Pool kept(3, kNode), fresh(3, kNode);
+  campaign::pack::StartQueue queue(d, waiting);
+  std::vector<std::pair<size_t, campaign::resource::Placement>> running;
+  for (int round = 0; !queue.empty(); ++round) {
+    auto got = queue.next(kept);
+    auto want = walk_all(d, waiting, fresh);
+    REQUIRE(started(got) == want);
+    for (auto& s : got) running.emplace_back(s.case_index, s.placement);
+    REQUIRE_FALSE(running.empty());
+    // The oldest one or two end (both pools alike), and the next call fills their room.
+    for (int e = 0; e < 1 + round % 2 && !running.empty(); ++e) {
+      kept.give_back(d[running.front().first], running.front().second);
+      fresh.give_back(d[running.front().first], running.front().second);
+      running.erase(running.begin());
+    }
+  }
+  CHECK(std::none_of(waiting.begin(), waiting.end(), [](bool w) { return w; }));
+}
