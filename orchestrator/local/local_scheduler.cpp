@@ -157,12 +157,21 @@ void pin(pid_t pid, const std::vector<long>& cores, const std::vector<int>& cpus
   ::sched_setaffinity(pid, sizeof set, &set);
 }
 
-Deps dependency_state(const JobRecord& r, const std::map<long, JobRecord>& all) {
+// The record of job `id`: a live one of `live`, else an ended one; nullptr when there is none.
+const JobRecord* find_record(long id, const std::map<long, JobRecord>& live,
+                             const std::map<long, JobRecord>& ended) {
+  if (auto it = live.find(id); it != live.end()) return &it->second;
+  if (auto it = ended.find(id); it != ended.end()) return &it->second;
+  return nullptr;
+}
+
+Deps dependency_state(const JobRecord& r, const std::map<long, JobRecord>& live,
+                      const std::map<long, JobRecord>& ended) {
   Deps result = Deps::satisfied;
   for (long d : r.depends_on) {
-    auto it = all.find(d);
-    if (it == all.end()) return Deps::never;  // record lost: it cannot complete any more
-    const JobRecord& dep = it->second;
+    const JobRecord* found = find_record(d, live, ended);
+    if (!found) return Deps::never;  // record lost: it cannot complete any more
+    const JobRecord& dep = *found;
     if (dep.phase != Phase::ended) {
       result = Deps::waiting;
     } else if (dep.outcome != State::completed) {
@@ -216,32 +225,51 @@ LocalScheduler::LocalScheduler(LocalOptions options) : options_(std::move(option
 }
 
 LocalScheduler::Records LocalScheduler::load() {
-  Records all;
-  std::error_code ec;
-  std::filesystem::directory_iterator it(spool_.jobs(), ec), end;
-  if (ec) throw sched::SchedulerUnavailable("cannot list " + spool_.jobs().string() + ": " + ec.message());
-  for (; it != end; it.increment(ec)) {
-    std::string file = it->path().filename().string();
-    if (!ends_with(file, ".json")) continue;
-    auto id = parse_id(file.substr(0, file.size() - 5));
-    if (!id) continue;  // temporaries, foreign files
-    if (auto cached = ended_.find(*id); cached != ended_.end()) {
-      all.emplace(*id, cached->second);
-      continue;
+  // The ids to read: those live at the last load, and those given since (ids are handed out in
+  // order under the lock, the counter written before the record); every record once, by listing
+  // the spool, at the first load. Ended records never change: read once, kept in ended_.
+  std::set<long> ids(live_.begin(), live_.end());
+  if (!listed_) {
+    std::error_code ec;
+    std::filesystem::directory_iterator it(spool_.jobs(), ec), end;
+    if (ec) throw sched::SchedulerUnavailable("cannot list " + spool_.jobs().string() + ": " + ec.message());
+    for (; it != end; it.increment(ec)) {
+      std::string file = it->path().filename().string();
+      if (!ends_with(file, ".json")) continue;
+      if (auto id = parse_id(file.substr(0, file.size() - 5))) ids.insert(*id);  // not temporaries
     }
-    std::optional<std::string> text;
+    if (ec) throw sched::SchedulerUnavailable("cannot list " + spool_.jobs().string() + ": " + ec.message());
+  } else {
+    std::optional<std::string> counter;
     try {
-      text = read_small_file(it->path());
+      counter = read_small_file(spool_.counter());
     } catch (const Error& e) {
       throw sched::SchedulerUnavailable(e.what());
     }
-    if (!text) continue;  // removed meanwhile
-    auto r = record_from_json(*text);
-    if (!r || r->id != *id) continue;  // not ours to interpret: the job is unknown, as under Slurm
-    if (r->phase == Phase::ended) ended_.emplace(*id, *r);
-    all.emplace(*id, std::move(*r));
+    const long next = counter ? parse_id(trim(*counter)).value_or(0) : 0;
+    for (long id = highest_ + 1; id < next; ++id) ids.insert(id);
   }
-  if (ec) throw sched::SchedulerUnavailable("cannot list " + spool_.jobs().string() + ": " + ec.message());
+  Records all;
+  for (long id : ids) {
+    highest_ = std::max(highest_, id);
+    if (ended_.count(id)) continue;
+    std::optional<std::string> text;
+    try {
+      text = read_small_file(spool_.record(id));
+    } catch (const Error& e) {
+      throw sched::SchedulerUnavailable(e.what());
+    }
+    if (!text) continue;  // removed meanwhile, or never written (a crash after the counter)
+    auto r = record_from_json(*text);
+    if (!r || r->id != id) continue;  // not ours to interpret: the job is unknown, as under Slurm
+    if (r->phase == Phase::ended)
+      ended_.emplace(id, std::move(*r));
+    else
+      all.emplace(id, std::move(*r));
+  }
+  listed_ = true;
+  live_.clear();
+  for (auto& [id, r] : all) live_.insert(id);
   return all;
 }
 
@@ -253,11 +281,14 @@ void LocalScheduler::save(const JobRecord& r) {
   } catch (const Error& e) {
     throw sched::SchedulerUnavailable(e.what());
   }
-  if (r.phase == Phase::ended) ended_[r.id] = r;
+  if (r.phase == Phase::ended)
+    ended_[r.id] = r;
+  else
+    live_.insert(r.id);  // a job this process gave: read at the next load
 }
 
 long LocalScheduler::next_id(const Records& all) {
-  long next = all.empty() ? 1 : all.rbegin()->first + 1;
+  long next = std::max(highest_, all.empty() ? 0 : all.rbegin()->first) + 1;
   if (auto text = read_small_file(spool_.counter())) {
     if (auto stored = parse_id(trim(*text))) next = std::max(next, *stored);
   }
@@ -431,7 +462,7 @@ void LocalScheduler::tick(Records& all) {
   std::vector<WaitingJob> waiting;
   for (auto& [id, r] : all) {
     if (r.phase != Phase::pending) continue;
-    Deps deps = dependency_state(r, all);
+    Deps deps = dependency_state(r, all, ended_);
     if (deps == Deps::never)
       end(r, State::cancelled, "DependencyNeverSatisfied", now);
     else if (deps == Deps::satisfied)
@@ -483,7 +514,7 @@ std::string LocalScheduler::submit(const SubmitRequest& request) {
     Records all = load();
     for (const auto& d : request.depends_on) {
       auto id = parse_id(d);
-      if (!id || !all.count(*id))
+      if (!id || !find_record(*id, all, ended_))
         throw SubmitError(SubmitFailure::invalid, "Job dependency problem: no local job " + d);
       r.depends_on.push_back(*id);
     }
@@ -522,7 +553,7 @@ JobInfo LocalScheduler::info(const JobRecord& r, const Records& all, int64_t now
     case Phase::pending:
     case Phase::starting:
       j.state = State::queued;
-      j.reason = dependency_state(r, all) == Deps::waiting ? "Dependency" : "Resources";
+      j.reason = dependency_state(r, all, ended_) == Deps::waiting ? "Dependency" : "Resources";
       j.nodes = 0;
       j.nodelist.clear();
       break;
@@ -564,8 +595,8 @@ std::vector<JobInfo> LocalScheduler::query(const std::vector<std::string>& ids) 
     std::vector<JobInfo> result;
     for (const auto& s : ids) {
       auto id = parse_id(s);
-      auto it = id ? all.find(*id) : all.end();
-      if (it != all.end()) result.push_back(info(it->second, all, now));
+      if (const JobRecord* r = id ? find_record(*id, all, ended_) : nullptr)
+        result.push_back(info(*r, all, now));
     }
     return result;
   });
@@ -575,9 +606,9 @@ std::vector<JobInfo> LocalScheduler::find_by_name(const std::vector<std::string>
   return locked([&](Records& all) {
     int64_t now = now_ms();
     std::vector<JobInfo> result;
-    for (const auto& [id, r] : all) {
-      if (std::find(names.begin(), names.end(), r.name) != names.end()) result.push_back(info(r, all, now));
-    }
+    for (const auto* records : {&ended_, &all})
+      for (const auto& [id, r] : *records)
+        if (std::find(names.begin(), names.end(), r.name) != names.end()) result.push_back(info(r, all, now));
     return result;
   });
 }

@@ -48,6 +48,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "local/job_record.hpp"
@@ -93,7 +94,7 @@ class LocalScheduler final : public sched::Scheduler {
   // except a full, read-only or failing file system: StorageError (util/atomic_file.hpp).
   template <class F>
   auto locked(F&& f);
-  Records load();                 // every record of the spool; under the lock
+  Records load();                 // the records of jobs not ended (ended ones: ended_); under the lock
   void save(const JobRecord& r);  // under the lock
   void tick(Records& all);        // reap, then start; under the lock
   void reap(JobRecord& r, int64_t now_ms);
@@ -109,7 +110,12 @@ class LocalScheduler final : public sched::Scheduler {
   resource::Gpus gpus_;
   Fd lock_fd_;
   std::string host_;
-  std::map<long, JobRecord> ended_;  // ended records never change: read once
+  // What a call reads is the live jobs, not every job the spool ever had: ended records never
+  // change, read once; the ids live at the last load, and the highest id seen.
+  std::map<long, JobRecord> ended_;
+  std::set<long> live_;
+  long highest_ = 0;
+  bool listed_ = false;  // the spool listed once (the first load)
 };
 
 // Registers "local" in the scheduler registry (sched/scheduler.hpp) with these options; the shell

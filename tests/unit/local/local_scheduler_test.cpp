@@ -533,3 +533,25 @@ TEST_CASE("the local scheduler is reachable through the registry", "[local]") {
   CHECK(wait_end(*s, id).state == State::completed);
   CHECK(fs::exists(tmp.path / ".local" / "jobs" / (id + ".json")));
 }
+
+TEST_CASE("one spool, two schedulers: each sees the jobs the other gives and ends, by name and id",
+          "[local]") {
+  // A call reads the live jobs and those given since (the spool's counter), not a listing of
+  // every record: what another process (`campaign cancel`, a second run) writes is seen all the same.
+  TempDir tmp("two");
+  LocalScheduler a(options(tmp.path)), b(options(tmp.path));
+  auto first = a.submit(request(make_job(tmp.path, "one", "true"), "job-one"));
+  CHECK(wait_end(a, first).state == State::completed);
+  auto second = b.submit(request(make_job(tmp.path, "two", "exit 3"), "job-two", {first}));
+  CHECK(second == "2");
+  auto third = a.submit(request(make_job(tmp.path, "three", "true"), "job-three", {second}));
+  CHECK(third == "3");  // after b's: the counter, not a's own last id
+  CHECK(wait_end(a, second).exit_code == 3);
+  // b's job ended as a failure: a cancels its dependant as a dependency never satisfied.
+  CHECK(wait_end(b, third).state == State::cancelled);
+  auto named = b.find_by_name({"job-one", "job-three"});
+  REQUIRE(named.size() == 2);
+  CHECK(named[0].id == "1");
+  CHECK(named[1].id == "3");
+  CHECK(a.queued_jobs_of_user() == 0);
+}
