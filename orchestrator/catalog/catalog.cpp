@@ -242,6 +242,36 @@ void Catalog::record_code_version(std::int64_t campaign_id, const CodeRecord& co
   });
 }
 
+void Catalog::add_tags(std::int64_t campaign_id, const std::map<std::string, std::string>& tags) {
+  Impl& c = *impl_;
+  c.require_writer("add_tags");
+  if (tags.empty()) return;
+  c.guard("add_tags", [&] {
+    Impl::Tx tx(c);
+    auto old = c.query(std::string(kCampaignSelect) + "WHERE id = ?");
+    old->bind(1, campaign_id);
+    if (!old->executeStep())
+      throw CatalogError(c.where() + ": no campaign with id " + std::to_string(campaign_id));
+    std::map<std::string, std::string> merged = read_campaign(*old).tags;
+    old->reset();
+    std::string changes;
+    for (auto& [k, v] : tags) {
+      auto [it, inserted] = merged.emplace(k, v);
+      if (!inserted && it->second == v) continue;
+      if (!inserted) it->second = v;
+      changes += (changes.empty() ? "" : ", ") + k + (v.empty() ? "" : "=" + v);
+    }
+    if (changes.empty()) return;
+    auto q = c.query("UPDATE campaigns SET tags = ?, updated = ? WHERE id = ?");
+    q->bind(1, nlohmann::json(merged).dump());
+    q->bind(2, c.now());
+    q->bind(3, campaign_id);
+    q->exec();
+    c.insert_event({campaign_id, {}, {}}, "campaign", std::nullopt, std::nullopt, "tagged " + changes);
+    tx.commit();
+  });
+}
+
 std::optional<CampaignRecord> Catalog::find_campaign(std::string_view name) {
   Impl& c = *impl_;
   return c.guard("find_campaign", [&]() -> std::optional<CampaignRecord> {
@@ -617,6 +647,19 @@ double Catalog::consumed_node_hours(std::int64_t campaign_id) {
       "0)) "
       "  ELSE coalesce(a.elapsed_s, a.ended - a.started, 0) END), 0) / 3600.0 "
       "FROM attempts a JOIN cases c ON c.id = a.case_id WHERE c.campaign_id = ?2 AND a.nodes IS NOT NULL",
+      campaign_id);
+}
+
+double Catalog::reported_node_hours(std::int64_t campaign_id) {
+  // No term reads the clock: a running attempt counts what the scheduler last said it had run, which
+  // its final elapsed time can only exceed (the time to now would count on past an end not yet seen).
+  return node_hours(
+      *impl_, "reported_node_hours",
+      "SELECT coalesce(sum(a.nodes * CASE "
+      "  WHEN a.state = 'running' THEN coalesce(a.elapsed_s, 0) "
+      "  ELSE coalesce(a.elapsed_s, a.ended - a.started, 0) END), 0) / 3600.0 "
+      "FROM attempts a JOIN cases c ON c.id = a.case_id WHERE c.campaign_id = ?2 AND a.nodes IS "
+      "NOT NULL",
       campaign_id);
 }
 

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -71,6 +72,8 @@ struct CodeRecord {
 
 struct CampaignRecord : CampaignRow {
   CodeRecord code;
+  // Free-form tags of the run (`run --tag`): KEY -> VALUE, a word's value "".
+  std::map<std::string, std::string> tags;
   std::int64_t id = 0;
   Time created{};
   Time updated{};
@@ -244,6 +247,8 @@ class Catalog {
   std::int64_t upsert_campaign(const CampaignRow& row);
   // Records the code under test of the campaign, logging a change.
   void record_code_version(std::int64_t campaign_id, const CodeRecord& code);
+  // Adds tags to the campaign's run (a KEY already there takes the new VALUE), logging a change.
+  void add_tags(std::int64_t campaign_id, const std::map<std::string, std::string>& tags);
   std::optional<CampaignRecord> find_campaign(std::string_view name);
   std::vector<CampaignRecord> campaigns();
 
@@ -351,6 +356,11 @@ class Catalog {
   // Node-hours used: nodes x elapsed over all attempts (a running attempt
   // counts up to now; ended-started when no elapsed time was recorded).
   double consumed_node_hours(std::int64_t campaign_id);
+  // Node-hours used as the scheduler reported them, for the progress line: a running attempt counts
+  // the elapsed time of its last report (not up to now), an ended one its final elapsed time, so the
+  // sum never goes down as jobs end (issue 33: 0.04 -> 0.03 when a job's end was seen). Below
+  // consumed_node_hours while jobs run; the budget keeps that one.
+  double reported_node_hours(std::int64_t campaign_id);
   // Node-hours that submitting, queued and running attempts may still add:
   // nodes x walltime, less what a running one has already used (counted by
   // consumed_node_hours). consumed + in flight is what a budget must cover.

@@ -116,7 +116,7 @@ AttemptRow read_attempt(const SQLite::Statement& s) {
 
 const std::string kCampaignSelect =
     "SELECT id, name, spec_text, spec_hash, system, workdir, code_version, created, updated, code_commit, "
-    "code_date, code_dirty FROM campaigns ";
+    "code_date, code_dirty, tags FROM campaigns ";
 
 CampaignRecord read_campaign(const SQLite::Statement& s) {
   CampaignRecord r;
@@ -132,6 +132,10 @@ CampaignRecord read_campaign(const SQLite::Statement& s) {
   r.code.commit = s.getColumn(9).getString();
   r.code.date = opt_time(s.getColumn(10));
   r.code.dirty = s.getColumn(11).getInt() != 0;
+  auto tags = nlohmann::json::parse(s.getColumn(12).getString(), nullptr, false);
+  if (tags.is_object())
+    for (auto& [k, v] : tags.items())
+      if (v.is_string()) r.tags[k] = v.get<std::string>();
   return r;
 }
 

@@ -186,7 +186,13 @@ constexpr const char* kV12 = R"sql(
 ALTER TABLE cases ADD COLUMN definition TEXT NOT NULL DEFAULT '';  -- JSON; '' when not known
 )sql";
 
-constexpr std::array<Migration, 12> kMigrations = {{
+// Free-form tags on a run (`campaign run --tag KEY=VALUE` or `--tag WORD`), as a JSON object of
+// strings ({"nightly": "", "node": "a100"}); '{}' for older rows.
+constexpr const char* kV13 = R"sql(
+ALTER TABLE campaigns ADD COLUMN tags TEXT NOT NULL DEFAULT '{}';  -- JSON object: tag -> value ('' for a word)
+)sql";
+
+constexpr std::array<Migration, 13> kMigrations = {{
     {1, "tables", kV1},
     {2, "indexes for polling, metrics and events", kV2},
     {3, "metric series", kV3},
@@ -199,6 +205,7 @@ constexpr std::array<Migration, 12> kMigrations = {{
     {10, "the cause of an attempt's end", kV10},
     {11, "the engine's memory as observations", kV11},
     {12, "what each case runs", kV12},
+    {13, "tags of a run", kV13},
 }};
 
 int pragma_int(SQLite::Database& db, const char* pragma) {

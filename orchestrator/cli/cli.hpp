@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 
 #include "collect/attempt.hpp"
@@ -44,6 +45,15 @@ matrix::Selection selection_of(const SelectOptions& o, const std::string& comman
 void check_selection(const matrix::Selection& s, const std::string& command,
                      const std::vector<std::pair<std::string, nlohmann::json>>& cases);
 void check_selection(const matrix::Selection& s, const std::string& command, const matrix::Plan& plan);
+
+// --tag KEY=VALUE or --tag WORD (repeatable): free-form tags of a run (run, resume) or the tags a run
+// must have (list). KEY: letters, digits and _ . : - ; a word's value is "". An InputError (exit 2)
+// of `command` for a malformed one.
+std::map<std::string, std::string> parse_tags(const std::vector<std::string>& tags,
+                                              const std::string& command);
+// Whether `tags` hold every one of `wanted` (a word: that tag, whatever its value).
+bool has_tags(const std::map<std::string, std::string>& tags,
+              const std::map<std::string, std::string>& wanted);
 
 struct Loaded {
   spec::Campaign campaign;  // with the system's override applied
@@ -116,6 +126,14 @@ namespace campaign::cli {
 // remote system); its exceptions propagate.
 int collect_finished(Catalog& catalog, std::int64_t campaign_id, const collect::StepCollectors& collectors,
                      bool again, const std::function<void(const std::vector<AttemptRow>&)>& fetch = {});
+// The cases of the catalog's campaigns that `s` chooses (their ids), by the parameters the catalog
+// recorded (the file may have changed since); with `all`, also the cases the file no longer lists. The
+// selection is checked against the cases of every campaign together: one catalog can hold several
+// campaigns, and a parameter only one of them has, or a glob only one's cases match, is no mistake.
+// An empty selection chooses every case. status, show, results and report choose so.
+std::set<std::int64_t> chosen_cases(Catalog& catalog, const matrix::Selection& s, bool all,
+                                    const std::string& command);
+
 // The report at the end of run/import when the campaign declares analyses; its HTML path.
 std::optional<std::filesystem::path> write_final_report(Catalog& catalog, const spec::Campaign& campaign,
                                                         std::int64_t campaign_id,

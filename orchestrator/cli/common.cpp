@@ -1,5 +1,9 @@
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+
+#include "catalog/catalog.hpp"
 #include "cli/cli.hpp"
 #include "history/verdicts.hpp"
 #include "report/input.hpp"
@@ -53,6 +57,52 @@ void check_selection(const matrix::Selection& s, const std::string& command,
 
 void check_selection(const matrix::Selection& s, const std::string& command, const matrix::Plan& plan) {
   as_input_error(command, [&] { matrix::check_selection(s, plan); });
+}
+
+std::set<std::int64_t> chosen_cases(Catalog& catalog, const matrix::Selection& s, bool all,
+                                    const std::string& command) {
+  std::vector<std::pair<std::string, nlohmann::json>> cases;
+  std::set<std::int64_t> chosen;
+  for (auto& c : catalog.campaigns())
+    for (auto& k : catalog.cases_of(c.id)) {
+      if (!k.in_spec && !all) continue;
+      cases.emplace_back(k.name, k.params);
+      if (s.empty() || s.matches(k.name, k.params)) chosen.insert(k.id);
+    }
+  if (!s.empty()) check_selection(s, command, cases);
+  return chosen;
+}
+
+std::map<std::string, std::string> parse_tags(const std::vector<std::string>& tags,
+                                              const std::string& command) {
+  std::map<std::string, std::string> out;
+  for (const std::string& t : tags) {
+    const auto eq = t.find('=');
+    const std::string key = t.substr(0, eq), value = eq == std::string::npos ? "" : t.substr(eq + 1);
+    const bool key_ok = !key.empty() && std::all_of(key.begin(), key.end(), [](unsigned char c) {
+      return std::isalnum(c) || c == '_' || c == '.' || c == ':' || c == '-';
+    });
+    if (!key_ok)
+      throw InputError(
+          {command}, "--tag",
+          "'" + t + "': a tag is KEY=VALUE or a WORD, KEY and WORD of letters, digits and _ . : -");
+    if (eq != std::string::npos && value.empty())
+      throw InputError({command}, "--tag",
+                       "'" + t + "': no value after '=' (a word alone: --tag " + key + ")");
+    if (value.find_first_of("\n\r") != std::string::npos)
+      throw InputError({command}, "--tag", "'" + key + "': a value is one line");
+    out[key] = value;
+  }
+  return out;
+}
+
+bool has_tags(const std::map<std::string, std::string>& tags,
+              const std::map<std::string, std::string>& wanted) {
+  for (auto& [k, v] : wanted) {
+    auto it = tags.find(k);
+    if (it == tags.end() || (!v.empty() && it->second != v)) return false;
+  }
+  return true;
 }
 
 fs::path reading_workdir(const std::string& target, const std::string& system, const std::string& workdir) {

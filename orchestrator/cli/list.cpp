@@ -46,29 +46,36 @@ void add_list(CLI::App& app) {
     std::string dir = ".";
     int depth = 4;
     bool json = false;
+    std::vector<std::string> tags;
   };
   auto o = std::make_shared<Options>();
   auto* cmd =
       app.add_subcommand("list",
                          "List the campaigns under a folder: each work directory with its system, cases "
-                         "by state, node-hours used and when it last changed");
+                         "by state, node-hours used, when it last changed and its tags (run --tag)");
   cmd->add_option("DIR", o->dir, "The folder to search (default: the current directory)");
   cmd->add_option("--depth", o->depth, "How many folder levels down to look")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
+  cmd->add_option("--tag", o->tags,
+                  "Only the runs tagged so (run --tag): KEY=VALUE, or a WORD (that tag, whatever its value); "
+                  "repeatable, all must hold")
+      ->type_name("KEY=VALUE|WORD");
   cmd->callback([o] {
+    const std::map<std::string, std::string> wanted = parse_tags(o->tags, "campaign list");
     const fs::path root = fs::absolute(o->dir).lexically_normal();
     if (!fs::is_directory(root)) throw InputError({"campaign list"}, "DIR", "no such folder " + o->dir);
     nlohmann::json out = nlohmann::json::array();
     std::vector<std::vector<std::string>> table{
-        {"work directory", "campaign", "system", "cases", "states", "node-hours", "updated"}};
+        {"work directory", "campaign", "system", "cases", "states", "node-hours", "updated", "tags"}};
     for (auto& wd : work_directories(root, o->depth)) {
       std::string shown = wd.lexically_relative(root).string();
       if (shown.empty()) shown = ".";
       try {
         Catalog catalog = Catalog::open_for_reading(wd);
         for (auto& c : catalog.campaigns()) {
+          if (!has_tags(c.tags, wanted)) continue;
           std::map<std::string, int> states;
           int cases = 0;
           for (auto& a : catalog.latest_attempts(c.id))
@@ -84,17 +91,19 @@ void add_list(CLI::App& app) {
                            {"states", states},
                            {"node_hours", nh},
                            {"updated", report::format_utc(c.updated)},
-                           {"code", c.code.version}});
+                           {"code", c.code.version},
+                           {"tags", c.tags}});
           } else {
             table.push_back({shown, c.name, c.system, std::to_string(cases), summary,
-                             fmt::format("{:.2f}", nh), report::format_utc(c.updated)});
+                             fmt::format("{:.2f}", nh), report::format_utc(c.updated),
+                             report::describe_tags(c.tags)});
           }
         }
       } catch (const std::exception& e) {  // one damaged catalog does not hide the others
         if (o->json)
           out.push_back({{"workdir", wd.string()}, {"error", e.what()}});
         else
-          table.push_back({shown, "(unreadable)", "", "", e.what(), "", ""});
+          table.push_back({shown, "(unreadable)", "", "", e.what(), "", "", ""});
       }
     }
     if (o->json) {
@@ -102,7 +111,8 @@ void add_list(CLI::App& app) {
       return;
     }
     if (table.size() == 1) {
-      std::cout << "no campaign under " << root.string() << " (" << o->depth
+      std::cout << "no campaign under " << root.string()
+                << (wanted.empty() ? "" : " tagged " + report::describe_tags(wanted)) << " (" << o->depth
                 << " levels down; a work directory holds campaign.db)\n";
       return;
     }

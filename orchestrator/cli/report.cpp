@@ -27,11 +27,14 @@ void add_report(CLI::App& app) {
     std::string formats = "md,csv,json,html";
     std::string out;
     bool terminal = false;
+    SelectOptions select;
   };
   auto ro = std::make_shared<ReportOptions>();
   auto* rep = app.add_subcommand("report",
                                  "Compute the campaign's analyses (weak/strong scaling tables, aggregates) "
-                                 "and write reports with plots");
+                                 "and write reports with plots. Times are taken after the warm-up: steps "
+                                 "below an analysis' time.warmup (default 1: epoch 0 is left out; "
+                                 "warmup: 0 keeps it) are dropped, and each report says so");
   rep->add_option("TARGET", ro->target, "Campaign file or work directory (default: the current directory)");
   rep->add_option("-s,--system", ro->system, "System profile, as for run (with a campaign file)");
   rep->add_option("-w,--workdir", ro->workdir, "Work directory, as for run (with a campaign file)");
@@ -48,7 +51,9 @@ void add_report(CLI::App& app) {
   rep->add_option("-o,--out", ro->out, "Output directory (default: WORKDIR/report)");
   rep->add_flag("--terminal", ro->terminal,
                 "Print the tables here (and write files only if --format/--out is given)");
+  add_select_options(*rep, ro->select, "in the analyses (the report's header says which)");
   rep->callback([ro, rep] {
+    const matrix::Selection selection = selection_of(ro->select, "campaign report");
     std::string target = ro->target.empty() ? "." : ro->target;
     fs::path workdir;
     std::optional<spec::Campaign> campaign;
@@ -69,6 +74,16 @@ void add_report(CLI::App& app) {
     bool files = !ro->terminal || rep->count("--format") || rep->count("--out");
     if (files) req.formats = report::parse_formats(ro->formats);
     req.out_dir = ro->out.empty() ? workdir / "report" : fs::absolute(ro->out);
+    if (!selection.empty()) {
+      req.cases.emplace();
+      const std::set<std::int64_t> chosen = chosen_cases(catalog, selection, false, "campaign report");
+      for (auto& k : catalog.cases_of(rec.id))
+        if (chosen.count(k.id)) req.cases->insert(k.name);
+      if (req.cases->empty())
+        throw InputError({"campaign report"}, "--case/--only",
+                         selection.describe() + ": no case of campaign " + rec.name + " matches");
+      req.chosen = selection.describe();
+    }
     auto r = report::make_report(catalog, *campaign, rec.id, req, ro->terminal ? &std::cout : nullptr);
     for (auto& w : r.warnings) std::cerr << "campaign: warning: " << w << "\n";
     if (files) std::cout << "wrote " << r.files.size() << " files to " << req.out_dir.string() << "\n";

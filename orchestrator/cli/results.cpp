@@ -15,6 +15,7 @@
 #include "analysis/table.hpp"
 #include "catalog/catalog.hpp"
 #include "cli/cli.hpp"
+#include "report/input.hpp"
 #include "report/writers.hpp"
 #include "util/columns.hpp"
 #include "util/strings.hpp"
@@ -39,6 +40,7 @@ struct Summary {
 
 struct Row {
   std::string campaign, system, name, step, state, job_id;
+  std::map<std::string, std::string> tags;  // the run's (run --tag)
   int attempt = 0;
   std::optional<std::int64_t> elapsed_s;
   nlohmann::json params;
@@ -81,16 +83,15 @@ void add_results(CLI::App& app) {
     std::vector<Row> rows;
     std::vector<std::string> param_names, metric_names;  // in first-seen order / sorted
     std::set<std::string> seen_params, seen_metrics;
+    const std::set<std::int64_t> choice = chosen_cases(catalog, selection, o->all, "campaign results");
     for (auto& c : catalog.campaigns()) {
-      std::vector<std::pair<std::string, nlohmann::json>> choosable;
       std::map<std::int64_t, const CaseRecord*> chosen;
       std::map<std::string, nlohmann::json> first_value;  // a parameter's value in the first case
       std::set<std::string> varying;
       auto cases = catalog.cases_of(c.id);
       for (auto& k : cases) {
         if (!k.in_spec && !o->all) continue;
-        choosable.emplace_back(k.name, k.params);
-        if (selection.matches(k.name, k.params)) chosen[k.id] = &k;
+        if (choice.count(k.id)) chosen[k.id] = &k;
         for (auto& [name, v] : k.params.items())
           if (auto [it, first] = first_value.emplace(name, v); !first && it->second != v)
             varying.insert(name);
@@ -99,13 +100,13 @@ void add_results(CLI::App& app) {
       // what follows from them), not the ones every case shares (its name, directories, system).
       for (auto& [name, v] : first_value)
         if (varying.count(name) && seen_params.insert(name).second) param_names.push_back(name);
-      if (!selection.empty()) check_selection(selection, "campaign results", choosable);
       std::map<std::int64_t, std::size_t> row_of_attempt;
       for (auto& a : catalog.latest_attempts(c.id)) {
         auto k = chosen.find(a.case_id);
         if (k == chosen.end()) continue;
-        Row r{c.name,   c.system,    a.case_name,       a.step, std::string(to_string(a.state)), a.job_id,
-              a.number, a.elapsed_s, k->second->params, {}};
+        Row r{c.name,   c.system, a.case_name, a.step,      std::string(to_string(a.state)),
+              a.job_id, c.tags,   a.number,    a.elapsed_s, k->second->params,
+              {}};
         row_of_attempt[a.id] = rows.size();
         rows.push_back(std::move(r));
       }
@@ -122,13 +123,14 @@ void add_results(CLI::App& app) {
     std::set<std::string> campaigns;
     for (auto& r : rows) campaigns.insert(r.campaign);
     const bool several = campaigns.size() > 1;  // one catalog can hold several campaigns
+    const bool tagged = std::any_of(rows.begin(), rows.end(), [](const Row& r) { return !r.tags.empty(); });
 
     if (o->format == "json") {
       nlohmann::json out = nlohmann::json::array();
       for (auto& r : rows) {
         nlohmann::json j{{"campaign", r.campaign}, {"system", r.system}, {"case", r.name},
                          {"step", r.step},         {"params", r.params}, {"state", r.state},
-                         {"attempt", r.attempt},   {"job_id", r.job_id}};
+                         {"attempt", r.attempt},   {"job_id", r.job_id}, {"tags", r.tags}};
         if (r.elapsed_s) j["elapsed_s"] = *r.elapsed_s;
         j["metrics"] = nlohmann::json::object();
         for (auto& [name, m] : r.metrics) {
@@ -149,6 +151,7 @@ void add_results(CLI::App& app) {
     header.insert(header.end(), {"case", "step"});
     header.insert(header.end(), param_names.begin(), param_names.end());
     header.insert(header.end(), {"state", "attempt", "job", "elapsed_s"});
+    if (tagged) header.push_back("tags");
     std::map<std::string, std::string> units;
     for (auto& r : rows)
       for (auto& [name, m] : r.metrics)
@@ -156,6 +159,9 @@ void add_results(CLI::App& app) {
     const std::size_t first_metric = header.size();
     header.insert(header.end(), metric_names.begin(), metric_names.end());
     std::vector<std::vector<std::string>> table;
+    // The metrics' values as doubles beside the text (the table rounds them to 6 digits, CSV keeps them
+    // exact): one value, formatted once per output, never read back from its own text.
+    std::vector<std::vector<double>> values;
     for (auto& r : rows) {
       std::vector<std::string> line;
       if (several) line.push_back(r.campaign);
@@ -163,9 +169,11 @@ void add_results(CLI::App& app) {
       for (auto& p : param_names) line.push_back(r.params.contains(p) ? param_text(r.params[p]) : "");
       line.insert(line.end(), {r.state, std::to_string(r.attempt), r.job_id,
                                r.elapsed_s ? std::to_string(*r.elapsed_s) : ""});
+      if (tagged) line.push_back(report::describe_tags(r.tags));
+      std::vector<double>& v = values.emplace_back();
       for (auto& name : metric_names) {
         auto m = r.metrics.find(name);
-        line.push_back(m == r.metrics.end() ? "" : number(m->second.mean()));
+        v.push_back(m == r.metrics.end() ? std::nan("") : m->second.mean());
       }
       table.push_back(std::move(line));
     }
@@ -176,16 +184,18 @@ void add_results(CLI::App& app) {
         return join(quoted, ",");
       };
       std::cout << csv_line(header) << "\n";
-      for (auto& line : table) std::cout << csv_line(line) << "\n";
+      for (std::size_t i = 0; i < table.size(); ++i) {
+        for (double v : values[i]) table[i].push_back(number(v));
+        std::cout << csv_line(table[i]) << "\n";
+      }
       return;
     }
     for (std::size_t i = first_metric; i < header.size(); ++i)
       if (auto u = units.find(header[i]); u != units.end()) header[i] += " [" + u->second + "]";
     std::vector<bool> right(header.size());
     for (std::size_t i = first_metric; i < header.size(); ++i) right[i] = true;
-    for (auto& line : table)
-      for (std::size_t i = first_metric; i < line.size(); ++i)
-        if (!line[i].empty()) line[i] = fmt::format("{:.6g}", std::stod(line[i]));
+    for (std::size_t i = 0; i < table.size(); ++i)
+      for (double v : values[i]) table[i].push_back(std::isnan(v) ? "" : fmt::format("{:.6g}", v));
     table.insert(table.begin(), header);
     std::cout << format_columns(table, right);
     if (rows.empty()) std::cout << "(no case)\n";

@@ -27,6 +27,7 @@ struct RunOptions {
   bool quiet = false;
   bool verbose = false;
   std::string label;
+  std::vector<std::string> tags;
 };
 
 // Crash tests: CAMPAIGN_TEST_CRASH=after_submit:N kills the process (as kill -9
@@ -77,6 +78,7 @@ int run_campaign(const RunOptions& o, bool resume) {
   if (o.again && selection.empty())
     throw InputError({command}, "--again",
                      "runs chosen cases again: say which with --case GLOB or --only KEY=VALUE");
+  const std::map<std::string, std::string> tags = parse_tags(o.tags, command);
   Verbosity v = o.quiet ? Verbosity::quiet : (o.verbose ? Verbosity::verbose : Verbosity::normal);
   // The selection is checked against the plan before anything is written.
   std::optional<matrix::Chosen> chosen;
@@ -103,6 +105,7 @@ int run_campaign(const RunOptions& o, bool resume) {
   if (resume && o.again) eo.again = chosen->chosen;
   auto code = history::detect_code_version(l.plan, o.label, *backend.shell);
   eo.code = code.record();
+  eo.tags = tags;
   if (auto old = catalog.find_campaign(l.campaign.name);
       old && !old->code.commit.empty() && old->code.commit != code.commit)
     spdlog::warn(
@@ -180,6 +183,11 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("--label", o.label,
                   "Name of the code version under test, recorded with the run (default: the git commit of "
                   "code_dir, else of the campaign file's repository; both are recorded when known)");
+  cmd->add_option("--tag", o.tags,
+                  "Tag the run: KEY=VALUE or a WORD (repeatable; kept with the run, a KEY given again takes "
+                  "the new VALUE), shown by status, show, results, list and the report; list --tag "
+                  "chooses by them")
+      ->type_name("KEY=VALUE|WORD");
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "cli/backend.hpp"
 #include "cli/cli.hpp"
 #include "engine/engine.hpp"
+#include "report/input.hpp"
 #include "stage/remote_record.hpp"
 #include "util/columns.hpp"
 #include "util/walltime.hpp"
@@ -77,8 +78,8 @@ nlohmann::json to_json(const CampaignRecord& c, const std::vector<AttemptRow>& r
   nlohmann::json code{{"version", c.code.version}, {"commit", c.code.commit}, {"dirty", c.code.dirty}};
   code["date"] =
       c.code.date ? nlohmann::json(c.code.date->time_since_epoch().count()) : nlohmann::json(nullptr);
-  nlohmann::json out{
-      {"campaign", c.name}, {"system", c.system}, {"workdir", c.workdir}, {"code", code}, {"cases", cases}};
+  nlohmann::json out{{"campaign", c.name}, {"system", c.system}, {"workdir", c.workdir},
+                     {"code", code},       {"tags", c.tags},     {"cases", cases}};
   if (remote && remote->system == c.system)
     out["remote"] = {{"host", remote->host}, {"workdir", remote->workdir}};
   nlohmann::json dups = nlohmann::json::array();
@@ -146,19 +147,12 @@ void add_status(CLI::App& app) {
     Catalog catalog = Catalog::open_for_reading(workdir);
     auto remote = stage::read_remote_record(workdir);
     nlohmann::json all = nlohmann::json::array();
+    const std::set<std::int64_t> chosen = chosen_cases(catalog, selection, o->all, "campaign status");
     for (auto& c : catalog.campaigns()) {
       auto rows = catalog.latest_attempts(c.id);
       if (!selection.empty()) {
-        // The parameters as the catalog recorded them (the file may have changed since).
-        std::vector<std::pair<std::string, nlohmann::json>> cases;
-        std::map<std::int64_t, bool> chosen;
-        for (auto& k : catalog.cases_of(c.id)) {
-          if (!k.in_spec && !o->all) continue;
-          cases.emplace_back(k.name, k.params);
-          chosen[k.id] = selection.matches(k.name, k.params);
-        }
-        check_selection(selection, "campaign status", cases);
-        std::erase_if(rows, [&](const AttemptRow& a) { return !chosen[a.case_id]; });
+        std::erase_if(rows, [&](const AttemptRow& a) { return !chosen.count(a.case_id); });
+        if (rows.empty()) continue;  // another campaign of this catalog has the chosen cases
       }
       if (o->json) {
         all.push_back(to_json(c, rows, catalog.events_of_kind(c.id, "duplicate"), remote, o->all));
@@ -168,6 +162,7 @@ void add_status(CLI::App& app) {
       for (auto& a : rows)
         if (a.in_spec) counts[a.state]++;
       std::cout << "campaign " << c.name << " on " << c.system << ", " << c.workdir << "\n";
+      if (!c.tags.empty()) std::cout << "tags " << report::describe_tags(c.tags) << "\n";
       if (remote && remote->system == c.system)
         std::cout << "jobs run on ssh " << remote->host << " in " << remote->workdir << "\n";
       std::cout << "\n";

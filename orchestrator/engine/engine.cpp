@@ -88,6 +88,7 @@ void Engine::start() {
   CampaignRow row = render::campaign_row(plan_, workdir_);
   campaign_id_ = catalog_.upsert_campaign(row);
   if (options_.code) catalog_.record_code_version(campaign_id_, *options_.code);
+  catalog_.add_tags(campaign_id_, options_.tags);
   if (auto rec = catalog_.find_campaign(row.name))
     job_id_prefix_ =
         render::campaign_id(row.name, workdir_, std::to_string(rec->created.time_since_epoch().count()));
@@ -306,7 +307,7 @@ Counts Engine::counts_of(const std::vector<AttemptRow>& latest) {
     c.by_state[a.state]++;
     c.cases++;
   }
-  c.node_hours = catalog_.consumed_node_hours(campaign_id_);
+  c.node_hours = catalog_.reported_node_hours(campaign_id_);
   return c;
 }
 

@@ -52,6 +52,8 @@ struct EngineOptions {
   // The code under test, recorded with the campaign; only run and resume
   // know it (status --refresh and cancel leave the recorded one alone).
   std::optional<CodeRecord> code;
+  // run/resume --tag: added to the run's tags (Catalog::add_tags) when it starts.
+  std::map<std::string, std::string> tags;
   double marker_interval_s = 0.5;  // how often exit markers are read (at most poll_min)
   double submit_slice_s = 0.5;     // longest run of submissions before markers and polls get a turn
   // How long a job may be unknown to the scheduler (neither queue nor accounting), with no exit

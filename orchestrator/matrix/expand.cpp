@@ -13,6 +13,7 @@
 #include "matrix/step_expander.hpp"
 #include "matrix/steps.hpp"
 #include "util/strings.hpp"
+#include "util/walltime.hpp"
 
 namespace campaign::matrix {
 
@@ -322,6 +323,16 @@ Plan expand(const spec::Campaign& campaign, const spec::System& system, const st
   plan.fit = fit;
   plan.campaign = campaign;
   plan.system = system;
+  // pack: walltimes were read before the system was known, as Slurm reads them; a profile that reads
+  // walltimes as LSF does gets them so (the forms differ only in "H:M", never in whether one parses).
+  if (system.walltime_grammar != WalltimeGrammar::slurm) {
+    auto reread = [&](spec::Field<spec::Pack>& pack) {
+      if (pack && !pack.value->walltime_text.empty())
+        pack.value->walltime_s = parse_walltime(pack.value->walltime_text, system.walltime_grammar);
+    };
+    reread(plan.campaign.pack);
+    for (auto& step : plan.campaign.steps) reread(step.pack);
+  }
   std::unordered_map<std::string, size_t> names;
   for (size_t i : order_steps(plan.campaign)) StepExpander(plan, i, names).run();
   link_dependencies(plan);

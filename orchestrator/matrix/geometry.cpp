@@ -257,11 +257,13 @@ long StepExpander::walltime_of(const Case& cs, const Values& values) {
   std::string w = walltime_.render(values, Escape::none);
   auto wit = walltime_cache_.find(w);
   if (wit == walltime_cache_.end()) {
-    auto secs = parse_walltime(w);
+    auto secs = parse_walltime(w, sys_.walltime_grammar);
     if (!secs || *secs <= 0)
       throw InputError(
           walltime_.where(), prefix_ + "job.walltime",
-          "not a walltime: '" + w + "' (" + std::string(kWalltimeForms) + ")" + case_desc(values));
+          "not a walltime: '" + w + "' (" + walltime_forms(sys_.walltime_grammar) +
+              (sys_.walltime_grammar == WalltimeGrammar::lsf ? ", as " + sys_.name + "'s profile says" : "") +
+              ")" + case_desc(values));
     wit = walltime_cache_.emplace(w, *secs).first;
   }
   return wit->second;

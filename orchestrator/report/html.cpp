@@ -79,6 +79,8 @@ std::string html(const Context& ctx) {
   row("Campaign file (sha256)", p.campaign_hash, true);
   row("System", p.system);
   row("Code version", p.code_version, true);
+  row("Tags", p.tags);
+  row("Cases", p.cases);
   if (p.job_ids.size() > 40)  // every id, folded: the row alone would hide all but the first 40
     h << "<tr><th>Jobs</th><td><details><summary>"
       << esc(std::to_string(p.job_ids.size()) + ": " + abbreviate(p.job_ids, 40)) << "</summary>"

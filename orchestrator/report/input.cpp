@@ -133,13 +133,22 @@ ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign, std::
                          const ReportRequest& request, std::ostream* terminal) {
   const auto& specs = campaign.analyses;
   auto cases = case_results(catalog, campaign_id, metrics_used(specs), sampled_used(specs));
+  const size_t all_cases = cases.size();
+  if (request.cases)
+    std::erase_if(cases, [&](const analysis::CaseResult& c) { return !request.cases->count(c.name); });
   ReportInput input;
+  if (request.cases)
+    input.provenance.cases = request.chosen + ": " + std::to_string(cases.size()) + " of the " +
+                             std::to_string(all_cases) + " cases";
   input.analyses = analysis::analyze_all(specs, cases);
   input.provenance.campaign = campaign.name;
   input.provenance.campaign_hash = campaign.sha256;
   for (auto& c : catalog.campaigns())
-    if (c.id == campaign_id)
-      input.provenance.system = c.system, input.provenance.code_version = describe_code(c.code);
+    if (c.id == campaign_id) {
+      input.provenance.system = c.system;
+      input.provenance.code_version = describe_code(c.code);
+      input.provenance.tags = describe_tags(c.tags);
+    }
   add_runs(input.provenance, cases);
   // Failed cases outside any analysis are listed too.
   for (auto& c : cases)
@@ -161,6 +170,12 @@ std::string format_utc(Time t) {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
   return buf;
+}
+
+std::string describe_tags(const std::map<std::string, std::string>& tags) {
+  std::vector<std::string> parts;
+  for (auto& [k, v] : tags) parts.push_back(v.empty() ? k : k + "=" + v);
+  return join(parts, ", ");
 }
 
 std::string describe_code(const CodeRecord& code) {

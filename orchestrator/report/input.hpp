@@ -3,6 +3,8 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
@@ -40,6 +42,10 @@ struct ReportRequest {
   std::vector<Format> formats;
   std::filesystem::path out_dir;
   bool terminal = false;
+  // report --case/--only: the names of the cases the analyses read (unset: every case), and what the
+  // user asked, for the report's header.
+  std::optional<std::set<std::string>> cases;
+  std::string chosen;
 };
 
 // Analyses of the campaign (its `analyses:`) over the catalog, written as
@@ -56,6 +62,8 @@ spec::Campaign stored_campaign(const CampaignRecord& record, const std::filesyst
 // "LABEL, commit 0123456789 of 2026-11-01 12:00 UTC (modified)", with the
 // parts that are known; "" when none is.
 std::string describe_code(const CodeRecord& code);
+// A run's tags (CampaignRecord::tags) as every command prints them: "nightly, node=a100" ("" when none).
+std::string describe_tags(const std::map<std::string, std::string>& tags);
 // "2026-11-01 12:00 UTC".
 std::string format_utc(Time t);
 

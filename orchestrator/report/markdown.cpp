@@ -65,6 +65,8 @@ std::string markdown(const Context& ctx) {
   row("Campaign file (sha256)", p.campaign_hash, true);
   row("System", p.system);
   row("Code version", p.code_version, true);
+  row("Tags", p.tags);
+  row("Cases", p.cases);
   row("Jobs", p.job_ids.empty() ? ""
                                 : std::to_string(p.job_ids.size()) + ": " + abbreviate(p.job_ids, 12) +
                                       (p.job_ids.size() > 12 ? " (report.html lists them all)" : ""));

@@ -73,8 +73,15 @@ namespace detail {
 
 std::string describe(const AnalysisSpec& s) {
   std::ostringstream d;
-  std::string time = "mean `" + s.time.metric + "` over steps >= " + analysis::format_cell(s.time.warmup) +
-                     " (after warm-up)";
+  // The warm-up is said in every report (issue 33: the default dropped the first epoch unseen).
+  const std::string w = analysis::format_cell(s.time.warmup);
+  std::string time =
+      "mean `" + s.time.metric + "` over steps >= " + w +
+      (s.time.warmup > 0
+           ? " (warm-up: steps below " + w + " dropped, `time: {warmup: " + w + "}`" +
+                 (s.time.warmup == 1 ? ", the default: the first epoch, step 0, is left out" : "") +
+                 "; `warmup: 0` keeps every step; a value collected without steps counts whole)"
+           : " (every step: `warmup: 0`)");
   // analysis/scaling.cpp rate_of: every rate over repetitions.
   const char* rate =
       " Over repetitions: time = their mean; throughput = samples / mean time, its std = samples * "

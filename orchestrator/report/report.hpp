@@ -34,6 +34,8 @@ struct Provenance {
   std::vector<std::string> job_ids;
   std::vector<std::string> nodes;
   std::string first_start, last_end;
+  std::string tags;   // the run's tags (run --tag), "nightly, node=a100"
+  std::string cases;  // the cases chosen (report --case/--only): "--only ranks=4: 2 of the 8 cases"
 };
 
 // Fills job ids, node lists and the first start / last end from the cases

@@ -319,7 +319,8 @@ Field<Pack> parse_pack(const std::string& file, const YAML::Node& node, const st
   p.nodes = as_int(file, n, m.path("nodes"));
   if (p.nodes < 1) fail(file, n, m.path("nodes"), "must be at least 1");
   if (auto v = m.get("walltime"); v.IsDefined()) {
-    p.walltime_s = parse_walltime(as_string(file, v, m.path("walltime")));
+    p.walltime_text = as_string(file, v, m.path("walltime"));
+    p.walltime_s = parse_walltime(p.walltime_text);
     if (!p.walltime_s || *p.walltime_s <= 0)
       fail(file, v, m.path("walltime"), std::string("expected a walltime (") + kWalltimeForms + ")");
   }

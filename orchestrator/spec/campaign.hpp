@@ -130,7 +130,8 @@ struct Job {
 struct Pack {
   bool enabled = true;  // `pack: false` (in a step) turns the campaign's off
   long nodes = 0;
-  std::optional<long> walltime_s;
+  std::optional<long> walltime_s;  // as Slurm reads it; matrix::expand reads walltime_text again under
+  std::string walltime_text;       // a profile's walltime_format: lsf (the system is not known here)
   std::optional<long> cases;
   Location where;
 };

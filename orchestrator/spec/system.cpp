@@ -16,10 +16,10 @@ namespace campaign::spec {
 
 namespace {
 
-long walltime(const std::string& file, const YAML::Node& v, const std::string& key) {
+long walltime(const std::string& file, const YAML::Node& v, const std::string& key, WalltimeGrammar g) {
   std::string s = as_string(file, v, key);
-  auto w = parse_walltime(s);
-  if (!w || *w <= 0) fail(file, v, key, "not a walltime: '" + s + "' (" + std::string(kWalltimeForms) + ")");
+  auto w = parse_walltime(s, g);
+  if (!w || *w <= 0) fail(file, v, key, "not a walltime: '" + s + "' (" + walltime_forms(g) + ")");
   return *w;
 }
 
@@ -65,6 +65,10 @@ System load_system_file(const std::filesystem::path& path) {
     for (auto& [_, re] : s.detect_env) check_regex(file, v, "detect_env", re);
   }
   s.scheduler = one_of(file, r.require("scheduler"), "scheduler", sched::profile_schedulers());
+  if (auto v = r.get("walltime_format"); v.IsDefined())
+    s.walltime_grammar = one_of(file, v, "walltime_format", {"slurm", "lsf"}) == "lsf"
+                             ? WalltimeGrammar::lsf
+                             : WalltimeGrammar::slurm;
   {
     YAML::Node v = r.require("launcher");
     if (v.IsScalar()) {
@@ -124,7 +128,7 @@ System load_system_file(const std::filesystem::path& path) {
     posint("max_queued_jobs", s.limits.max_queued_jobs);
     posint("max_submits_per_minute", s.limits.max_submits_per_minute);
     if (auto x = m.get("max_walltime"); x.IsDefined())
-      s.limits.max_walltime_s = walltime(file, x, "limits.max_walltime");
+      s.limits.max_walltime_s = walltime(file, x, "limits.max_walltime", s.walltime_grammar);
     if (auto x = m.get("poll_min"); x.IsDefined())
       s.limits.poll_min_s = as_number(file, x, "limits.poll_min");
     if (auto x = m.get("poll_max"); x.IsDefined())
@@ -186,7 +190,7 @@ System load_system_file(const std::filesystem::path& path) {
       }
       if (auto x = pm.get("max_nodes"); x.IsDefined()) p.max_nodes = as_int(file, x, pm.path("max_nodes"));
       if (auto x = pm.get("max_walltime"); x.IsDefined())
-        p.max_walltime_s = walltime(file, x, pm.path("max_walltime"));
+        p.max_walltime_s = walltime(file, x, pm.path("max_walltime"), s.walltime_grammar);
       if (auto x = pm.get("queue"); x.IsDefined()) p.queue = as_string(file, x, pm.path("queue"));
       if (auto x = pm.get("modules"); x.IsDefined()) p.modules = as_string_list(file, x, pm.path("modules"));
       if (auto x = pm.get("env"); x.IsDefined()) p.env = env_map(file, x, pm.path("env"));

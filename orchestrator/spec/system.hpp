@@ -14,6 +14,7 @@
 
 #include "resource/model.hpp"
 #include "util/error.hpp"
+#include "util/walltime.hpp"
 
 namespace campaign::spec {
 
@@ -76,6 +77,9 @@ struct System {
   std::vector<std::string> hostnames;  // regular expressions, full match on short or full host name
   std::vector<std::pair<std::string, std::string>> detect_env;  // VAR: regex
   std::string scheduler;                                        // slurm | lsf | local
+  // `walltime_format: lsf`: "H:M" in the walltimes of campaigns run here (and in this profile) is LSF's
+  // hours:minutes (bsub -W), not Slurm's minutes:seconds; the other forms read alike (util/walltime).
+  WalltimeGrammar walltime_grammar = WalltimeGrammar::slurm;
   Launcher launcher;
   std::string account;  // after ${VAR} expansion; may be empty
   bool account_required = false;

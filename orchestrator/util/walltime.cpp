@@ -19,7 +19,11 @@ std::optional<long> to_long(std::string_view s) {
 }
 }  // namespace
 
-std::optional<long> parse_walltime(std::string_view text) {
+const char* walltime_forms(WalltimeGrammar g) {
+  return g == WalltimeGrammar::lsf ? kLsfWalltimeForms : kWalltimeForms;
+}
+
+std::optional<long> parse_walltime(std::string_view text, WalltimeGrammar g) {
   std::string s = trim(text);
   if (s.empty()) return std::nullopt;
   if (auto minutes = to_long(s)) return *minutes * 60;
@@ -43,7 +47,10 @@ std::optional<long> parse_walltime(std::string_view text) {
       total = total * 60 + *v;
     }
     if (dashed) total *= parts.size() == 1 ? 3600 : parts.size() == 2 ? 60 : 1;  // D-H, D-H:M
-    return days * 86400 + total;  // without a day, two parts are minutes:seconds
+    // Without a day, two parts are minutes:seconds to Slurm, hours:minutes to LSF.
+    else if (parts.size() == 2 && g == WalltimeGrammar::lsf)
+      total *= 60;
+    return days * 86400 + total;
   }
   // Unit suffixes: 1h30m, 90m, 45s, 2d.
   long total = 0;

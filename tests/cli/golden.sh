@@ -62,6 +62,11 @@ for sys in daint local; do
   plan_into "$tmp/mlperf-$sys" "$src/campaigns/cosmoflow_mlperf_weak.yaml" "$sys" || continue
   for c in $(cd "$tmp/mlperf-$sys" && ls -d cosmoflow-weak-*); do compare "$sys" "$tmp/mlperf-$sys" "$c"; done
 done
+# LSF's -W where the profile reads walltimes as LSF does (summit: walltime_format: lsf): "1:30" is
+# one hour thirty, "0-20" twenty hours.
+if plan_into "$tmp/lsfw-summit" "$src/tests/integration/campaigns/lsf_walltime.yaml" summit; then
+  for c in lsfw-hm lsfw-day; do compare summit "$tmp/lsfw-summit" "$c"; done
+fi
 # Every golden file was compared.
 orphans=$(cd "$golden" && find . -name '*.sh' | sed 's|^\./||' | sort | comm -23 - <(sort -u "$compared"))
 check_eq "every golden file is compared" "" "$orphans"

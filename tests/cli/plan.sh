@@ -40,6 +40,34 @@ check "summit #BSUB -W" grep -q "^#BSUB -W 01:00$" "$tmp/summit/scaling-gpu-n8/j
 check "summit jsrun line" grep -q "^jsrun -n 8 -r 1 " "$tmp/summit/scaling-gpu-n8/job.sh"
 check "summit has no #SBATCH" test "$(grep -l SBATCH "$tmp"/summit/*/job.sh | wc -l)" -eq 0
 
+# LSF's walltime grammar where a profile says so (summit.yaml: walltime_format: lsf): "1:30" is one
+# hour thirty as `bsub -W 1:30` reads it, one minute thirty as Slurm's --time reads it (daint); the
+# forms that mean the same under both stay so; the LSF script asks for [hour:]minute.
+cp "$src/tests/integration/campaigns/lsf_walltime.yaml" "$tmp/lsfw.yaml"
+CAMPAIGN_ACCOUNT=proj "$exe" plan "$tmp/lsfw.yaml" --system summit --out "$tmp/lsfw-summit" >"$tmp/lsfw-summit.txt"
+check_eq "summit (walltime_format: lsf) plans every form" 0 $?
+CAMPAIGN_ACCOUNT=proj "$exe" plan "$tmp/lsfw.yaml" --system daint --out "$tmp/lsfw-daint" >"$tmp/lsfw-daint.txt"
+check_eq "daint (Slurm) plans every form" 0 $?
+walltime_of() { awk -v c="$2" '$1 == c { print $(NF - 1) }' "$1"; }  # plan's table: walltime, node-h
+check_eq "summit: 1:30 is LSF's hours:minutes" 01:30:00 "$(walltime_of "$tmp/lsfw-summit.txt" lsfw-hm)"
+check_eq "daint: 1:30 is Slurm's minutes:seconds" 00:01:30 "$(walltime_of "$tmp/lsfw-daint.txt" lsfw-hm)"
+for c in hms min day units; do
+  check_eq "lsfw-$c: the same walltime under both grammars" "$(walltime_of "$tmp/lsfw-daint.txt" lsfw-$c)" \
+    "$(walltime_of "$tmp/lsfw-summit.txt" lsfw-$c)"
+done
+check_eq "summit: #BSUB -W [hour:]minute of 1:30" "#BSUB -W 01:30" "$(grep '^#BSUB -W' "$tmp/lsfw-summit/lsfw-hm/job.sh")"
+check_eq "summit: #BSUB -W of 0-20 (LSF has no days)" "#BSUB -W 20:00" "$(grep '^#BSUB -W' "$tmp/lsfw-summit/lsfw-day/job.sh")"
+check_eq "summit: #BSUB -W of 45 minutes" "#BSUB -W 00:45" "$(grep '^#BSUB -W' "$tmp/lsfw-summit/lsfw-min/job.sh")"
+check_eq "daint: --time of 1:30" "#SBATCH --time=00:01:30" \
+  "$(grep '^#SBATCH --time' "$tmp/lsfw-daint/lsfw-hm/job.sh")"
+# A pack: allocation's walltime is read as the system reads walltimes too.
+printf 'pack: {nodes: 2, walltime: "24:00"}\n' >>"$tmp/lsfw.yaml"
+CAMPAIGN_ACCOUNT=proj "$exe" validate "$tmp/lsfw.yaml" --system summit >/dev/null
+check_eq "summit: a pack of 24:00 (a day) holds the case of 20 hours: exit 0" 0 $?
+CAMPAIGN_ACCOUNT=proj "$exe" validate "$tmp/lsfw.yaml" --system daint >/dev/null 2>"$tmp/lsfw.err"
+check_eq "daint: a pack of 24:00 (24 minutes) cannot hold a case of 01:05:00: exit 2" 2 $?
+check "it says so" grep -q "more than an allocation's 00:24:00" "$tmp/lsfw.err"
+
 # Auto detection: a Daint login node picks daint, an unknown host local.
 CAMPAIGN_HOSTNAME=daint103 "$exe" plan "$ws" -q >/dev/null 2>&1
 out=$(CAMPAIGN_HOSTNAME=daint103 "$exe" plan "$ws" | head -1)

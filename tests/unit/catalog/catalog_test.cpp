@@ -444,6 +444,28 @@ TEST_CASE("node-hours: consumed by ended and running attempts, what in-flight on
   CHECK(f.cat.in_flight_node_hours(f.campaign) == Approx(2.0));
 }
 
+TEST_CASE("node-hours reported for the progress line never go down as a job's end is seen (issue 33)",
+          "[catalog]") {
+  Fixture f(1);
+  const std::int64_t a = f.queue(f.cases[0], "1");  // 2 nodes
+  f.cat.update_state(a, State::running, {.started = at(f.now), .elapsed_s = 0});
+  std::vector<double> shown{f.cat.reported_node_hours(f.campaign)};
+  // Polls while it runs: the scheduler's elapsed time grows.
+  f.now += 1800;
+  f.cat.update_state(a, State::running, {.elapsed_s = 1800});
+  shown.push_back(f.cat.reported_node_hours(f.campaign));
+  // The job ends at 1830 s but the next poll comes at 3600 s: counted to now, it would have shown
+  // 2 x 1 h, then 2 x 1830 s once its end was seen (what issue 33 saw: 0.04 -> 0.03).
+  f.now += 1800;
+  CHECK(f.cat.consumed_node_hours(f.campaign) == Approx(2.0));  // the budget's count, up to now
+  shown.push_back(f.cat.reported_node_hours(f.campaign));
+  f.cat.update_state(a, State::completed, {.ended = at(f.now - 1770), .elapsed_s = 1830});
+  shown.push_back(f.cat.reported_node_hours(f.campaign));
+  CHECK(shown == std::vector<double>{0.0, 1.0, 1.0, 2 * 1830 / 3600.0});
+  CHECK(std::is_sorted(shown.begin(), shown.end()));
+  CHECK(f.cat.consumed_node_hours(f.campaign) == Approx(shown.back()));  // one value once it ended
+}
+
 TEST_CASE("events: last N oldest first, scope filled in from the attempt", "[catalog]") {
   Fixture f(1);
   const std::int64_t a = f.latest(f.cases[0]);

@@ -62,6 +62,33 @@ TEST_CASE("walltimes in every notation") {
   CHECK(format_hhmm(5401) == "01:31");  // LSF minutes round up
 }
 
+TEST_CASE("walltimes in LSF's grammar (a profile's walltime_format: lsf) and LSF's -W form") {
+  const auto lsf = WalltimeGrammar::lsf;
+  // The one form the grammars read differently: two numbers.
+  CHECK(parse_walltime("5:00") == 300);         // Slurm: minutes:seconds
+  CHECK(parse_walltime("5:00", lsf) == 18000);  // LSF: hours:minutes (bsub -W 5:00)
+  CHECK(parse_walltime("0:30", lsf) == 1800);
+  CHECK(parse_walltime("90:00", lsf) == 90 * 3600);  // LSF's hours have no upper bound
+  CHECK(parse_walltime("0:90", lsf) == 5400);        // nor its minutes ("can be greater than 59")
+  // Every other form means the same.
+  for (const char* same : {"30", "01:30:00", "2-12", "1-06:30", "1-00:00:45", "90m", "1h30m", "45s"})
+    CHECK(parse_walltime(same, lsf) == parse_walltime(same));
+  CHECK_FALSE(parse_walltime("1:2:3:4", lsf));
+  CHECK_FALSE(parse_walltime(":30", lsf));
+  // bsub -W [hour:]minute: whole minutes, rounded up, hours past a day (LSF has no day field).
+  CHECK(format_hhmm(1) == "00:01");
+  CHECK(format_hhmm(60) == "00:01");
+  CHECK(format_hhmm(61) == "00:02");
+  CHECK(format_hhmm(3600) == "01:00");
+  CHECK(format_hhmm(86400) == "24:00");
+  CHECK(format_hhmm(*parse_walltime("1-12:00:00")) == "36:00");
+  CHECK(format_hhmm(100 * 3600 + 59 * 60) == "100:59");
+  // The form read back in LSF's grammar is the walltime asked for, to the minute.
+  for (long s : {60L, 1800L, 5400L, 86400L, 200000L})
+    CHECK(parse_walltime(format_hhmm(s), lsf) == walltime_minutes(s) * 60);
+  CHECK(walltime_forms(lsf) == std::string(kLsfWalltimeForms));
+}
+
 TEST_CASE("environment expansion with defaults") {
   EnvLookup env = [](const std::string& n) -> std::optional<std::string> {
     if (n == "SCRATCH") return std::string("/scratch/u");

@@ -1,0 +1,29 @@
+#!/bin/bash
+#BSUB -J cmp@ID@-lsfw-day-a1
+#BSUB -P proj123
+#BSUB -nnodes 1
+#BSUB -W 20:00
+#BSUB -q batch
+#BSUB -o @WORKDIR@/lsfw-day/lsf-%J.out
+#BSUB -e @WORKDIR@/lsfw-day/lsf-%J.out
+# Case lsfw-day of campaign lsfw (step main, attempt 1),
+# rendered by campaign for system summit, partition batch:
+# 1 ranks on 1 nodes, 1 per node.
+
+# The exit status goes to .exit however the script ends: the first
+# news of the job's end for the orchestrator, which the scheduler's accounting
+# then confirms or corrects (srun exits 0 after a node failure).
+cd @WORKDIR@/lsfw-day || exit 1
+# One job per attempt: a second job of it (a submission answered twice) leaves this directory to the
+# first and exits 75 (noclobber: the claim is created once; a requeued job finds its own id).
+(set -C; echo "$LSB_JOBID[$LSB_JOBINDEX]" >.claimed-1) 2>/dev/null || [ "$(cat .claimed-1)" = "$LSB_JOBID[$LSB_JOBINDEX]" ] ||
+  { echo "campaign: job $LSB_JOBID[$LSB_JOBINDEX]: attempt 1 ran in another job ($(cat .claimed-1))" >&2; exit 75; }
+# The attempt's start, written first on the machine that runs it: files older than this stamp are
+# an earlier attempt's, never collected as this one's measurement.
+echo 1 >.started-1
+rm -f .exit
+trap 'echo $? > .exit.tmp && mv -f .exit.tmp .exit' EXIT
+trap 'exit 143' TERM
+
+
+jsrun -n 1 -r 1 -a 1 -c 42 -g 6 -b rs true
