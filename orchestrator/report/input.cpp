@@ -6,6 +6,7 @@
 #include <map>
 
 #include "analysis/scaling.hpp"
+#include "report/usage.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::report {
@@ -135,6 +136,8 @@ ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign, std::
   auto cases = case_results(catalog, campaign_id, metrics_used(specs), sampled_used(specs));
   ReportInput input;
   input.analyses = analysis::analyze_all(specs, cases);
+  // What each case used beside its request, where the sampler recorded it (report/usage.hpp).
+  if (auto usage = usage_table(case_usage(catalog, campaign_id))) input.analyses.push_back(std::move(*usage));
   input.provenance.campaign = campaign.name;
   input.provenance.campaign_hash = campaign.sha256;
   for (auto& c : catalog.campaigns())

@@ -72,6 +72,7 @@ void add_runs(Provenance& p, const std::vector<analysis::CaseResult>& cases) {
 namespace detail {
 
 std::string describe(const AnalysisSpec& s) {
+  if (!s.description.empty()) return s.description;
   std::ostringstream d;
   std::string time = "mean `" + s.time.metric + "` over steps >= " + analysis::format_cell(s.time.warmup) +
                      " (after warm-up)";

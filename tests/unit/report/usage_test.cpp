@@ -1,0 +1,74 @@
+#include "report/usage.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace campaign::report;
+
+TEST_CASE("a case's request from its definition in the catalog") {
+  auto r = request_of(R"({"partition":"gpu","ranks":4,"cpus_per_rank":2,"gpus_per_rank":0.5,"nodes":1})");
+  CHECK(r.partition == "gpu");
+  CHECK(r.cores == 8);
+  CHECK(r.gpus == 2);
+  CHECK(r.wants_gpu());
+  auto cpu = request_of(R"({"partition":"cpu","ranks":2,"cpus_per_rank":1,"gpus_per_rank":0})");
+  CHECK_FALSE(cpu.wants_gpu());
+  CHECK(request_of("").cores == 0);
+  CHECK(request_of("not json").partition.empty());
+}
+
+TEST_CASE("use against request: a GPU case whose processes touched no GPU, more cores than held") {
+  UsageRequest gpu{"gpu", 2, 1};
+  // Its process on the GPU: nothing to say.
+  CHECK(usage_check(gpu, {{"gpus_held", 1}, {"gpus_used", 1}, {"cores_used_mean", 1.5}}).empty());
+  // No process of it on a GPU.
+  CHECK(usage_check(gpu, {{"gpus_held", 1}, {"gpus_used", 0}}) ==
+        "asked for 1 GPU but no process of it used a GPU");
+  // Not even one visible (issue 31's CPU runs under a GPU label).
+  CHECK(usage_check(UsageRequest{"gpu", 2, 0}, {{"gpus_held", 0}, {"gpus_used", 0}}) ==
+        "runs on partition gpu but held none (no GPU visible to it)");
+  // Not measured (no nvidia-smi where it ran): no verdict.
+  CHECK(usage_check(gpu, {{"cores_used_mean", 1}}).empty());
+  // A CPU case is not asked about GPUs.
+  CHECK(usage_check(UsageRequest{"cpu", 2, 0}, {{"gpus_held", 0}, {"gpus_used", 0}}).empty());
+  // Cores: 10 % over what it held is slack, more is marked.
+  CHECK(usage_check(UsageRequest{"cpu", 2, 0}, {{"cores_used_mean", 2.2}}).empty());
+  CHECK(usage_check(UsageRequest{"cpu", 2, 0}, {{"cores_used_mean", 3.5}}) ==
+        "used 3.5 cores on average, held 2");
+  CHECK(usage_check(gpu, {{"gpus_used", 0}, {"cores_used_mean", 4}}) ==
+        "asked for 1 GPU but no process of it used a GPU; used 4.0 cores on average, held 2");
+  CHECK(usage_check(UsageRequest{"cpu", 0, 0}, {{"cores_used_mean", 40}}).empty());  // no request known
+}
+
+TEST_CASE("the report's usage table: a row per case, its check, the sources in notes") {
+  std::vector<CaseUsage> cases{
+      {"gpu-used",
+       UsageRequest{"gpu", 2, 1},
+       {{"gpus_held", 1}, {"gpus_used", 1}, {"gpu_energy_j", 2816.928}},
+       ""},
+      {"gpu-idle",
+       UsageRequest{"gpu", 2, 1},
+       {{"gpus_held", 1}, {"gpus_used", 0}, {"gpu_energy_j", 100}},
+       ""},
+  };
+  for (auto& c : cases) c.check = usage_check(c.request, c.metrics);
+  CHECK_FALSE(usage_table({}));
+  auto a = usage_table(cases);
+  REQUIRE(a);
+  REQUIRE(a->tables.size() == 1);
+  auto& t = a->tables[0];
+  CHECK(t.columns == std::vector<std::string>{"case", "cores_asked", "gpus_asked", "gpus_held", "gpus_used",
+                                              "gpu_energy_j", "check"});
+  CHECK(t.units.at("gpu_energy_j") == "J");
+  REQUIRE(t.rows.size() == 2);
+  CHECK(std::get<std::string>(t.rows[0].back()) == "ok");
+  CHECK(std::get<std::string>(t.rows[1].back()) == "asked for 1 GPU but no process of it used a GPU");
+  CHECK(*t.number(0, "gpu_energy_j") == Approx(2816.928));
+  bool gpu_only = false, no_rapl = false;
+  for (auto& n : t.notes) {
+    gpu_only |= n.find("GPU only") != std::string::npos;
+    no_rapl |= n.find("not measured: no powercap") != std::string::npos;
+  }
+  CHECK(gpu_only);
+  CHECK(no_rapl);
+  CHECK_FALSE(a->spec.description.empty());
+}
