@@ -137,7 +137,8 @@ ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign, std::
   ReportInput input;
   input.analyses = analysis::analyze_all(specs, cases);
   // What each case used beside its request, where the sampler recorded it (report/usage.hpp).
-  if (auto usage = usage_table(case_usage(catalog, campaign_id))) input.analyses.push_back(std::move(*usage));
+  if (auto usage = usage_table(case_usage(catalog, campaign_id), samples_of(specs, cases)))
+    input.analyses.push_back(std::move(*usage));
   input.provenance.campaign = campaign.name;
   input.provenance.campaign_hash = campaign.sha256;
   for (auto& c : catalog.campaigns())

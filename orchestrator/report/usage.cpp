@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "spec/expression.hpp"
+
 namespace campaign::report {
 
 namespace {
@@ -97,7 +99,28 @@ std::vector<CaseUsage> case_usage(Catalog& catalog, std::int64_t campaign_id) {
   return out;
 }
 
-std::optional<analysis::AnalysisResult> usage_table(const std::vector<CaseUsage>& cases) {
+SamplesOf samples_of(const std::vector<analysis::AnalysisSpec>& specs,
+                     const std::vector<analysis::CaseResult>& cases) {
+  SamplesOf out;
+  for (auto& s : specs) {
+    if (s.samples.empty()) continue;
+    spec::Expression e(s.samples);
+    for (auto& c : cases) {
+      if (!s.step.empty() && c.step != s.step) continue;
+      try {
+        double v = e.eval(c.params);
+        if (v > 0) out.by_case[c.name] = v;
+      } catch (const spec::ExpressionError&) {
+      }
+    }
+    out.what = "`" + s.samples + "` of analysis " + s.name;
+    break;
+  }
+  return out;
+}
+
+std::optional<analysis::AnalysisResult> usage_table(const std::vector<CaseUsage>& cases,
+                                                    const SamplesOf& samples) {
   if (cases.empty()) return std::nullopt;
   analysis::AnalysisResult a;
   a.spec.name = "usage";
@@ -119,6 +142,7 @@ std::optional<analysis::AnalysisResult> usage_table(const std::vector<CaseUsage>
       {"gpu_memory_peak_mib", "gpu_memory_peak_mib", "MiB"},
       {"gpu_energy_j", "gpu_energy_j", "J"},
       {"gpu_power_mean_w", "gpu_power_mean_w", "W"},
+      {"gpu_energy_per_sample_j", "", "J"},
       {"cpu_package_energy_share_j", "cpu_package_energy_share_j", "J"},
   };
   t.columns.push_back("case");
@@ -126,6 +150,10 @@ std::optional<analysis::AnalysisResult> usage_table(const std::vector<CaseUsage>
   for (auto& col : columns) {
     const auto& metric = std::get<1>(col);
     bool any = metric.empty();
+    if (std::get<0>(col) == "gpu_energy_per_sample_j") {
+      any = false;
+      for (auto& c : cases) any |= c.metrics.count("gpu_energy_j") && samples.by_case.count(c.case_name);
+    }
     for (auto& c : cases) any |= c.metrics.count(metric) > 0;
     if (!any) continue;
     kept.push_back(&col);
@@ -141,7 +169,11 @@ std::optional<analysis::AnalysisResult> usage_table(const std::vector<CaseUsage>
         row.push_back(c.request.cores > 0 ? analysis::Cell(c.request.cores) : analysis::Cell());
       else if (name == "gpus_asked")
         row.push_back(c.request.gpus);
-      else if (auto v = usage_metric(c.metrics, metric))
+      else if (name == "gpu_energy_per_sample_j") {
+        auto e = usage_metric(c.metrics, "gpu_energy_j");
+        auto n = samples.by_case.find(c.case_name);
+        row.push_back(e && n != samples.by_case.end() ? analysis::Cell(*e / n->second) : analysis::Cell());
+      } else if (auto v = usage_metric(c.metrics, metric))
         row.push_back(*v);
       else
         row.push_back(analysis::Cell());
@@ -166,6 +198,8 @@ std::optional<analysis::AnalysisResult> usage_table(const std::vector<CaseUsage>
       "1 s average on Ampere and newer) integrated by the trapezoid rule over its time stamps, from the "
       "first "
       "reading to the last; no CPU, memory, network or cooling.");
+  if (t.has("gpu_energy_per_sample_j"))
+    t.notes.push_back("gpu_energy_per_sample_j: gpu_energy_j over the case's samples, " + samples.what + ".");
   bool readable = false, unreadable = false;
   for (auto& c : cases) {
     auto r = usage_metric(c.metrics, "cpu_package_readable");

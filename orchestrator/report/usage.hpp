@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 
+#include "analysis/case_result.hpp"
 #include "analysis/table.hpp"
 #include "catalog/catalog.hpp"
 
@@ -50,7 +51,18 @@ struct CaseUsage {
 // any are left out.
 std::vector<CaseUsage> case_usage(Catalog& catalog, std::int64_t campaign_id);
 
+// The samples a case processed, by case name, from the first analysis with a `samples` expression
+// (its step's cases; `what` says which), for the GPU energy per sample.
+struct SamplesOf {
+  std::map<std::string, double> by_case;
+  std::string what;  // "`n_train * n_epochs` of analysis weak_scaling"
+};
+SamplesOf samples_of(const std::vector<analysis::AnalysisSpec>& specs,
+                     const std::vector<analysis::CaseResult>& cases);
+
 // The report's table of them, with notes on each figure's source; nullopt when no case has one.
-std::optional<analysis::AnalysisResult> usage_table(const std::vector<CaseUsage>& cases);
+// With `samples`, a column gpu_energy_per_sample_j: gpu_energy_j / the case's samples.
+std::optional<analysis::AnalysisResult> usage_table(const std::vector<CaseUsage>& cases,
+                                                    const SamplesOf& samples = {});
 
 }  // namespace campaign::report

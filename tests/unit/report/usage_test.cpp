@@ -72,3 +72,33 @@ TEST_CASE("the report's usage table: a row per case, its check, the sources in n
   CHECK(no_rapl);
   CHECK_FALSE(a->spec.description.empty());
 }
+
+TEST_CASE("GPU energy per sample: the case's gpu_energy_j over its analysis' samples") {
+  campaign::analysis::AnalysisSpec spec;
+  spec.name = "weak";
+  spec.samples = "n_train * n_epochs";
+  campaign::analysis::AnalysisSpec other;  // no samples: not asked
+  other.name = "epochs";
+  campaign::analysis::CaseResult a, b;
+  a.name = "a";
+  a.params = {{"n_train", "256"}, {"n_epochs", "4"}};
+  b.name = "b";
+  b.params = {{"n_train", "x"}};  // not a number: no samples, no figure
+  auto samples = samples_of({other, spec}, {a, b});
+  CHECK(samples.by_case == std::map<std::string, double>{{"a", 1024}});
+  CHECK(samples.what == "`n_train * n_epochs` of analysis weak");
+  std::vector<CaseUsage> cases{{"a", UsageRequest{"gpu", 1, 1}, {{"gpu_energy_j", 2816.928}}, ""},
+                               {"b", UsageRequest{"gpu", 1, 1}, {{"gpu_energy_j", 100}}, ""}};
+  auto t = usage_table(cases, samples)->tables[0];
+  REQUIRE(t.has("gpu_energy_per_sample_j"));
+  CHECK(*t.number(0, "gpu_energy_per_sample_j") == Approx(2816.928 / 1024));  // 2.7509 J a sample
+  CHECK_FALSE(t.number(1, "gpu_energy_per_sample_j"));
+  bool said = false;
+  for (auto& n : t.notes)
+    said |= n ==
+            "gpu_energy_per_sample_j: gpu_energy_j over the case's samples, `n_train * n_epochs` of analysis "
+            "weak.";
+  CHECK(said);
+  // Without samples, no column.
+  CHECK_FALSE(usage_table(cases)->tables[0].has("gpu_energy_per_sample_j"));
+}

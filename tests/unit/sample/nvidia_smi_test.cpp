@@ -143,7 +143,10 @@ TEST_CASE("recorded H100 output (driver 580): power.draw, memory.used and the uu
   CHECK(na->utilization == 99);
   CHECK_FALSE(na->power_w);
   CHECK(*na->memory_mib == 883);
-  // The sampler's own query (kSmiQuery: timestamp, index, utilization.gpu, power.draw, memory.used, uuid).
+  // The sampler's own queries: power.draw, which every driver with power management has (not
+  // power.draw.instant, which an older driver would refuse, failing the whole query).
+  CHECK(std::string(kSmiQuery) == "timestamp,index,utilization.gpu,power.draw,memory.used,uuid");
+  CHECK(std::string(kSmiAppsQuery) == "pid,gpu_uuid,used_memory");
   auto own =
       parse_smi_line("2026/11/27 18:36:19.637, 1, 99, 692.42, 883, GPU-73e2e5fc-d1a4-3f1c-74b3-82a522602ece");
   REQUIRE(own);
