@@ -262,9 +262,11 @@ struct UsageTally {
       double j = package_uj * 1e-6;
       line("cpu_package_energy_j", j);
       if (online_cpus > 0 && cores_held > 0) {
-        double share = std::min(1.0, cores_held / online_cpus);
-        line("cpu_package_share", share);
-        line("cpu_package_energy_share_j", j * share);
+        // The node's packages over the case's run, split between its CPUs and the others by what each
+        // held (the same seconds each: CPUs alone decide).
+        double held = std::min<double>(cores_held, online_cpus);
+        line("cpu_package_share", held / online_cpus);
+        line("cpu_package_energy_share_j", split_by_held(j, {held, online_cpus - held})[0]);
       }
     }
     return o.str();

@@ -4,8 +4,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -274,4 +276,47 @@ TEST_CASE("the usage file is written while the sampler runs, so a job killed mid
   REQUIRE(fs::exists(dir.path / "usage-n1.csv"));
   auto u = read_usage(dir.path / "usage-n1.csv");  // whole: written to a temporary name and renamed
   CHECK(u["seconds"] >= 1);
+}
+
+TEST_CASE("the RAPL packages' energy over the run, and the case's share by the CPUs it holds") {
+  campaign_test::TempDir dir("sample");
+  fs::path zone = dir.path / "powercap/intel-rapl:0";
+  fs::create_directories(zone);
+  std::ofstream(zone / "name") << "package-0\n";
+  std::ofstream(zone / "max_energy_range_uj") << "262143328850\n";
+  auto set_counter = [&](unsigned long long uj) {  // replaced whole, as the kernel's file reads
+    std::ofstream(zone / "energy_uj.new") << uj << "\n";
+    fs::rename(zone / "energy_uj.new", zone / "energy_uj");
+  };
+  set_counter(1000000);
+  std::atomic<bool> done{false};
+  std::thread counter([&] {  // 1 J more every 5 ms while the sampler runs
+    for (unsigned long long uj = 1000000; !done; uj += 1000000) {
+      set_counter(uj);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  Options o;
+  o.interval_s = 0.05;
+  o.out = dir.path / "utilisation-n1.csv";
+  o.gpu = Gpu::off;
+  o.duration_s = 0.5;
+  o.powercap = dir.path / "powercap";
+  std::ostringstream log;
+  int status = run(o, log);
+  done = true;
+  counter.join();
+  REQUIRE(status == 0);
+  auto u = read_usage(dir.path / "usage-n1.csv");
+  CHECK(u["cpu_package_readable"] == 1);
+  CHECK(u["cpu_package_energy_j"] > 0);
+  CHECK(u["cpu_package_energy_j"] == Approx(std::round(u["cpu_package_energy_j"])));  // whole joules moved
+  const double online = static_cast<double>(::sysconf(_SC_NPROCESSORS_ONLN));
+  CHECK(u["cpu_package_share"] == Approx(std::min(u["cores_held"], online) / online));
+  CHECK(u["cpu_package_energy_share_j"] == Approx(u["cpu_package_energy_j"] * u["cpu_package_share"]));
+  // Its power rows: the counter's growth over each interval.
+  std::string header;
+  auto rows = read_rows(dir.path / "power-n1.csv", header);
+  REQUIRE(!rows.empty());
+  for (auto& r : rows) CHECK(r.device == "package-0");
 }
