@@ -113,3 +113,28 @@ TEST_CASE("an allocation's energy split among its packed cases by what each held
   CHECK(split_by_held(9000, {0, 0}) == std::vector<double>{0, 0});
   CHECK(split_by_held(9000, {0, 10}) == std::vector<double>{0, 9000});
 }
+
+TEST_CASE(
+    "power.draw, a 1 s average on the H100, against power.draw.instant: the same under load, late after it") {
+  std::ifstream head(std::string(TEST_DATA_DIR) + "/nvidia-smi/h100-driver580/idle-csv-units.csv");
+  std::string header;
+  std::getline(head, header);
+  auto average = SmiColumns::from_header(header);
+  REQUIRE(average);
+  SmiColumns instant = *average;
+  instant.power = 6;  // power.draw.instant, the column after power.draw
+  auto energy = [](const std::string& file, const SmiColumns& c) {
+    PowerIntegral p;
+    std::ifstream in(std::string(TEST_DATA_DIR) + "/nvidia-smi/h100-driver580/" + file);
+    for (std::string line; std::getline(in, line);)
+      if (auto r = parse_smi_line(line, c)) p.add(r->time, *r->power_w);
+    return p.joules();
+  };
+  // Written from the definition with Python, as above: under load 2816.928 J (power.draw) and
+  // 2825.485 J (instant), 0.3 % apart; in the 1.41 s after the load 251.908 J and 177.023 J: the
+  // average still counts the load's last second.
+  CHECK(energy("load-noheader-nounits.csv", *average) == Approx(2816.928).margin(0.01));
+  CHECK(energy("load-noheader-nounits.csv", instant) == Approx(2825.485).margin(0.01));
+  CHECK(energy("after-noheader-nounits.csv", *average) == Approx(251.908).margin(0.01));
+  CHECK(energy("after-noheader-nounits.csv", instant) == Approx(177.023).margin(0.01));
+}
