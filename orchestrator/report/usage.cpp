@@ -188,9 +188,9 @@ std::optional<analysis::AnalysisResult> usage_table(const std::vector<CaseUsage>
       "over the sampled time and the largest resident memory of a sample; processes started elsewhere (other "
       "nodes without a sampler of their own) are not counted.");
   t.notes.push_back(
-      "gpus_used: GPUs on which nvidia-smi --query-compute-apps showed a process of the job's tree (without "
-      "a "
-      "tree, any process on a held GPU); gpu_memory_peak_mib: memory.used of the held GPUs, the whole "
+      "gpus_used: GPUs on which nvidia-smi --query-compute-apps showed a process of the job's tree "
+      "(without a tree, any process on a held GPU; pids as nvidia-smi sees them, so a container with a pid "
+      "namespace of its own reads as none); gpu_memory_peak_mib: memory.used of the held GPUs, the whole "
       "GPU's.");
   t.notes.push_back(
       "gpu_energy_j, gpu_power_mean_w: GPU only: nvidia-smi's power.draw of the held GPUs (the whole board; "

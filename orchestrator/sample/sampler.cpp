@@ -197,7 +197,8 @@ struct UsageTally {
   unsigned long long ticks = 0;
   unsigned long long rss_peak_pages = 0;
   std::set<int> tree_pids;
-  bool gpus_seen = false, apps_queried = false;
+  bool gpus_seen = false;
+  bool apps_queried = false;  // and answered: false again after an answer that is not a process
   struct GpuTally {
     std::string uuid;
     bool held = false;
@@ -350,6 +351,10 @@ int run(const Options& o, std::ostream& log) {
                    [&](std::string_view line) {
                      auto a = parse_smi_app(line);
                      if (a) usage.apps.insert({a->pid, a->uuid});
+                     // An answer that is neither a process nor "none" (an error, a driver that
+                     // cannot list them): which GPUs were used is unknown, not "none".
+                     else if (!line.empty() && line.find("No running processes") == std::string_view::npos)
+                       usage.apps_queried = false;
                      return a.has_value();
                    });
     } else if (o.gpu == Gpu::on) {

@@ -229,6 +229,27 @@ TEST_CASE("the sampler records the GPUs the job holds and uses, their power and 
     CHECK(u["gpu_apps"] == 0);
     CHECK(u["gpu_power_mean_w"] == Approx(170));  // 100 W + 70 W
   }
+  SECTION("compute apps that nvidia-smi cannot list: GPUs used unknown, not none") {
+    fs::path smi = fake_smi(dir.path, child);
+    std::string text;
+    {
+      std::ifstream in(smi);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      text = ss.str();
+    }
+    auto at = text.find("--query-compute-apps=*)\n");
+    REQUIRE(at != std::string::npos);
+    text.insert(at + std::string("--query-compute-apps=*)\n").size(),
+                "  echo 'Failed to initialize NVML: Unknown Error'\n");
+    std::ofstream(smi) << text;
+    o.smi = smi.string();
+    REQUIRE(run(o, log) == 0);
+    auto u = read_usage(dir.path / "usage-n1.csv");
+    CHECK(u["gpus_held"] == 2);
+    CHECK(u.count("gpus_used") == 0);
+    CHECK(u.count("gpu_apps") == 0);
+  }
   SECTION("CUDA_VISIBLE_DEVICES empty: no GPU held, no GPU energy") {
     o.smi = fake_smi(dir.path, child).string();
     o.visible_devices = "";
