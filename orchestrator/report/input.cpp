@@ -137,8 +137,9 @@ ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign, std::
   ReportInput input;
   input.analyses = analysis::analyze_all(specs, cases);
   // What each case used beside its request, where the sampler recorded it (report/usage.hpp).
-  if (auto usage = usage_table(case_usage(catalog, campaign_id), samples_of(specs, cases)))
-    input.analyses.push_back(std::move(*usage));
+  auto usage = case_usage(catalog, campaign_id);
+  mark_analyses(input.analyses, cases, usage);
+  if (auto table = usage_table(usage, samples_of(specs, cases))) input.analyses.push_back(std::move(*table));
   input.provenance.campaign = campaign.name;
   input.provenance.campaign_hash = campaign.sha256;
   for (auto& c : catalog.campaigns())

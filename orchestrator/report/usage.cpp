@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/scaling.hpp"
 #include "spec/expression.hpp"
 
 namespace campaign::report {
@@ -97,6 +98,26 @@ std::vector<CaseUsage> case_usage(Catalog& catalog, std::int64_t campaign_id) {
     out.push_back(std::move(c));
   }
   return out;
+}
+
+void mark_analyses(std::vector<analysis::AnalysisResult>& analyses,
+                   const std::vector<analysis::CaseResult>& cases, const std::vector<CaseUsage>& usage) {
+  std::map<std::string, std::string> checks;
+  for (auto& u : usage)
+    if (!u.check.empty()) checks[u.case_name] = u.check;
+  if (checks.empty()) return;
+  for (auto& a : analyses) {
+    std::set<std::string> left_out;
+    for (auto& e : a.excluded) left_out.insert(e.case_name);
+    for (auto& c : cases) {
+      if (!a.spec.step.empty() && c.step != a.spec.step) continue;
+      if (!analysis::usable_state(c.state) || left_out.count(c.name)) continue;
+      auto it = checks.find(c.name);
+      if (it != checks.end())
+        a.notes.push_back("case " + c.name + " " + it->second +
+                          " (its use contradicts its request: see the usage table)");
+    }
+  }
 }
 
 SamplesOf samples_of(const std::vector<analysis::AnalysisSpec>& specs,

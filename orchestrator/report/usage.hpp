@@ -51,6 +51,12 @@ struct CaseUsage {
 // any are left out.
 std::vector<CaseUsage> case_usage(Catalog& catalog, std::int64_t campaign_id);
 
+// Each analysis whose cases (its step's usable cases it did not leave out) include one whose use
+// contradicts its request gets a note naming the case and the contradiction, so the tables built on
+// it say so too.
+void mark_analyses(std::vector<analysis::AnalysisResult>& analyses,
+                   const std::vector<analysis::CaseResult>& cases, const std::vector<CaseUsage>& usage);
+
 // The samples a case processed, by case name, from the first analysis with a `samples` expression
 // (its step's cases; `what` says which), for the GPU energy per sample.
 struct SamplesOf {

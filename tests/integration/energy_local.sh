@@ -8,8 +8,8 @@
 #    computes by hand from the same file) and gpu_power_mean_w (697.78 W), in the catalog and in the
 #    report's usage table, whose notes say it is GPU only and that no CPU package energy was measured
 #    where no powercap is (this machine has none: the note says which it found);
-#  - gpu-idle, whose processes touched no GPU, is marked so in `status` (its usage column, its JSON)
-#    and in the report's table; gpu-used is not.
+#  - gpu-idle, whose processes touched no GPU, is marked so in `status` (its usage column, its JSON),
+#    in the report's usage table and in a note of the analysis whose table it is in; gpu-used is not.
 #
 # Usage: bash energy_local.sh CAMPAIGN_BINARY SOURCE_DIR        (label local; about 10 s)
 source "$(dirname "$0")/lib.sh"
@@ -55,6 +55,12 @@ job:
     FAKE_SMI_APP: "{{app}}"
   command: sleep 1
 collectors: [usage]
+# Energy as a figure of merit like any metric, per app.
+analyses:
+  - name: energy
+    scaling: none
+    x: app
+    time: {metric: gpu_energy_j}
 YAML
 wd=$WORK/energy
 say "campaign run localenergy"
@@ -88,9 +94,6 @@ import json, sys
 cases = {c["case"]: c for c in json.load(sys.stdin)[0]["cases"]}
 print(cases["gpu-idle"].get("usage", "") + "|" + cases["gpu-used"].get("usage", ""))')"
 
-# The campaign has no analyses, so `run` wrote no report: `report` writes it.
-"$CAMPAIGN" report "$wd" >/dev/null 2>>"$WORK/stderr.txt"
-check_eq "campaign report exits 0" 0 $?
 md="$wd/report/report.md"
 check "the report has the usage table" grep -q '^## usage' "$md"
 check "... gpu-idle marked in it" grep -qE '^\| gpu-idle \|.*asked for 1 GPU but no process of it used a GPU \|$' "$md"
@@ -99,4 +102,8 @@ check "... its energy column" grep -qE '^\| gpu-used \|.*\| 2816\.928' "$md"
 check "... says the GPU energy is GPU only" grep -q 'gpu_energy_j, gpu_power_mean_w: GPU only' "$md"
 if [ -d /sys/class/powercap ]; then note='CPU package energy\|cpu_package_energy_share_j'; else note='CPU package energy: not measured: no powercap'; fi
 check "... says what it found of the CPU package energy" grep -q "$note" "$md"
+# The analysis over both cases says which one's use contradicts its request.
+check "the energy analysis notes gpu-idle" grep -qE '^- Note: case gpu-idle asked for 1 GPU but no process of it used a GPU' "$md"
+check_eq "... and not gpu-used" "" "$(grep -E '^- Note: case gpu-used' "$md")"
+check "... its table has the energy per app" grep -qE '^\| used \| 2816\.928' "$md"
 check "the usage table's CSV" test -s "$wd/report/usage.csv"

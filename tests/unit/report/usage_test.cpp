@@ -102,3 +102,27 @@ TEST_CASE("GPU energy per sample: the case's gpu_energy_j over its analysis' sam
   // Without samples, no column.
   CHECK_FALSE(usage_table(cases)->tables[0].has("gpu_energy_per_sample_j"));
 }
+
+TEST_CASE("an analysis over a case whose use contradicts its request says so in a note") {
+  campaign::analysis::AnalysisResult weak, other_step, left_out;
+  weak.spec.name = "weak";
+  other_step.spec.name = "prepare";
+  other_step.spec.step = "prepare";
+  left_out.spec.name = "strong";
+  left_out.excluded.push_back({"gpu-idle", "collected", "no epoch_time"});
+  campaign::analysis::CaseResult idle, used;
+  idle.name = "gpu-idle", idle.step = "train", idle.state = "collected";
+  used.name = "gpu-used", used.step = "train", used.state = "collected";
+  std::vector<CaseUsage> usage{{"gpu-idle", UsageRequest{"gpu", 1, 1}, {{"gpus_used", 0}}, ""},
+                               {"gpu-used", UsageRequest{"gpu", 1, 1}, {{"gpus_used", 1}}, ""}};
+  for (auto& u : usage) u.check = usage_check(u.request, u.metrics);
+  std::vector<campaign::analysis::AnalysisResult> analyses{weak, other_step, left_out};
+  mark_analyses(analyses, {idle, used}, usage);
+  REQUIRE(analyses[0].notes.size() == 1);
+  CHECK(analyses[0].notes[0] ==
+        "case gpu-idle asked for 1 GPU but no process of it used a GPU (its use contradicts its request: see "
+        "the "
+        "usage table)");
+  CHECK(analyses[1].notes.empty());  // another step's analysis
+  CHECK(analyses[2].notes.empty());  // left out there
+}
