@@ -106,7 +106,7 @@ class Smi {
   using OnLine = std::function<bool(std::string_view)>;
   Smi(const std::string& program, const std::string& query, double interval_s, std::ostream& log,
       OnLine on_line)
-      : log_(log), on_line_(std::move(on_line)) {
+      : log_(log), on_line_(std::move(on_line)), query_(query) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) return;
     Fd read_end(fds[0]), write_end(fds[1]);
@@ -157,7 +157,9 @@ class Smi {
       }
       pending_.erase(0, start);
       if (!open) {
-        log_ << "campaign sample: nvidia-smi ended; GPU sampling stops\n";
+        log_ << "campaign sample: nvidia-smi " << query_.substr(0, query_.find('='))
+             << " ended; it is not sampled "
+             << "any more\n";
         fd_.reset();
       }
       return open;
@@ -167,6 +169,7 @@ class Smi {
  private:
   std::ostream& log_;
   OnLine on_line_;
+  std::string query_;
   pid_t pid_ = -1;
   Fd fd_;
   std::string pending_;
@@ -416,7 +419,7 @@ int run(const Options& o, std::ostream& log) {
       int n = ::poll(fds, 3, static_cast<int>(ms));
       if (n < 0 && errno != EINTR) break;
       if (n > 0 && (fds[1].revents & (POLLIN | POLLHUP))) smi->drain();
-      if (n > 0 && (fds[2].revents & (POLLIN | POLLHUP))) apps->drain();
+      if (n > 0 && (fds[2].revents & (POLLIN | POLLHUP)) && !apps->drain()) usage.apps_queried = false;
       if (n > 0 && (fds[0].revents & POLLIN)) {
         stop = true;
         break;
@@ -443,7 +446,8 @@ int run(const Options& o, std::ostream& log) {
     }
     read_packages(t, seconds);
     if (smi && smi->fd() >= 0) smi->drain();
-    if (apps && apps->fd() >= 0) apps->drain();
+    // The compute apps' nvidia-smi ended by itself: which GPUs were used is unknown from then on.
+    if (apps && apps->fd() >= 0 && !apps->drain()) usage.apps_queried = false;
     if (!writer.write(batch)) {
       log << "campaign sample: cannot write " << out.string() << ": " << std::strerror(errno) << "\n";
       return 1;

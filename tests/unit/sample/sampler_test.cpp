@@ -250,6 +250,26 @@ TEST_CASE("the sampler records the GPUs the job holds and uses, their power and 
     CHECK(u.count("gpus_used") == 0);
     CHECK(u.count("gpu_apps") == 0);
   }
+  SECTION("a compute apps' nvidia-smi that ends by itself: GPUs used unknown, not none") {
+    fs::path smi = fake_smi(dir.path, 999999998);
+    std::string text;
+    {
+      std::ifstream in(smi);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      text = ss.str();
+    }
+    auto at = text.find("--query-compute-apps=*)\n");
+    REQUIRE(at != std::string::npos);
+    text.insert(at + std::string("--query-compute-apps=*)\n").size(), "  exit 0\n");
+    std::ofstream(smi) << text;
+    o.smi = smi.string();
+    REQUIRE(run(o, log) == 0);
+    auto u = read_usage(dir.path / "usage-n1.csv");
+    CHECK(u["gpus_held"] == 2);
+    CHECK(u.count("gpus_used") == 0);
+    CHECK(log.str().find("nvidia-smi --query-compute-apps ended") != std::string::npos);
+  }
   SECTION("CUDA_VISIBLE_DEVICES empty: no GPU held, no GPU energy") {
     o.smi = fake_smi(dir.path, child).string();
     o.visible_devices = "";
