@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "catalog/catalog.hpp"
@@ -14,6 +15,7 @@
 #include "cli/cli.hpp"
 #include "engine/engine.hpp"
 #include "report/input.hpp"
+#include "report/usage.hpp"
 #include "stage/remote_record.hpp"
 #include "util/columns.hpp"
 #include "util/walltime.hpp"
@@ -47,21 +49,38 @@ std::string reason_of(const AttemptRow& a) {
   return a.reason + (a.reason.empty() ? "" : " ") + "(exit " + std::to_string(*a.exit_code) + ")";
 }
 
-// `all`: also the cases the campaign file no longer lists (kept in the catalog), marked so.
-void print_table(const std::vector<AttemptRow>& rows, bool all, std::ostream& os) {
+// `all`: also the cases the campaign file no longer lists (kept in the catalog), marked so. `usage`:
+// per case, how its use contradicts its request (report/usage.hpp); a column `usage` when any does.
+void print_table(const std::vector<AttemptRow>& rows, bool all,
+                 const std::map<std::string, std::string>& usage, std::ostream& os) {
   std::vector<std::vector<std::string>> t;
+  const bool marks = !usage.empty();
   t.push_back({"case", "state", "attempt", "job", "elapsed", "reason"});
+  if (marks) t.front().push_back("usage");
   for (auto& a : rows) {
     if (!a.in_spec && !all) continue;
     t.push_back({a.case_name + (a.in_spec ? "" : " (not in the file)"), std::string(to_string(a.state)),
                  std::to_string(a.number), a.job_id, elapsed_of(a), reason_of(a)});
+    if (marks) {
+      auto it = usage.find(a.case_name);
+      t.back().push_back(it == usage.end() ? "" : it->second);
+    }
   }
   os << format_columns(t);
 }
 
+// The cases whose use contradicts their request, by name (the latest attempt's usage metrics).
+std::map<std::string, std::string> usage_marks(Catalog& catalog, std::int64_t campaign_id) {
+  std::map<std::string, std::string> out;
+  for (auto& c : report::case_usage(catalog, campaign_id))
+    if (!c.check.empty()) out[c.case_name] = c.check;
+  return out;
+}
+
 nlohmann::json to_json(const CampaignRecord& c, const std::vector<AttemptRow>& rows,
                        const std::vector<EventRow>& duplicates,
-                       const std::optional<stage::RemoteRecord>& remote, bool all) {
+                       const std::optional<stage::RemoteRecord>& remote, bool all,
+                       const std::map<std::string, std::string>& usage) {
   nlohmann::json cases = nlohmann::json::array();
   for (auto& a : rows) {
     if (!a.in_spec && !all) continue;
@@ -73,6 +92,7 @@ nlohmann::json to_json(const CampaignRecord& c, const std::vector<AttemptRow>& r
     if (auto secs = elapsed_seconds(a)) j["elapsed_s"] = *secs;
     if (a.nodes) j["nodes"] = *a.nodes;
     if (!a.node_list.empty()) j["node_list"] = a.node_list;
+    if (auto it = usage.find(a.case_name); it != usage.end()) j["usage"] = it->second;
     cases.push_back(j);
   }
   nlohmann::json code{{"version", c.code.version}, {"commit", c.code.commit}, {"dirty", c.code.dirty}};
@@ -155,7 +175,8 @@ void add_status(CLI::App& app) {
         if (rows.empty()) continue;  // another campaign of this catalog has the chosen cases
       }
       if (o->json) {
-        all.push_back(to_json(c, rows, catalog.events_of_kind(c.id, "duplicate"), remote, o->all));
+        all.push_back(to_json(c, rows, catalog.events_of_kind(c.id, "duplicate"), remote, o->all,
+                              usage_marks(catalog, c.id)));
         continue;
       }
       std::map<State, int> counts;
@@ -166,7 +187,7 @@ void add_status(CLI::App& app) {
       if (remote && remote->system == c.system)
         std::cout << "jobs run on ssh " << remote->host << " in " << remote->workdir << "\n";
       std::cout << "\n";
-      print_table(rows, o->all, std::cout);
+      print_table(rows, o->all, usage_marks(catalog, c.id), std::cout);
       if (auto retired = std::count_if(rows.begin(), rows.end(), [](auto& a) { return !a.in_spec; });
           retired && !o->all)
         std::cout << "(" << retired

@@ -352,11 +352,15 @@ std::optional<Better> metric_direction(const std::string& name, const std::strin
   static const std::set<std::string> times = {"s",  "sec", "secs", "second", "seconds", "ms", "us",
                                               "µs", "ns",  "min",  "mins",   "minutes", "h",  "hours"};
   if (times.count(u)) return Better::lower;
+  // Energy and power (issue 31): less is better, as a time is.
+  static const std::set<std::string> energy = {"j", "kj", "mj", "wh", "kwh", "w", "kw"};
+  if (energy.count(u)) return Better::lower;
   const std::string n = lower(name);
   for (const char* w : {"throughput", "bandwidth", "flops", "per_s", "per_sec", "_rate", "accuracy",
                         "speedup", "efficiency", "samples_per"})
     if (contains(n, w)) return Better::higher;
-  for (const char* w : {"time", "latency", "duration", "elapsed", "loss", "error", "mae", "mse", "stall"})
+  for (const char* w :
+       {"time", "latency", "duration", "elapsed", "loss", "error", "mae", "mse", "stall", "energy", "power"})
     if (contains(n, w)) return Better::lower;
   for (const char* w : {"_s", "_ms", "_us", "_sec"})
     if (ends_with(n, w)) return Better::lower;

@@ -23,8 +23,8 @@
 //
 // Direction: a column's kind says whether higher is better (throughputs, eff,
 // speedup, ideal) or worse (times, stall, *_std); a collected metric's unit
-// (s, ms: time, worse; .../s: a rate, better) or else its name (time,
-// latency, loss, error: worse; throughput, bandwidth, accuracy: better). When
+// (s, ms: time, worse; J, Wh, W: energy and power, worse; .../s: a rate, better) or else its name
+// (time, latency, loss, error, energy, power: worse; throughput, bandwidth, accuracy: better). When
 // neither tells, the caller must say (--better).
 //
 // Invariant: everything here is a pure function of its arguments (no catalog,

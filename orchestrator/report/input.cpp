@@ -6,6 +6,7 @@
 #include <map>
 
 #include "analysis/scaling.hpp"
+#include "report/usage.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::report {
@@ -141,6 +142,10 @@ ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign, std::
     input.provenance.cases = request.chosen + ": " + std::to_string(cases.size()) + " of the " +
                              std::to_string(all_cases) + " cases";
   input.analyses = analysis::analyze_all(specs, cases);
+  // What each case used beside its request, where the sampler recorded it (report/usage.hpp).
+  auto usage = case_usage(catalog, campaign_id);
+  mark_analyses(input.analyses, cases, usage);
+  if (auto table = usage_table(usage, samples_of(specs, cases))) input.analyses.push_back(std::move(*table));
   input.provenance.campaign = campaign.name;
   input.provenance.campaign_hash = campaign.sha256;
   for (auto& c : catalog.campaigns())

@@ -387,6 +387,7 @@ std::string plot_data(const Table& t) {
 }
 
 std::string plot_script(const analysis::AnalysisResult& a, const Table& t) {
+  if (!a.spec.description.empty()) return "";  // the report's own tables (usage): no plot
   switch (t.scaling) {
     case Scaling::mlperf_weak:
       return "";  // a table of instances; nothing scales

@@ -72,6 +72,7 @@ void add_runs(Provenance& p, const std::vector<analysis::CaseResult>& cases) {
 namespace detail {
 
 std::string describe(const AnalysisSpec& s) {
+  if (!s.description.empty()) return s.description;
   std::ostringstream d;
   // The warm-up is said in every report (issue 33: the default dropped the first epoch unseen).
   const std::string w = analysis::format_cell(s.time.warmup);

@@ -23,14 +23,21 @@ std::vector<std::string> fields(std::string_view line) {
   return out;
 }
 
-// A number, optionally followed by a unit ("45", "45 %").
-std::optional<double> number(const std::string& s) {
+// A number, optionally followed by its unit ("45", "45 %", "70.57 W", "883 MiB").
+std::optional<double> number(const std::string& s, std::string_view unit = "%") {
   double v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || !std::isfinite(v)) return std::nullopt;
   std::string_view rest(end, static_cast<size_t>(s.data() + s.size() - end));
-  if (!rest.empty() && rest != " %" && rest != "%") return std::nullopt;
+  if (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  if (!rest.empty() && rest != unit) return std::nullopt;
   return v;
+}
+
+// Field `at` of `f` as a number with `unit`; nullopt when there is no such column or field.
+std::optional<double> optional_number(const std::vector<std::string>& f, int at, std::string_view unit) {
+  if (at < 0 || static_cast<size_t>(at) >= f.size()) return std::nullopt;
+  return number(f[static_cast<size_t>(at)], unit);
 }
 
 int digits(std::string_view s, size_t pos, size_t n, bool& ok) {
@@ -44,7 +51,7 @@ int digits(std::string_view s, size_t pos, size_t n, bool& ok) {
 }  // namespace
 
 std::optional<SmiColumns> SmiColumns::from_header(std::string_view header) {
-  SmiColumns c{-1, -1, -1};
+  SmiColumns c{-1, -1, -1, -1, -1, -1};
   auto names = fields(header);
   for (size_t i = 0; i < names.size(); ++i) {
     std::string name = names[i].substr(0, names[i].find(' '));  // without " [%]"
@@ -52,6 +59,9 @@ std::optional<SmiColumns> SmiColumns::from_header(std::string_view header) {
     if (name == "timestamp") c.timestamp = at;
     if (name == "index") c.index = at;
     if (name == "utilization.gpu") c.utilization = at;
+    if (name == "power.draw") c.power = at;
+    if (name == "memory.used") c.memory = at;
+    if (name == "uuid" || name == "gpu_uuid") c.uuid = at;
   }
   if (c.timestamp < 0 || c.utilization < 0) return std::nullopt;
   return c;
@@ -96,7 +106,24 @@ std::optional<GpuReading> parse_smi_line(std::string_view line, const SmiColumns
     auto [end, ec] = std::from_chars(idx.data(), idx.data() + idx.size(), r.index);
     if (ec != std::errc() || end != idx.data() + idx.size() || r.index < 0) return std::nullopt;
   }
+  r.power_w = optional_number(f, c.power, "W");
+  r.memory_mib = optional_number(f, c.memory, "MiB");
+  if (c.uuid >= 0 && static_cast<size_t>(c.uuid) < f.size() &&
+      f[static_cast<size_t>(c.uuid)].rfind("GPU-", 0) == 0)
+    r.uuid = f[static_cast<size_t>(c.uuid)];
   return r;
+}
+
+std::optional<GpuApp> parse_smi_app(std::string_view line) {
+  auto f = fields(line);
+  if (f.size() < 2) return std::nullopt;
+  GpuApp a;
+  auto [end, ec] = std::from_chars(f[0].data(), f[0].data() + f[0].size(), a.pid);
+  if (ec != std::errc() || end != f[0].data() + f[0].size() || a.pid <= 0) return std::nullopt;
+  if (f[1].rfind("GPU-", 0) != 0) return std::nullopt;
+  a.uuid = f[1];
+  a.memory_mib = optional_number(f, 2, "MiB");
+  return a;
 }
 
 }  // namespace campaign::sample

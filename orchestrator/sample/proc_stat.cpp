@@ -127,6 +127,15 @@ std::optional<PidStat> parse_pid_stat(std::string_view text) {
     pos = static_cast<size_t>(e - text.data());
   }
   if (f[13] < 0 || f[14] < 0 || f[21] < 0) return std::nullopt;
+  // vsize (23), rss (24): read where the line has them.
+  for (int field = 23; field <= 24; ++field) {
+    while (pos < text.size() && text[pos] == ' ') ++pos;
+    long long v = 0;
+    auto [e, err] = std::from_chars(text.data() + pos, text.data() + text.size(), v);
+    if (err != std::errc()) break;
+    pos = static_cast<size_t>(e - text.data());
+    if (field == 24 && v > 0) s.rss_pages = static_cast<unsigned long long>(v);
+  }
   s.ppid = static_cast<int>(f[3]);
   s.ticks = static_cast<unsigned long long>(f[13] + f[14]);
   s.start = static_cast<unsigned long long>(f[21]);
@@ -153,9 +162,13 @@ std::optional<CpuTimes> read_cpu_times() {
   return text ? parse_proc_stat(*text) : std::nullopt;
 }
 
-TreeTicks read_tree(int root, int exclude) {
+TreeTicks read_tree(int root, int exclude, unsigned long long* rss_pages) {
   TreeTicks out;
-  auto add = [&](const PidStat& s) { out[{s.pid, s.start}] = s.ticks; };
+  if (rss_pages) *rss_pages = 0;
+  auto add = [&](const PidStat& s) {
+    out[{s.pid, s.start}] = s.ticks;
+    if (rss_pages) *rss_pages += s.rss_pages;
+  };
   std::vector<int> todo = {root};
   std::vector<PidStat> scanned;  // filled on the first process whose children the kernel cannot list
   bool scan = false;

@@ -28,8 +28,9 @@ std::optional<double> cpu_percent(const CpuTimes& before, const CpuTimes& after)
 struct PidStat {
   int pid = 0;
   int ppid = 0;
-  unsigned long long ticks = 0;  // utime + stime
-  unsigned long long start = 0;  // starttime: with pid, names one process even when pids are reused
+  unsigned long long ticks = 0;      // utime + stime
+  unsigned long long start = 0;      // starttime: with pid, names one process even when pids are reused
+  unsigned long long rss_pages = 0;  // rss (field 24), resident pages; 0 when the line stops before it
 };
 std::optional<PidStat> parse_pid_stat(std::string_view text);
 
@@ -47,6 +48,8 @@ std::optional<CpuTimes> read_cpu_times();
 // The process `root` and its descendants, without `exclude` and its descendants (the sampler
 // itself, when it samples the job script that started it). Children are found through
 // /proc/<pid>/task/<tid>/children where the kernel has it, else by scanning every /proc/<pid>/stat.
-TreeTicks read_tree(int root, int exclude);
+// `rss_pages`, when given, gets the resident pages summed over the tree (field 24 of each stat:
+// shared pages count once per process, as ps and Slurm's jobacct_gather/linux count them).
+TreeTicks read_tree(int root, int exclude, unsigned long long* rss_pages = nullptr);
 
 }  // namespace campaign::sample

@@ -137,6 +137,9 @@ struct AnalysisSpec {
   std::string repeat = "repeat";     // parameter that numbers repetitions
   Location where;                    // of the list entry, for errors found later
   std::vector<NameUse> uses;         // in the order they are written
+  // Set only by tables the report adds of its own (report/usage.hpp): says what the table is, in
+  // place of the scaling's description; such a table has no plot.
+  std::string description;
 
   bool wants(Aggregate a) const;
 };

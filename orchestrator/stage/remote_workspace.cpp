@@ -243,8 +243,8 @@ std::string resolve_remote_root(const std::map<std::string, std::string>& env, c
 std::vector<std::string> fetch_patterns(const std::vector<collect::Collector>& collectors,
                                         const spec::Fetch& fetch, const std::string& job_id) {
   // The start stamps (render::start_stamp) with their times: collection compares outputs with them.
-  std::vector<std::string> out = {render::kExitMarker, sample::kOutputGlob,
-                                  std::string(render::kStartStampPrefix) + "*"};
+  std::vector<std::string> out = {render::kExitMarker, sample::kOutputGlob, sample::kPowerGlob,
+                                  sample::kUsageGlob, std::string(render::kStartStampPrefix) + "*"};
   if (!job_id.empty())
     for (const char* prefix : {"slurm-", "job-", "lsf-"})
       out.push_back(ssh::fnmatch_escape(prefix + job_id + ".out"));

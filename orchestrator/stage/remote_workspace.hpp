@@ -86,7 +86,7 @@ std::map<std::string, std::string> remote_environment(transport::Shell& shell);
 
 // The globs (relative to a run directory) to fetch for one attempt once it completed: its exit
 // marker, the job's output file (slurm-ID.out, job-ID.out, lsf-ID.out), the sampler's files (`sample:`,
-// read by the utilisation analyses), the files `collectors` read, and the campaign's `fetch.include`.
+// read by the utilisation analyses; its power and usage files, by collectors/usage.yaml), the files `collectors` read, and the campaign's `fetch.include`.
 std::vector<std::string> fetch_patterns(const std::vector<collect::Collector>& collectors,
                                         const spec::Fetch& fetch, const std::string& job_id);
 

@@ -255,3 +255,18 @@ TEST_CASE("window analysis: a curve table per summary table, split alike; lines 
   CHECK(t.number(3, "progress_100") == 75);
   CHECK(t.number(0, "utilization_std_100") == std::nullopt);  // one repetition: no band
 }
+
+TEST_CASE("window: the sampler's power series per epoch, as utilisation (issue 31)", "[window]") {
+  // power:<node>:gpu<i> (collectors/usage.yaml) in place of utilization: the same windows, in W.
+  CaseResult c = run("a", 600);
+  c.sampled[0].name = "power:nid1:gpu0";
+  c.sampled[0].unit = "W";
+  WindowSpec w = window();
+  w.series = "power:{node}:gpu{i}";
+  const WindowRun r = ok(window_run(w, 1, c));
+  REQUIRE(r.epochs.size() == 2);
+  CHECK(r.epochs[0].mean == 660);  // epoch 1: k = 4..8, 600 + 40 .. 600 + 80
+  CHECK(r.epochs[1].mean == 700);  // epoch 3: k = 9..11
+  CHECK(r.mean == 680);
+  CHECK(r.unit == "W");
+}

@@ -265,3 +265,32 @@ TEST_CASE("collector: files that are not YAML, or not there", "[collector]") {
   CHECK_THROWS_AS(load_collector(dir / "empty.yaml"), InputError);
   CHECK_THROWS_WITH(load_collector(dir / "missing.yaml"), Catch::Matchers::Contains("cannot read file"));
 }
+
+TEST_CASE("collector usage: two nodes' usage files add up, peaks are the largest node's", "[collector]") {
+  // The sampler's files of a case on two nodes (sample/sampler.hpp); n2 has no GPU power (no line).
+  TempDir run;
+  write_file(run / "usage-n1.csv",
+             "quantity,value\nseconds,10\ncores_held,4\ncores_used_mean,3.5\nrss_peak_mib,900\ngpus_held,2\n"
+             "gpus_used,2\ngpu_memory_peak_mib,1766\ngpu_energy_j,14000\ngpu_power_mean_w,1400\n");
+  write_file(
+      run / "usage-n2.csv",
+      "quantity,value\nseconds,10.5\ncores_held,4\ncores_used_mean,1.5\nrss_peak_mib,1200\ngpus_held,1\n"
+      "gpus_used,0\ngpu_memory_peak_mib,0\n");
+  write_file(run / "power-n1.csv",
+             "time,device,watts\n1000.0,gpu0,700.00\n1000.1,gpu0,702.50\n1000.0,gpu1,698.00\n");
+  auto r = campaign::collect::collect({load_collector(repo_root() / "collectors/usage.yaml")}, run.path());
+  CHECK(value(r, "sampled_s") == 10.5);
+  CHECK(value(r, "cores_held") == 8);
+  CHECK(value(r, "cores_used_mean") == 5);
+  CHECK(value(r, "rss_peak_mib") == 1200);
+  CHECK(value(r, "gpus_held") == 3);
+  CHECK(value(r, "gpus_used") == 2);
+  CHECK(value(r, "gpu_memory_peak_mib") == 1766);
+  CHECK(value(r, "gpu_energy_j") == 14000);
+  CHECK(value(r, "gpu_power_mean_w") == 1400);
+  CHECK_FALSE(value(r, "cpu_package_energy_j"));  // measured nowhere: no metric, not a 0
+  // The power series, steps in ms: power:n1:gpu0 at 1000000 and 1000100.
+  CHECK(value(r, "power:n1:gpu0", 1000100) == 702.5);
+  CHECK(count(r, "power:n1:gpu0") == 2);
+  CHECK(count(r, "power:n1:gpu1") == 1);
+}

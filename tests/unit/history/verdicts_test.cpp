@@ -200,6 +200,12 @@ TEST_CASE("which way is better: columns by kind, metrics by unit, then by name",
   CHECK(metric_direction("step_ms", "") == Better::lower);
   CHECK_FALSE(metric_direction("tau_calls:main", ""));
   CHECK_FALSE(metric_direction("n_samples", ""));
+  // Energy and power (issue 31): lower is better, by unit or by name.
+  CHECK(metric_direction("x", "J") == Better::lower);
+  CHECK(metric_direction("x", "kWh") == Better::lower);
+  CHECK(metric_direction("x", "W") == Better::lower);
+  CHECK(metric_direction("gpu_energy_j", "") == Better::lower);
+  CHECK(metric_direction("gpu_power_mean_w", "") == Better::lower);
 }
 
 TEST_CASE("three runs, the third 20 % slower: a regression past 10 %, in both directions of metric",

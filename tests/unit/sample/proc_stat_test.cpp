@@ -31,7 +31,7 @@ TEST_CASE("whole-node utilisation is the busy share of the ticks between two rea
 
 TEST_CASE("/proc/<pid>/stat: ppid, utime+stime, starttime, whatever the command name holds") {
   // Fields: pid (comm) state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt
-  // utime stime cutime cstime priority nice num_threads itrealvalue starttime ...
+  // utime stime cutime cstime priority nice num_threads itrealvalue starttime vsize rss ...
   const char* text =
       "4242 (py thon) (x)) S 4200 4242 4200 0 -1 4194560 2616 0 0 0 "
       "150 25 7 3 20 0 3 0 987654 10000000 300 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n";
@@ -41,10 +41,16 @@ TEST_CASE("/proc/<pid>/stat: ppid, utime+stime, starttime, whatever the command 
   CHECK(s->ppid == 4200);
   CHECK(s->ticks == 175);  // utime + stime; the children's cutime/cstime are not the process's
   CHECK(s->start == 987654);
+  CHECK(s->rss_pages == 300);  // field 24, after vsize (23)
   // A real-time process: negative priority.
   auto rt = parse_pid_stat("7 (migration/0) S 2 0 0 0 -1 69238848 0 0 0 0 0 12 0 0 -100 0 1 0 3 0 0\n");
   REQUIRE(rt);
   CHECK(rt->ticks == 12);
+  CHECK(rt->rss_pages == 0);
+  // A line that stops after starttime still reads, without a resident size.
+  auto short_line = parse_pid_stat("7 (x) S 2 0 0 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 3\n");
+  REQUIRE(short_line);
+  CHECK(short_line->rss_pages == 0);
   CHECK_FALSE(parse_pid_stat("4242 (cut short) S 1 2 3\n"));
   CHECK_FALSE(parse_pid_stat("garbage"));
 }

@@ -102,6 +102,8 @@ TEST_CASE("prepare puts the script where it runs and in the local mirror", "[ssh
   write_file(script.run_dir / "slurm-41.out", "an earlier attempt\n");
   write_file(script.run_dir / "checkpoint.h5", "large\n");
   write_file(script.run_dir / "utilisation-nid0001.csv", "time,device,utilization\n");
+  write_file(script.run_dir / "power-nid0001.csv", "time,device,watts\n");  // the sampler's too
+  write_file(script.run_dir / "usage-nid0001.csv", "quantity,value\n");
   auto collector = campaign::collect::parse_collector(
       YAML::Load("sources: [{engine: csv, file: history.csv, metrics: [time]},"
                  " {engine: regex, file: '*.h5', required: false, patterns: [{regex: 'x(\\d)', name: x}]}]"),
@@ -111,7 +113,8 @@ TEST_CASE("prepare puts the script where it runs and in the local mirror", "[ssh
   auto patterns = campaign::stage::fetch_patterns({collector}, fetch, "42");
   auto r = ws.fetch({{dirs[0], patterns}}, fetch.exclude);
   const std::string c = script.case_name;
-  CHECK(r.transferred == std::vector<std::string>{c + "/.exit", c + "/history.csv", c + "/slurm-42.out",
+  CHECK(r.transferred == std::vector<std::string>{c + "/.exit", c + "/history.csv", c + "/power-nid0001.csv",
+                                                  c + "/slurm-42.out", c + "/usage-nid0001.csv",
                                                   c + "/utilisation-nid0001.csv"});
   CHECK(slurp(local / c / "history.csv") == "epoch,time\n0,1\n");
   CHECK_FALSE(fs::exists(local / c / "checkpoint.h5"));
