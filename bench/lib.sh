@@ -1,4 +1,4 @@
-# Shared by the shell benchmarks (slurm_bench.sh, modes_bench.sh, site_bench.sh), sourced after SRC
+# Shared by the shell benchmarks (slurm_bench.sh, modes_bench.sh, scale_bench.sh, site_bench.sh), sourced after SRC
 # (and CAMPAIGN) are set:
 #   bench_setup          WORK (a fresh temporary directory, removed on exit unless KEEP_WORK=1, its
 #                        Slurm jobs cancelled), the test cluster started when sinfo does not answer,

@@ -10,9 +10,8 @@
 #   slurm-pack   the test cluster, one-core cases packed 16 to a node on the 4 mc nodes
 # Printed for each mode:
 #   cpu/case     CPU time of the `campaign run` process itself (its children excluded) per case
-#   cases/s      cases run per second of wall time, against what the cases' own processes allow:
-#                the children's CPU per case (the case script's bash, its markers' mv and rm, the
-#                pack driver), the limit on a machine of this many cores
+#   cases/s      cases run per second of wall time (on local, the cases' own processes, a bash and
+#                its markers' mv each, share the machine's cores with everything else)
 #   queries/s    squeue + sacct + scontrol calls per second of the run (Slurm modes)
 #   catalog      campaign.db's bytes per case
 #   status, report, trace, site
@@ -82,29 +81,25 @@ run_mode() {
     "mode_$mode"
   } >"$WORK/$mode.yaml"
   measured_run "$WORK/calls-$mode" run "$WORK/$mode.yaml" --workdir "$wd" -q >"$WORK/$mode.cpu"
-  read -r utime stime cutime cstime rc wall <"$WORK/$mode.cpu"
+  read -r utime stime _ _ rc wall <"$WORK/$mode.cpu"
   [[ $rc == 0 ]] || { fail "campaign run of $mode exited $rc"; return 1; }
   local done
   done=$(completed "$wd")
   [[ $done == "$CASES" ]] || { fail "$mode: $done of $CASES cases completed"; return 1; }
   : >"$WORK/$mode.fig"
-  /usr/bin/python3 - "$mode" "$WORK/calls-$mode" "$CASES" "$utime" "$stime" "$cutime" "$cstime" "$wall" \
-    "$(stat -c %s "$wd/campaign.db")" "$(nproc)" "$WORK/$mode.fig" <<'PY'
+  /usr/bin/python3 - "$mode" "$WORK/calls-$mode" "$CASES" "$utime" "$stime" "$wall" \
+    "$(stat -c %s "$wd/campaign.db")" "$WORK/$mode.fig" <<'PY'
 import os, sys
 mode, log, cases = sys.argv[1], sys.argv[2], int(sys.argv[3])
-utime, stime, cutime, cstime, wall = map(float, sys.argv[4:9])
-db, cores, fig = int(sys.argv[9]), int(sys.argv[10]), sys.argv[11]
+utime, stime, wall = map(float, sys.argv[4:7])
+db, fig = int(sys.argv[7]), sys.argv[8]
 calls = [l.split()[1] for l in open(log) if l.strip() and " show hostnames" not in l] if os.path.exists(log) else []
 queries = sum(c in ("squeue", "sacct", "scontrol") for c in calls)
 cpu = (utime + stime) / cases * 1000
 line = f"{mode}: {cases} cases, wall {wall:.1f} s, {cases / wall:.1f} cases/s, cpu/case {cpu:.3f} ms"
 with open(fig, "a") as f:
     f.write(f"cpu_per_case_ms {cpu}\nwall_s {wall}\ncatalog_bytes_per_case {db / cases}\n")
-    if mode.startswith("local"):
-        # The cases' own processes are children here: their CPU bounds the rate on these cores.
-        child = (cutime + cstime) / cases * 1000
-        line += f" (the cases' own processes {child:.2f} ms each: at most {cores * 1000 / (child + cpu):.0f} cases/s on {cores} cores)"
-    else:
+    if not mode.startswith("local"):
         line += f", queries/s {queries / wall:.2f}"
         f.write(f"queries_per_s {queries / wall}\n")
 print(line)

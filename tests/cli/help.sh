@@ -50,7 +50,7 @@ says "campaign report --format pdf" "unknown report format 'pdf'" "$exe" report 
 says "campaign plan --system nope.yaml" "no such system file: nope.yaml" \
   "$exe" plan --system nope.yaml "$src/campaigns/weak_scaling.yaml"
 
-for script in bench/slurm_bench.sh bench/site_bench.sh bench/effects_bench.sh tests/cli/site.sh tests/slurm/start-cluster.sh tests/slurm/stop-cluster.sh \
+for script in bench/slurm_bench.sh bench/site_bench.sh bench/scale_bench.sh bench/modes_bench.sh bench/effects_bench.sh tests/cli/site.sh tests/slurm/start-cluster.sh tests/slurm/stop-cluster.sh \
   tests/slurm/record-outputs.sh tests/slurm/record-steps.sh tests/slurm/record-arrays.sh tests/ssh/start-sshd.sh tests/ssh/stop-sshd.sh \
   tools/setup.sh .ci/run \
   tests/workloads/minicosmo_smoke.sh tests/integration/local_campaign.sh tests/cli/plan.sh; do
