@@ -239,9 +239,11 @@ int run_allocation(const Allocation& a, const DriverOptions& options) {
         if (!names.empty()) case_env.push_back(std::string(sched::kNodesVariable) + "=" + names);
         if (!gpus.variable.empty()) {
           std::vector<std::string> own;
+          // An exclusive case holds every GPU of its node but is shown those it asked for.
           for (auto& slice : s.placement)
-            for (long g : slice.gpus)
-              if (static_cast<size_t>(g) < gpus.ids.size()) own.push_back(gpus.ids[static_cast<size_t>(g)]);
+            for (size_t k = 0; k < slice.gpus.size() && static_cast<long>(k) < c.demand.gpus; ++k)
+              if (static_cast<size_t>(slice.gpus[k]) < gpus.ids.size())
+                own.push_back(gpus.ids[static_cast<size_t>(slice.gpus[k])]);
           case_env.push_back(gpus.variable + "=" + join(own, ","));
         }
         Running& r = running[s.case_index];
