@@ -383,8 +383,8 @@ bool LocalScheduler::start(JobRecord& r, const resource::Placement& where, int64
   // job holds them all but is shown those it asked for, as the same job beside others would be.
   if (!gpu_var.empty()) {
     std::vector<std::string> own;
-    for (long g : r.held_gpus)
-      if (static_cast<long>(own.size()) < r.demand.gpus) own.push_back(gpus_.ids.at(static_cast<size_t>(g)));
+    for (long g : resource::shown_gpus(r.demand, resource::Slice{0, {}, r.held_gpus}))
+      own.push_back(gpus_.ids.at(static_cast<size_t>(g)));
     req.env.push_back(gpu_var + join(own, ","));
   }
   req.cwd = r.workdir;

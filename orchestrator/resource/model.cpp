@@ -96,6 +96,11 @@ bool bigger(const Demand& a, const Demand& b) {
   return a.memory_mb > b.memory_mb;
 }
 
+std::vector<long> shown_gpus(const Demand& d, const Slice& slice) {
+  const size_t n = std::min(slice.gpus.size(), static_cast<size_t>(std::max(0L, d.gpus)));
+  return std::vector<long>(slice.gpus.begin(), slice.gpus.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
 Pool::Pool(size_t nodes, Node each) : node_(each), nodes_(nodes) {
   for (auto& s : nodes_) {
     s.core.assign(static_cast<size_t>(std::max(0L, each.cores)), false);

@@ -87,6 +87,11 @@ struct Slice {
 };
 using Placement = std::vector<Slice>;  // one per node, nodes ascending
 
+// The GPUs of `slice` that a case asking `d` is shown: those it asked for. An exclusive case holds
+// every GPU of its node but is shown the ones it would get beside others (the lowest it holds), so
+// `exclusive` changes what runs beside it, never which devices its ranks use.
+std::vector<long> shown_gpus(const Demand& d, const Slice& slice);
+
 // The free resources of a set of identical nodes.
 class Pool {
  public:

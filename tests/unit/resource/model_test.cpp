@@ -180,3 +180,17 @@ TEST_CASE("each rank is shown its GPUs: a block of its own, or k ranks per GPU i
   CHECK(rank_gpus(0, 2, 3) == V{0, 1, 2});
   CHECK(rank_gpus(0, 2, 0).empty());
 }
+
+TEST_CASE("an exclusive case is shown the GPUs it asked for, the ones it would get beside others",
+          "[resource]") {
+  Pool pool(1, Node{4, 4, 0});
+  Demand shared{1, 2, 1, 0, false}, alone{1, 2, 1, 0, true};
+  auto a = pool.place(shared), b = pool.place(alone);
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(b->front().gpus.size() == 4);  // it holds them all
+  CHECK(campaign::resource::shown_gpus(alone, b->front()) ==
+        campaign::resource::shown_gpus(shared, a->front()));
+  CHECK(campaign::resource::shown_gpus(alone, b->front()) == std::vector<long>{0});
+  CHECK(campaign::resource::shown_gpus(Demand{1, 2, 0, 0, true}, b->front()).empty());
+}
