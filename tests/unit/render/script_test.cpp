@@ -229,6 +229,15 @@ job: {command: x, partition: gpu, ranks: 8, ranks_per_node: 8, cpus_per_rank: 2,
   auto s = plan_of(yaml, "summit");
   auto lsf = render::Renderer(s).render(s.cases[0], render::RenderOptions{"/w", "campaign", 1, 0, {}}).text;
   CHECK(lsf.find("jsrun -n 4 -r 4 -a 2 -c 4 -g 1 -b rs") != std::string::npos);
+  // Frontier's own srun line: the node's GCDs and k ranks on each, or whole GCDs per task and closest.
+  auto f = plan_of(yaml, "frontier");
+  auto fr = render::Renderer(f).render(f.cases[0], render::RenderOptions{"/w", "campaign", 1, 0, {}}).text;
+  CHECK(fr.find("\nsrun --gpus-per-node=4 --gpu-bind=single:2 x\n") != std::string::npos);
+  auto w =
+      plan_of("name: t\njob: {command: x, partition: gpu, ranks: 8, ranks_per_node: 8, cpus_per_rank: 2}\n",
+              "frontier");
+  auto wr = render::Renderer(w).render(w.cases[0], render::RenderOptions{"/w", "campaign", 1, 0, {}}).text;
+  CHECK(wr.find("\nsrun --gpus-per-task=1 --gpu-bind=closest x\n") != std::string::npos);
   // A node's GPUs are ceil(ranks x share): 4 ranks at 0.25 ask one.
   auto l = plan_of(
       "name: t\njob: {command: x, partition: gpu, ranks: 4, ranks_per_node: 4, cpus_per_rank: 1, "
