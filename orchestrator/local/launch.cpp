@@ -26,6 +26,7 @@
 
 #include "local/process.hpp"
 #include "resource/detect.hpp"
+#include "resource/model.hpp"
 #include "util/process.hpp"
 #include "util/signal_block.hpp"
 #include "util/strings.hpp"
@@ -138,9 +139,21 @@ int launch(int ranks, const std::vector<std::string>& argv, const LaunchOptions&
 
   const char* preset_port = std::getenv("MASTER_PORT");
   std::string port = preset_port && *preset_port ? preset_port : std::to_string(free_tcp_port());
+  // The job's GPUs (the local executor names them), each rank shown its own (resource::rank_gpus).
+  std::string gpu_var;
+  std::vector<std::string> gpu_ids;
+  for (const char* name : {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"}) {
+    const char* v = std::getenv(name);
+    if (!v || !*v) continue;
+    gpu_var = name;
+    for (const std::string& id : split(v, ',')) gpu_ids.push_back(trim(id));
+    break;
+  }
   std::vector<std::string> base_env;
   for (char** e = environ; *e != nullptr; ++e) {
-    if (!is_rank_var(*e)) base_env.emplace_back(*e);
+    if (is_rank_var(*e)) continue;
+    if (!gpu_var.empty() && starts_with(std::string_view(*e), gpu_var + "=")) continue;
+    base_env.emplace_back(*e);
   }
 
   SignalFd sigfd({SIGINT, SIGTERM, SIGCHLD});
@@ -199,6 +212,12 @@ int launch(int ranks, const std::vector<std::string>& argv, const LaunchOptions&
     set("SLURM_LOCALID", std::to_string(i));
     set("SLURM_NNODES", "1");
     set("SLURM_NODEID", "0");
+    if (!gpu_var.empty()) {
+      std::vector<std::string> mine;
+      for (long g : resource::rank_gpus(i, ranks, static_cast<long>(gpu_ids.size())))
+        mine.push_back(gpu_ids[static_cast<size_t>(g)]);
+      set(gpu_var.c_str(), join(mine, ","));
+    }
     std::vector<char*> cenv = c_array(env), cargv = c_array(argv);
 
     SpawnAttributes sa;

@@ -5,7 +5,9 @@
 // MASTER_PORT (kept when already set, else a port free at launch time on 127.0.0.1), and the Slurm
 // equivalents SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_NNODES=1, SLURM_NODEID=0. With at
 // least as many CPUs in its affinity mask as ranks, each rank runs on its own equal share of them
-// (as srun --cpu-bind=cores); GPUs are the job's (CUDA_VISIBLE_DEVICES as the launcher got it).
+// (as srun --cpu-bind=cores). Each rank is shown its GPUs of the job's (CUDA_VISIBLE_DEVICES, else
+// ROCR_VISIBLE_DEVICES, as the launcher got it; resource::rank_gpus): an equal block of them each,
+// or with fewer GPUs than ranks one each, k ranks per GPU in rank order (--gpu-bind=single:k).
 //
 // Invariants: a rank that fails takes the others down (SIGTERM, SIGKILL after the grace period),
 // so a crashed rank never leaves the rest hanging in a collective; SIGTERM and SIGINT sent to the

@@ -130,7 +130,8 @@ long ranks_from_script(const std::string& text) {
 resource::Demand demand_of(const Options& o, const std::string& script, const resource::Node& machine) {
   resource::Demand d;
   d.exclusive = o.exclusive;
-  d.gpus = o.gpus.value_or(0);
+  // An exclusive job that does not say its GPUs asks for all of them (it holds them anyway).
+  d.gpus = o.gpus.value_or(o.exclusive ? machine.gpus : 0);
   d.memory_mb = o.memory_mb.value_or(0);
   if (!o.said()) {
     // A script that says nothing: one core per rank of its launcher line, never more than there are.
@@ -409,10 +410,12 @@ bool LocalScheduler::start(JobRecord& r, const resource::Placement& where, int64
   }
   req.env.push_back("CAMPAIGN_JOB_ID=" + std::to_string(r.id));
   req.env.push_back("CAMPAIGN_JOB_NAME=" + r.name);
-  // Its own GPUs only (none for a job that asked for none, on a machine that has some).
+  // Its own GPUs only (none for a job that asked for none, on a machine that has some); an exclusive
+  // job holds them all but is shown those it asked for, as the same job beside others would be.
   if (!gpu_var.empty()) {
     std::vector<std::string> own;
-    for (long g : r.held_gpus) own.push_back(gpus_.ids.at(static_cast<size_t>(g)));
+    for (long g : resource::shown_gpus(r.demand, resource::Slice{0, {}, r.held_gpus}))
+      own.push_back(gpus_.ids.at(static_cast<size_t>(g)));
     req.env.push_back(gpu_var + join(own, ","));
   }
   req.cwd = r.workdir;

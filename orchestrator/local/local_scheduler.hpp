@@ -14,7 +14,7 @@
 //   --cores=N, --ntasks=N, -n N   cores
 //   --gpus=N                     GPUs
 //   --mem=SIZE                   memory (16G, 512M; a bare number is MB)
-//   --exclusive                  the whole machine, nothing beside it
+//   --exclusive                  the whole machine, nothing beside it (without --gpus: all its GPUs)
 //   --time=T, -t T               walltime. A bare number is SECONDS (unlike sbatch, where it is
 //                                minutes); "HH:MM:SS", "D-HH:MM:SS", "90m", "2h" as for
 //                                util/walltime.hpp. Past it: SIGTERM to the job's process group,
@@ -25,7 +25,8 @@
 //
 // Each job gets its own cores and GPUs: it is pinned to its cores (sched_setaffinity, when the
 // executor knows the machine's CPUs) and sees only its GPUs (CUDA_VISIBLE_DEVICES, or
-// ROCR_VISIBLE_DEVICES on AMD; empty for a job without GPUs on a machine that has some).
+// ROCR_VISIBLE_DEVICES on AMD; empty for a job without GPUs on a machine that has some). An exclusive
+// job holds every core and GPU but is shown the GPUs it asked for, the ones it would get beside others.
 //
 // Jobs start in submission order; the first that does not fit gets a reservation at the earliest
 // time the walltimes of the running jobs guarantee room for it, and a later job may start before it

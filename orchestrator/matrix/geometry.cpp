@@ -21,7 +21,7 @@ resource::Demand Case::demand(bool one_host, long node_cores) const {
   const long ranks_here = one_host ? job_ranks() : ranks_per_node;
   d.cores = ranks_here * cpus_per_rank;
   if (oversubscribe && node_cores > 0) d.cores = std::min(d.cores, node_cores);
-  d.gpus = ranks_here * gpus_per_rank;
+  d.gpus = resource::gpus_of_ranks(gpus_per_rank, ranks_here);
   d.memory_mb = one_host ? memory_mb * job_nodes() : memory_mb;
   d.exclusive = exclusive;
   return d;
@@ -71,6 +71,9 @@ void StepExpander::compile_geometry() {
     out.key = prefix_ + "job." + name;
     out.where = f ? f.where : step_.where;
     if (f) {
+      const std::string text = trim(*f);
+      out.says_zero = text == "0";
+      if (int i = sc.find(text); i >= 0 && static_cast<size_t>(i) < user_names_) out.bare = i;
       out.expr.emplace(*f, visible(user_names_), nums_.data(), f.where, out.key);
     } else {
       int i = sc.find(name);
@@ -168,8 +171,31 @@ void StepExpander::share_nodes(Case& cs, const Values& values, const spec::Parti
   const long sharing = one_host ? cs.job_ranks() : cs.ranks_per_node;
   auto C = number_of(cpr_, values, desc);
   cs.cpus_per_rank = C ? integer(*C, cpr_, desc) : std::max(1L, part.cores_per_node / sharing);
+  // GPUs: unset, the node's GPUs shared out among its ranks, whole GPUs each while they last, else a
+  // share 1/k (k ranks on each GPU): a rank of a GPU partition never goes without one.
   auto G = number_of(gpr_, values, desc);
-  cs.gpus_per_rank = G ? integer(*G, gpr_, desc) : part.gpus_per_node / sharing;
+  if (!G) {
+    const long gpus = part.gpus_per_node;
+    cs.gpus_per_rank = gpus >= sharing ? static_cast<double>(gpus / sharing)
+                       : gpus > 0      ? 1.0 / static_cast<double>((sharing + gpus - 1) / gpus)
+                                       : 0.0;
+  } else if (!resource::valid_gpus_per_rank(*G)) {
+    throw InputError(gpr_.where, gpr_.key,
+                     "must be 0, a whole number or a share 1/k of a GPU (0.5: two ranks per GPU), got " +
+                         format_number(*G) + desc);
+  } else if (*G == 0 && part.gpus_per_node > 0 && !gpr_.says_zero && gpr_.param < 0 && gpr_.bare < 0 &&
+             plan_.fit != Fit::skip) {
+    // Computed 0 (an expression such as `rint(gpus / ranks)`, the old floor): a GPU case silently on
+    // the CPU. A 0 the user wrote (the key, or a parameter it names) is meant.
+    throw InputError(gpr_.where, gpr_.key,
+                     "comes out 0: the case would get no GPU of partition '" + part.name + "' (" +
+                         std::to_string(part.gpus_per_node) +
+                         " per node); say `gpus_per_rank: 0` to run it without one, or a share "
+                         "(0.5: two ranks per GPU)" +
+                         desc);
+  } else {
+    cs.gpus_per_rank = *G;
+  }
   const auto& job = sp_.job;
   if (!memory_.empty()) {
     std::string text = memory_.render(values, Escape::none);
@@ -197,7 +223,7 @@ void StepExpander::share_nodes(Case& cs, const Values& values, const spec::Parti
   const std::string where = one_host ? " of this machine (partition '" + part.name + "', one host)"
                                      : " per node of partition '" + part.name + "'";
   // The fit is resource::fit's; here only which key a shortfall blames and how it is said.
-  auto blame = [&](const resource::Shortfall* s, long per_rank, const NumberField& f, bool set,
+  auto blame = [&](const resource::Shortfall* s, double per_rank, const NumberField& f, bool set,
                    const char* unit, const char* node_unit, const std::string& hint) {
     if (!s) return;
     // On one host the ranks decide: the first of ranks, nodes, ranks per node that the job sets.
@@ -205,13 +231,13 @@ void StepExpander::share_nodes(Case& cs, const Values& values, const spec::Parti
     const NumberField& ranks_key = given(ranks_) ? ranks_ : given(nodes_) ? nodes_ : rpn_;
     const NumberField& at = set ? f : (one_host ? ranks_key : rpn_);
     throw InputError(at.where, at.key,
-                     std::to_string(per) + per_what + " x " + std::to_string(per_rank) + " " + unit +
+                     std::to_string(per) + per_what + " x " + format_number(per_rank) + " " + unit +
                          " per rank exceed the " + std::to_string(s->have) + " " + node_unit + where + desc +
                          hint);
   };
   const resource::Fit fit = resource::fit(node, d);
-  blame(fit.of(resource::Resource::cores), cs.cpus_per_rank, cpr_, C.has_value(), "cpus", "cores",
-        one_host ? " (oversubscribe: true lets ranks share cores)" : "");
+  blame(fit.of(resource::Resource::cores), static_cast<double>(cs.cpus_per_rank), cpr_, C.has_value(), "cpus",
+        "cores", one_host ? " (oversubscribe: true lets ranks share cores)" : "");
   blame(fit.of(resource::Resource::gpus), cs.gpus_per_rank, gpr_, G.has_value(), "GPUs", "GPUs", "");
   if (auto* s = fit.of(resource::Resource::memory))
     throw InputError(
@@ -241,7 +267,7 @@ void StepExpander::record_geometry(const Case& cs, const std::string& pname, Val
   set(values, static_cast<size_t>(sc.find("nodes")), static_cast<double>(cs.nodes));
   set(values, static_cast<size_t>(sc.find("ranks_per_node")), static_cast<double>(cs.ranks_per_node));
   set(values, static_cast<size_t>(sc.find("cpus_per_rank")), static_cast<double>(cs.cpus_per_rank));
-  set(values, static_cast<size_t>(sc.find("gpus_per_rank")), static_cast<double>(cs.gpus_per_rank));
+  set(values, static_cast<size_t>(sc.find("gpus_per_rank")), cs.gpus_per_rank);
   set(values, static_cast<size_t>(sc.find("instances")), static_cast<double>(cs.instances));
   // The job script gives each instance its own number; the case itself is instance 0.
   set(values, static_cast<size_t>(sc.find("instance")), 0);

@@ -34,12 +34,14 @@ struct StepPlan {
 };
 
 struct Case {
-  size_t step = 0;                  // index into Plan::steps
-  std::vector<spec::Value> values;  // by the step's schema
-  std::string name;                 // run-directory name
-  std::string key;                  // stable identity, 16 hex digits
-  size_t partition = 0;             // index into Plan::system.partitions
-  long nodes = 1, ranks = 1, ranks_per_node = 1, cpus_per_rank = 1, gpus_per_rank = 0;  // per instance
+  size_t step = 0;                                                   // index into Plan::steps
+  std::vector<spec::Value> values;                                   // by the step's schema
+  std::string name;                                                  // run-directory name
+  std::string key;                                                   // stable identity, 16 hex digits
+  size_t partition = 0;                                              // index into Plan::system.partitions
+  long nodes = 1, ranks = 1, ranks_per_node = 1, cpus_per_rank = 1;  // per instance
+  // 0, whole, or a share 1/k: k ranks on each GPU (resource::gpus_of_ranks, README "Resources").
+  double gpus_per_rank = 0;
   long instances = 1;  // concurrent copies in one job (MLPerf HPC weak scaling)
   long walltime_s = 3600;
   long memory_mb = 0;          // per node; 0: none asked

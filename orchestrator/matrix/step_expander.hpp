@@ -34,6 +34,10 @@ struct NumberField {
   int param = -1;
   Location where;
   std::string key;
+  // The key's text is "0" itself, or the bare name of a parameter (`bare`): what the user wrote, not
+  // what an expression computed.
+  bool says_zero = false;
+  int bare = -1;
 };
 
 class StepExpander {

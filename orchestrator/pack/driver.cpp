@@ -242,8 +242,9 @@ int run_allocation(const Allocation& a, const DriverOptions& options) {
         if (!names.empty()) case_env.push_back(std::string(sched::kNodesVariable) + "=" + names);
         if (!gpus.variable.empty()) {
           std::vector<std::string> own;
+          // An exclusive case holds every GPU of its node but is shown those it asked for (shown_gpus).
           for (auto& slice : s.placement)
-            for (long g : slice.gpus)
+            for (long g : resource::shown_gpus(c.demand, slice))
               if (static_cast<size_t>(g) < gpus.ids.size()) own.push_back(gpus.ids[static_cast<size_t>(g)]);
           case_env.push_back(gpus.variable + "=" + join(own, ","));
         }

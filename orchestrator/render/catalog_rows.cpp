@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "matrix/select.hpp"
 #include "render/script.hpp"
 #include "util/walltime.hpp"
@@ -23,7 +25,11 @@ nlohmann::json case_definition(const matrix::Plan& plan, const matrix::Case& c) 
   d["nodes"] = c.nodes;
   d["ranks"] = c.ranks;
   d["cpus_per_rank"] = c.cpus_per_rank;
-  d["gpus_per_rank"] = c.gpus_per_rank;
+  // Whole counts as integers, as they always were written (a definition compares by its text).
+  if (c.gpus_per_rank == std::floor(c.gpus_per_rank))
+    d["gpus_per_rank"] = static_cast<long>(c.gpus_per_rank);
+  else
+    d["gpus_per_rank"] = c.gpus_per_rank;
   if (c.instances != 1) d["instances"] = c.instances;
   d["walltime"] = format_hms(c.walltime_s);
   if (c.memory_mb) d["memory_mb"] = c.memory_mb;

@@ -23,12 +23,25 @@ void set_case_resources(MustacheData& d, const matrix::Plan& plan, const matrix:
   const resource::Demand demand = plan.demand_of(c);
   set("ranks_per_node", c.ranks_per_node);
   set("cpus_per_rank", c.cpus_per_rank);
-  set("gpus_per_rank", c.gpus_per_rank);
+  d.set("gpus_per_rank", scalar_data(matrix::format_number(c.gpus_per_rank)));
+  set("ranks_per_gpu", resource::ranks_per_gpu(c.gpus_per_rank));
   set("node_cores", demand.cores);
   set("node_gpus", demand.gpus);
   set("node_memory_mb", demand.memory_mb);
   set("memory_mb", c.memory_mb);
+  // Whole GPUs per rank (--gpus-per-task), or ranks sharing GPUs: the node's GPUs (--gpus-per-node)
+  // and k ranks bound to each (--gpu-bind=single:k).
+  const bool shared = c.gpus_per_rank > 0 && c.gpus_per_rank < 1;
   d.set("gpus", MustacheData(c.gpus_per_rank > 0));
+  // jsrun's resource sets: one per rank, or k ranks with one GPU when they share.
+  const long k = shared ? resource::ranks_per_gpu(c.gpus_per_rank) : 1;
+  set("resource_sets", (c.ranks + k - 1) / k);
+  set("resource_sets_per_node", (c.ranks_per_node + k - 1) / k);
+  set("ranks_per_resource_set", k);
+  set("cpus_per_resource_set", k * c.cpus_per_rank);
+  d.set("gpus_per_resource_set", scalar_data(shared ? "1" : matrix::format_number(c.gpus_per_rank)));
+  d.set("gpus_whole", MustacheData(c.gpus_per_rank >= 1));
+  d.set("gpus_shared", MustacheData(shared));
   d.set("memory", MustacheData(c.memory_mb > 0));
   d.set("exclusive", MustacheData(c.exclusive));
   d.set("oversubscribe", MustacheData(c.oversubscribe));

@@ -123,9 +123,13 @@ void write_script(const Script& script);
 void keep_previous_script(const Script& script);
 
 // A case's geometry and what it asks beyond it (resource/model.hpp), for scripts and directives:
-// ranks_per_node, cpus_per_rank, gpus_per_rank, node_cores, node_gpus, node_memory_mb (per node; on
-// a one-host system the whole job's), memory_mb, and the sections `gpus`, `memory`, `exclusive`,
-// `oversubscribe`. `nodes` and `ranks` are the caller's (per instance or the whole job's).
+// ranks_per_node, cpus_per_rank, gpus_per_rank (0.5 for a share), ranks_per_gpu (k of a share 1/k, else
+// 1), node_cores, node_gpus, node_memory_mb (per node; on a one-host system the whole job's), memory_mb,
+// jsrun's resource_sets, resource_sets_per_node, ranks_per_resource_set, cpus_per_resource_set and
+// gpus_per_resource_set (a set per rank, or k ranks and one GPU when they share),
+// and the sections `gpus` (any), `gpus_whole` (whole GPUs per rank), `gpus_shared` (ranks share GPUs),
+// `memory`, `exclusive`, `oversubscribe`. `nodes` and `ranks` are the caller's (per instance or the
+// whole job's).
 void set_case_resources(MustacheData& d, const matrix::Plan& plan, const matrix::Case& c);
 
 }  // namespace campaign::render

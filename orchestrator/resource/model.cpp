@@ -48,12 +48,57 @@ Fit fit(const Node& n, const Demand& d, long count) {
   return f;
 }
 
+bool valid_gpus_per_rank(double g) {
+  if (!std::isfinite(g) || g < 0) return false;
+  if (g == std::floor(g)) return true;
+  if (g > 1) return false;
+  const double k = std::round(1.0 / g);
+  return k >= 2 && std::fabs(1.0 / k - g) <= 1e-9;
+}
+
+long ranks_per_gpu(double g) {
+  if (!(g > 0 && g < 1)) return 1;
+  return std::max(2L, std::lround(1.0 / g));
+}
+
+long gpus_of_ranks(double g, long ranks) {
+  if (!(g > 0) || ranks < 1) return 0;
+  if (g >= 1) return ranks * std::lround(g);
+  const long k = ranks_per_gpu(g);
+  return (ranks + k - 1) / k;
+}
+
+std::vector<long> rank_gpus(long local_rank, long ranks, long count) {
+  std::vector<long> out;
+  if (count < 1 || ranks < 1 || local_rank < 0 || local_rank >= ranks) {
+    for (long i = 0; i < count; ++i) out.push_back(i);
+    return out;
+  }
+  if (count >= ranks) {
+    if (count % ranks != 0) {
+      for (long i = 0; i < count; ++i) out.push_back(i);
+      return out;
+    }
+    const long each = count / ranks;
+    for (long i = 0; i < each; ++i) out.push_back(local_rank * each + i);
+    return out;
+  }
+  const long k = (ranks + count - 1) / count;
+  out.push_back(local_rank / k);
+  return out;
+}
+
 bool bigger(const Demand& a, const Demand& b) {
   if (a.nodes != b.nodes) return a.nodes > b.nodes;
   if (a.exclusive != b.exclusive) return a.exclusive;
   if (a.gpus != b.gpus) return a.gpus > b.gpus;
   if (a.cores != b.cores) return a.cores > b.cores;
   return a.memory_mb > b.memory_mb;
+}
+
+std::vector<long> shown_gpus(const Demand& d, const Slice& slice) {
+  const size_t n = std::min(slice.gpus.size(), static_cast<size_t>(std::max(0L, d.gpus)));
+  return std::vector<long>(slice.gpus.begin(), slice.gpus.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 Pool::Pool(size_t nodes, Node each) : node_(each), nodes_(nodes) {

@@ -62,6 +62,19 @@ struct Fit {
 // (matrix/geometry) and `plan`'s node-hours all ask it, so a case that fits in one fits in all.
 Fit fit(const Node& n, const Demand& d, long count = 0);
 
+// GPUs per rank (README, "Resources"): 0, a whole number, or a share 1/k of one GPU: k ranks on each
+// GPU, as HyperQueue's fractional resources. On a node, `ranks` ranks hold ranks x g GPUs, or
+// ceil(ranks / k) when they share; never 0 for a positive share.
+bool valid_gpus_per_rank(double g);  // 0, whole, or 1/k for a whole k >= 2
+long ranks_per_gpu(double g);        // k of a share 1/k; 1 otherwise
+long gpus_of_ranks(double g, long ranks);
+
+// The GPUs (indices 0..count-1 of those a job holds on its node) that rank `local_rank` of its
+// `ranks` ranks there is shown: with at least as many GPUs as ranks, its own count / ranks of them
+// (when they divide evenly; else all of them); with fewer, one: ranks 0..k-1 the first, the next k
+// the second (k = ceil(ranks / count)), as Slurm's --gpu-bind=single:k. Empty when count is 0.
+std::vector<long> rank_gpus(long local_rank, long ranks, long count);
+
 // The order in which cases are started when several wait (the pack driver, the planner): most
 // nodes first, then most GPUs, cores and memory per node, exclusive before shared.
 bool bigger(const Demand& a, const Demand& b);
@@ -73,6 +86,11 @@ struct Slice {
   bool operator==(const Slice&) const = default;
 };
 using Placement = std::vector<Slice>;  // one per node, nodes ascending
+
+// The GPUs of `slice` that a case asking `d` is shown: those it asked for. An exclusive case holds
+// every GPU of its node but is shown the ones it would get beside others (the lowest it holds), so
+// `exclusive` changes what runs beside it, never which devices its ranks use.
+std::vector<long> shown_gpus(const Demand& d, const Slice& slice);
 
 // The free resources of a set of identical nodes.
 class Pool {

@@ -17,7 +17,8 @@ const std::vector<std::string>& profile_launchers() {
 std::string default_launch(const std::string& kind) {
   if (kind == "srun") return "srun";
   if (kind == "jsrun")
-    return "jsrun -n {{ranks}} -r {{ranks_per_node}} -a 1 -c {{cpus_per_rank}} -g {{gpus_per_rank}} -b rs";
+    return "jsrun -n {{resource_sets}} -r {{resource_sets_per_node}} -a {{ranks_per_resource_set}} "
+           "-c {{cpus_per_resource_set}} -g {{gpus_per_resource_set}} -b rs";
   if (kind == "mpirun") return "mpirun -np {{ranks}}";
   if (kind == "local") return "{{campaign_exe}} launch -n {{ranks}} --";
   return "";
@@ -28,7 +29,8 @@ std::optional<std::string> step_launch_template(const std::string& kind, const s
   std::string c = trim(command);
   if (c != "srun" && c.rfind("srun ", 0) != 0) return std::nullopt;
   return "srun --exact -N {{nodes}} -n {{ranks}} --ntasks-per-node={{ranks_per_node}} "
-         "--cpus-per-task={{cpus_per_rank}} {{#gpus}}--gpus-per-task={{gpus_per_rank}} {{/gpus}}"
+         "--cpus-per-task={{cpus_per_rank}} {{#gpus_whole}}--gpus-per-task={{gpus_per_rank}} {{/gpus_whole}}"
+         "{{#gpus_shared}}--gpus-per-node={{node_gpus}} --gpu-bind=single:{{ranks_per_gpu}} {{/gpus_shared}}"
          "{{#memory}}--mem={{memory_mb}}M {{/memory}}{{#oversubscribe}}--overcommit {{/oversubscribe}}"
          "-t {{walltime}} -J {{job_name}} ${" +
          std::string(kNodesVariable) + ":+-w \"$" + kNodesVariable + "\"}" + c.substr(4);

@@ -16,7 +16,7 @@ const std::vector<std::string>& profile_schedulers();  // slurm, lsf, local
 const std::vector<std::string>& profile_launchers();   // srun, jsrun, mpirun, local, none
 
 // The launch line of launcher `kind` unless the profile gives one: a Mustache template over the
-// case (ranks, ranks_per_node, cpus_per_rank, gpus_per_rank, campaign_exe).
+// case (ranks, ranks_per_node, cpus_per_rank, gpus_per_rank, jsrun's resource sets, campaign_exe).
 std::string default_launch(const std::string& kind);
 
 // The variable through which the pack driver names the nodes it gives a case (comma-separated);
@@ -34,7 +34,8 @@ inline constexpr const char* kAllocationGpuVariables[] = {
     "SLURM_CPUS_PER_GPU", "SLURM_MEM_PER_GPU",   "SLURM_GPU_BIND",        "SLURM_TRES_PER_TASK"};
 
 // The launch line of a case run as one step of an allocation, from the profile's launcher `kind` and
-// `command`: srun: `srun --exact` with the case's geometry, GPUs per task and memory, walltime and
+// `command`: srun: `srun --exact` with the case's geometry, GPUs per task (ranks sharing GPUs: the
+// node's GPUs and --gpu-bind=single:k, k ranks on each) and memory, walltime and
 // job name (the step's name), on the nodes the driver gave it (-w), then the profile's own flags:
 // steps take only the cores and GPUs they ask for (Slurm binds each its own GPUs), so several share a
 // node, and show in accounting as JOBID.K under the attempt's name. jsrun: its resource sets already

@@ -4,6 +4,8 @@
 #SBATCH --ntasks=4
 #SBATCH --ntasks-per-node=4
 #SBATCH --cpus-per-task=1
+#SBATCH --gpus-per-node=2
+#SBATCH --gpu-bind=single:2
 #SBATCH --time=00:20:00
 #SBATCH --output=@WORKDIR@/scaling-gpu-dummy-n4/slurm-%j.out
 #SBATCH --no-requeue

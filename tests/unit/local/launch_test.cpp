@@ -68,6 +68,26 @@ TEST_CASE("an inherited MASTER_PORT is kept, inherited ranks are not", "[local][
   CHECK(sorted_lines(read(tmp.path / "out")) == std::vector<std::string>{"0 29555", "1 29555"});
 }
 
+TEST_CASE("each rank is shown its GPUs of the job's: k ranks per GPU, or a block each", "[local][launch]") {
+  TempDir tmp("launch-gpus");
+  auto seen = [&](const char* visible, int ranks) {
+    int rc = in_child(
+        [&] {
+          ::setenv("CUDA_VISIBLE_DEVICES", visible, 1);
+          return launch(ranks, sh("echo $LOCAL_RANK=$CUDA_VISIBLE_DEVICES"));
+        },
+        tmp.path / "out");
+    CHECK(rc == 0);
+    return sorted_lines(read(tmp.path / "out"));
+  };
+  using V = std::vector<std::string>;
+  CHECK(seen("7", 2) == V{"0=7", "1=7"});
+  CHECK(seen("3,5", 4) == V{"0=3", "1=3", "2=5", "3=5"});
+  CHECK(seen("0,1,2,3", 2) == V{"0=0,1", "1=2,3"});
+  CHECK(seen("4", 1) == V{"0=4"});
+  CHECK(seen("", 2) == V{"0=", "1="});  // a job without GPUs keeps seeing none
+}
+
 TEST_CASE("labels prefix each line with its rank, like srun -l", "[local][launch]") {
   TempDir tmp("launch-label");
   LaunchOptions o;

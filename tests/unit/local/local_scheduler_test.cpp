@@ -258,6 +258,28 @@ TEST_CASE("each job sees its own GPUs, and none when it asks for none", "[local]
                   SubmitError);
 }
 
+TEST_CASE("an exclusive job is shown the GPUs it asked for, as beside others", "[local]") {
+  TempDir tmp("exclusive-gpus");
+  LocalScheduler s(options(tmp.path, 4, {"3", "5"}));
+  auto job = [&](const std::string& name, const std::string& line) {
+    return s.submit(
+        request(make_job(tmp.path, name, line + "\necho \"${CUDA_VISIBLE_DEVICES-unset}\" > seen"), name));
+  };
+  // One after the other: each alone on the machine, so each is given the lowest GPUs.
+  auto shared = job("shared", "#LOCAL --cores=2 --gpus=1");
+  CHECK(wait_end(s, shared).state == State::completed);
+  auto alone = job("alone", "#LOCAL --cores=2 --gpus=1 --exclusive");
+  CHECK(wait_end(s, alone).state == State::completed);
+  auto none = job("none", "#LOCAL --cores=2 --gpus=0 --exclusive");
+  CHECK(wait_end(s, none).state == State::completed);
+  auto all = job("all", "#LOCAL --exclusive");
+  CHECK(wait_end(s, all).state == State::completed);
+  CHECK(read(tmp.path / "shared" / "seen") == "3\n");
+  CHECK(read(tmp.path / "alone" / "seen") == "3\n");
+  CHECK(read(tmp.path / "none" / "seen") == "\n");
+  CHECK(read(tmp.path / "all" / "seen") == "3,5\n");  // an exclusive job that does not say: all
+}
+
 TEST_CASE("an exclusive job holds the whole machine", "[local]") {
   TempDir tmp("exclusive");
   LocalScheduler s(options(tmp.path, 4));

@@ -211,6 +211,42 @@ job: {command: x, partition: gpu, ranks: 4, ranks_per_node: 4, cpus_per_rank: 16
   CHECK(cpu.find("#SBATCH --exclusive\n") != std::string::npos);
 }
 
+TEST_CASE("ranks sharing GPUs: the node's GPUs, k ranks bound to each (Slurm, packed steps, jsrun)") {
+  const std::string yaml = R"Y(name: t
+job: {command: x, partition: gpu, ranks: 8, ranks_per_node: 8, cpus_per_rank: 2, gpus_per_rank: 0.5}
+)Y";
+  auto p = plan_of(yaml, "perlmutter");
+  render::Renderer r(p);
+  auto one = r.render(p.cases[0], render::RenderOptions{"/w", "campaign", 1, 0, {}}).text;
+  CHECK(one.find("#SBATCH --gpus-per-node=4\n#SBATCH --gpu-bind=single:2\n") != std::string::npos);
+  CHECK(one.find("--gpus-per-task") == std::string::npos);
+  render::RenderOptions packed{"/w", "campaign", 1, 0, {}};
+  packed.packed = true;
+  auto step = r.render(p.cases[0], packed).text;
+  CHECK(step.find(" --gpus-per-node=4 --gpu-bind=single:2 ") != std::string::npos);
+  CHECK(step.find("--gpus-per-task") == std::string::npos);
+  // Summit: 6 GPUs per node; 8 ranks at 0.5 are 4 resource sets of 2 ranks, 4 cores and one GPU.
+  auto s = plan_of(yaml, "summit");
+  auto lsf = render::Renderer(s).render(s.cases[0], render::RenderOptions{"/w", "campaign", 1, 0, {}}).text;
+  CHECK(lsf.find("jsrun -n 4 -r 4 -a 2 -c 4 -g 1 -b rs") != std::string::npos);
+  // Frontier's own srun line: the node's GCDs and k ranks on each, or whole GCDs per task and closest.
+  auto f = plan_of(yaml, "frontier");
+  auto fr = render::Renderer(f).render(f.cases[0], render::RenderOptions{"/w", "campaign", 1, 0, {}}).text;
+  CHECK(fr.find("\nsrun --gpus-per-node=4 --gpu-bind=single:2 x\n") != std::string::npos);
+  auto w =
+      plan_of("name: t\njob: {command: x, partition: gpu, ranks: 8, ranks_per_node: 8, cpus_per_rank: 2}\n",
+              "frontier");
+  auto wr = render::Renderer(w).render(w.cases[0], render::RenderOptions{"/w", "campaign", 1, 0, {}}).text;
+  CHECK(wr.find("\nsrun --gpus-per-task=1 --gpu-bind=closest x\n") != std::string::npos);
+  // A node's GPUs are ceil(ranks x share): 4 ranks at 0.25 ask one.
+  auto l = plan_of(
+      "name: t\njob: {command: x, partition: gpu, ranks: 4, ranks_per_node: 4, cpus_per_rank: 1, "
+      "gpus_per_rank: 0.25, "
+      "oversubscribe: true}\n",
+      "testcluster");
+  CHECK(l.demand_of(l.cases[0]).gpus == 1);
+}
+
 TEST_CASE("a local script's #LOCAL line holds what the job takes of the machine") {
   auto p = plan_of(
       "name: t\njob: {command: x, partition: cpu, ranks: 2, cpus_per_rank: 1, memory: 1G, exclusive: true}\n",

@@ -141,3 +141,56 @@ TEST_CASE("memory sizes", "[resource]") {
   CHECK_FALSE(parse_memory_mb("4X"));
   CHECK_FALSE(parse_memory_mb(""));
 }
+
+TEST_CASE("GPUs per rank: 0, whole, or a share 1/k; ranks sharing GPUs never get none", "[resource]") {
+  using campaign::resource::gpus_of_ranks;
+  using campaign::resource::ranks_per_gpu;
+  using campaign::resource::valid_gpus_per_rank;
+  for (double g : {0.0, 1.0, 2.0, 0.5, 0.25, 1.0 / 3.0}) CHECK(valid_gpus_per_rank(g));
+  for (double g : {-1.0, 0.3, 0.4, 1.5, 2.5}) CHECK_FALSE(valid_gpus_per_rank(g));
+  CHECK(ranks_per_gpu(0.5) == 2);
+  CHECK(ranks_per_gpu(1.0 / 3.0) == 3);
+  CHECK(ranks_per_gpu(2) == 1);
+  CHECK(ranks_per_gpu(0) == 1);
+  // On a node: ranks x g, or ceil(ranks / k) when they share.
+  CHECK(gpus_of_ranks(2, 4) == 8);
+  CHECK(gpus_of_ranks(0.5, 4) == 2);
+  CHECK(gpus_of_ranks(0.5, 3) == 2);
+  CHECK(gpus_of_ranks(0.5, 1) == 1);
+  CHECK(gpus_of_ranks(0.25, 2) == 1);
+  CHECK(gpus_of_ranks(1.0 / 3.0, 6) == 2);
+  CHECK(gpus_of_ranks(0, 4) == 0);
+}
+
+TEST_CASE("each rank is shown its GPUs: a block of its own, or k ranks per GPU in rank order", "[resource]") {
+  using campaign::resource::rank_gpus;
+  using V = std::vector<long>;
+  // Two ranks, four GPUs: two each.
+  CHECK(rank_gpus(0, 2, 4) == V{0, 1});
+  CHECK(rank_gpus(1, 2, 4) == V{2, 3});
+  // Four ranks, two GPUs: two per GPU (as --gpu-bind=single:2).
+  CHECK(rank_gpus(0, 4, 2) == V{0});
+  CHECK(rank_gpus(1, 4, 2) == V{0});
+  CHECK(rank_gpus(2, 4, 2) == V{1});
+  CHECK(rank_gpus(3, 4, 2) == V{1});
+  // Three ranks, two GPUs: 2 on the first, 1 on the second; one GPU: all on it.
+  CHECK(rank_gpus(2, 3, 2) == V{1});
+  for (long r = 0; r < 4; ++r) CHECK(rank_gpus(r, 4, 1) == V{0});
+  // GPUs that do not divide among the ranks: each sees all; none: none.
+  CHECK(rank_gpus(0, 2, 3) == V{0, 1, 2});
+  CHECK(rank_gpus(0, 2, 0).empty());
+}
+
+TEST_CASE("an exclusive case is shown the GPUs it asked for, the ones it would get beside others",
+          "[resource]") {
+  Pool pool(1, Node{4, 4, 0});
+  Demand shared{1, 2, 1, 0, false}, alone{1, 2, 1, 0, true};
+  auto a = pool.place(shared), b = pool.place(alone);
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(b->front().gpus.size() == 4);  // it holds them all
+  CHECK(campaign::resource::shown_gpus(alone, b->front()) ==
+        campaign::resource::shown_gpus(shared, a->front()));
+  CHECK(campaign::resource::shown_gpus(alone, b->front()) == std::vector<long>{0});
+  CHECK(campaign::resource::shown_gpus(Demand{1, 2, 0, 0, true}, b->front()).empty());
+}
