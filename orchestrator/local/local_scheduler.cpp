@@ -609,9 +609,12 @@ std::vector<JobInfo> LocalScheduler::find_by_name(const std::vector<std::string>
   return locked([&](Records& all) {
     int64_t now = now_ms();
     std::vector<JobInfo> result;
+    // A job that ended in this call's tick is in both: once, by id, as the scheduler lists jobs.
+    std::map<long, const JobRecord*> named;
     for (const auto* records : {&ended_, &all})
       for (const auto& [id, r] : *records)
-        if (std::find(names.begin(), names.end(), r.name) != names.end()) result.push_back(info(r, all, now));
+        if (std::find(names.begin(), names.end(), r.name) != names.end()) named[id] = &r;
+    for (const auto& [id, r] : named) result.push_back(info(*r, all, now));
     return result;
   });
 }

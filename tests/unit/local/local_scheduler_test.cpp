@@ -577,3 +577,16 @@ TEST_CASE("one spool, two schedulers: each sees the jobs the other gives and end
   CHECK(named[1].id == "3");
   CHECK(a.queued_jobs_of_user() == 0);
 }
+
+TEST_CASE("a job that ends in the call that looks it up by name is named once", "[local]") {
+  // Its monitor has written its status, nobody has reaped it: find_by_name's own tick ends it, and
+  // it must not come back twice (as the live record read and the ended one just saved).
+  TempDir tmp("named-once");
+  LocalScheduler s(options(tmp.path));
+  auto id = s.submit(request(make_job(tmp.path, "one", "true"), "job-one"));
+  REQUIRE(eventually([&] { return fs::exists(tmp.path / ".local" / "jobs" / (id + ".1.status")); }));
+  auto named = s.find_by_name({"job-one"});
+  REQUIRE(named.size() == 1);
+  CHECK(named[0].id == id);
+  CHECK(named[0].state == State::completed);
+}
