@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -28,6 +29,7 @@
 #include "util/fd.hpp"
 #include "util/process.hpp"
 #include "util/signal_block.hpp"
+#include "util/strings.hpp"
 
 extern char** environ;
 
@@ -281,22 +283,15 @@ struct UsageTally {
 
 bool holds_gpu(const std::optional<std::string>& visible, int index, const std::string& uuid) {
   if (!visible) return true;
-  size_t start = 0;
-  const std::string& v = *visible;
-  while (start <= v.size()) {
-    size_t comma = v.find(',', start);
-    std::string entry = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    while (!entry.empty() && entry.front() == ' ') entry.erase(0, 1);
-    while (!entry.empty() && entry.back() == ' ') entry.pop_back();
-    if (!entry.empty()) {
-      if (entry.rfind("GPU-", 0) == 0) {
-        if (!uuid.empty() && uuid.rfind(entry, 0) == 0) return true;  // CUDA takes unique prefixes
-      } else if (std::all_of(entry.begin(), entry.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-        if (std::stoi(entry) == index) return true;
-      }
+  for (const std::string& part : split(*visible, ',')) {
+    const std::string entry = trim(part);
+    if (starts_with(entry, "GPU-")) {
+      if (!uuid.empty() && starts_with(uuid, entry)) return true;  // CUDA takes unique prefixes
+      continue;
     }
-    if (comma == std::string::npos) break;
-    start = comma + 1;
+    int n = -1;
+    auto [end, ec] = std::from_chars(entry.data(), entry.data() + entry.size(), n);
+    if (!entry.empty() && ec == std::errc() && end == entry.data() + entry.size() && n == index) return true;
   }
   return false;
 }
