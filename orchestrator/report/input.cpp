@@ -111,7 +111,7 @@ std::set<std::string> metrics_used(const std::vector<analysis::AnalysisSpec>& sp
     names.insert(s.time.metric);
     if (s.stall) names.insert(s.stall->data), names.insert(s.stall->compute);
     if (s.scaling == analysis::Scaling::mlperf_weak)
-      names.insert({analysis::kRunStartMs, analysis::kRunStopMs, analysis::kRunSuccess});
+      names.insert({analysis::kRunStartMs, analysis::kRunStopMs, analysis::kRunSuccess, analysis::kSeed});
     if (s.scaling == analysis::Scaling::mlperf_strong) names.insert(analysis::kRunSuccess);
     if (s.window) names.insert({s.window->start, s.window->end});
     if (s.scaling == analysis::Scaling::stalls)

@@ -299,10 +299,10 @@ StallTableSpec stall_table(MapReader& f) {
 
 AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const std::string& path) {
   if (!node.IsMap()) fail(file, node, path, std::string("expected a map, got ") + type_name(node));
-  MapReader f(
-      file, node, path,
-      {"name", "scaling", "step", "x", "time", "samples", "group_by", "compare", "aggregate", "ratio",
-       "stall", "repeat", "window", "warmup", "epochs", "skip_iterations", "delay_threshold", "whatif"});
+  MapReader f(file, node, path,
+              {"name", "scaling", "step", "x", "time", "samples", "group_by", "compare", "aggregate", "ratio",
+               "stall", "repeat", "window", "warmup", "epochs", "skip_iterations", "delay_threshold",
+               "whatif", "min_models"});
   AnalysisSpec a;
   Scope scope(file, a.uses);
   a.where = location(file, node);
@@ -325,6 +325,16 @@ AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const st
   for (const char* k : {"epochs", "skip_iterations", "delay_threshold", "whatif"})
     if (given(f, k) && a.scaling != Scaling::stalls)
       fail(file, f.get(k), f.path(k), "only for scaling: stalls");
+  if (given(f, "min_models")) {
+    if (a.scaling != Scaling::mlperf_weak)
+      fail(file, f.get("min_models"), f.path("min_models"), "only for scaling: mlperf_weak");
+    double v = as_number(file, f.get("min_models"), f.path("min_models"));
+    if (v != std::floor(v) || v < 1 || v > 1e9)
+      fail(file, f.get("min_models"), f.path("min_models"),
+           "must be a whole number of models, 1 or more (the rules' M' for the benchmark: CosmoFlow 10, "
+           "DeepCAM 5, OpenCatalyst 5, OpenFold 10)");
+    a.min_models = static_cast<long>(v);
+  }
   if (a.scaling == Scaling::mlperf_weak) {
     // Laid out by instance, from the metrics of the mlperf_weak collector, which must be there.
     for (const char* k : {"x", "time", "samples", "group_by", "compare", "ratio", "stall"})
@@ -334,7 +344,7 @@ AnalysisSpec parse_one(const YAML::Node& node, const std::string& file, const st
     a.time.metric = kRunTime;
     for (const char* m : {kRunTime, kRunStartMs, kRunStopMs, kRunSuccess})
       scope.metric(f.get("scaling"), f.path("scaling"), m);
-    return a;
+    return a;  // kSeed is optional: read where an instance logged one
   }
   // warmup: epochs dropped by window and stalls (which have no time metric).
   if (given(f, "warmup") && a.scaling != Scaling::window && a.scaling != Scaling::stalls)

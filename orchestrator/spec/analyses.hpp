@@ -109,6 +109,7 @@ inline constexpr const char* kRunTime = "run_time";         // run_start -> run_
 inline constexpr const char* kRunStartMs = "run_start_ms";  // time_ms of run_start
 inline constexpr const char* kRunStopMs = "run_stop_ms";    // time_ms of run_stop
 inline constexpr const char* kRunSuccess = "run_success";   // 1: run_stop status success
+inline constexpr const char* kSeed = "seed";                // the instance's logged seed, if any
 
 // A name an analysis uses (a step, parameter, value or metric) and where, for check_names.
 struct NameUse {
@@ -135,8 +136,11 @@ struct AnalysisSpec {
   std::optional<WindowSpec> window;  // scaling: window only
   StallTableSpec stalls;             // scaling: stalls only
   std::string repeat = "repeat";     // parameter that numbers repetitions
-  Location where;                    // of the list entry, for errors found later
-  std::vector<NameUse> uses;         // in the order they are written
+  // scaling: mlperf_weak only: the fewest models (M') its score may be pruned to; unset: no optional
+  // pruning (analysis/mlperf.hpp)
+  std::optional<long> min_models;
+  Location where;             // of the list entry, for errors found later
+  std::vector<NameUse> uses;  // in the order they are written
   // Set only by tables the report adds of its own (report/usage.hpp): says what the table is, in
   // place of the scaling's description; such a table has no plot.
   std::string description;

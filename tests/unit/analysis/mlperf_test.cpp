@@ -57,9 +57,9 @@ TEST_CASE(
 
 TEST_CASE("without timestamps the slowest successful instance sets the time; none reached gives no score") {
   std::vector<InstanceRun> runs(3);
-  runs[0] = {0, {}, {}, 100.0, true};
-  runs[1] = {1, {}, {}, 128.0, true};
-  runs[2] = {2, {}, {}, 150.0, false};  // slower, but missed the target
+  runs[0] = {0, {}, {}, 100.0, true, {}};
+  runs[1] = {1, {}, {}, 128.0, true, {}};
+  runs[2] = {2, {}, {}, 150.0, false, {}};  // slower, but missed the target
   WeakScalingScore s = weak_scaling_score(runs);
   CHECK(*s.time_to_train_all_s == Approx(128));
   CHECK(*s.models_per_minute == Approx(2.0 / (128.0 / 60.0)));  // 0.9375
@@ -175,4 +175,119 @@ TEST_CASE("mlperf_strong: time_to_train_score drops the fastest and the slowest 
   CHECK(*t.number(0, "time_to_train_score") == 110);
   CHECK(t.units.at("time_to_train_score") == "s");
   CHECK(!t.number(1, "time_to_train_score"));
+}
+
+// MLPerf HPC's throughput score (hpc_training_rules.adoc, Throughput): "TTTa = max(run_stop) -
+// min(run_start) where the max/min are taken over all instances M"; the submitter "is allowed to prune
+// this number by removing results from individual training instances. As long as the minimum number of
+// models rule is satisfied", using "M'<=M" and "TTTa over the reduced set"; "Runs with identical seeds
+// must be pruned from final results". The reference below is that rule as written: every subset of the
+// instances that may be scored with at least min_models of them, the best M'/TTTa.
+namespace {
+
+struct Best {
+  double rate = -1;
+  size_t models = 0;
+};
+
+Best best_by_every_subset(const std::vector<InstanceRun>& runs, size_t min) {
+  Best best;
+  const size_t n = runs.size();
+  for (unsigned mask = 1; mask < (1u << n); ++mask) {
+    size_t m = 0;
+    double first = 1e300, last = -1e300;
+    for (size_t i = 0; i < n; ++i)
+      if (mask & (1u << i))
+        ++m, first = std::min(first, *runs[i].start_s), last = std::max(last, *runs[i].stop_s);
+    if (m < min) continue;
+    double rate = static_cast<double>(m) / ((last - first) / 60);
+    if (rate > best.rate || (rate == best.rate && m > best.models)) best = {rate, m};
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("mlperf_weak score: the pruning the rules allow gives the best M'/TTTa of every allowed subset") {
+  // 12 instances, all reached; a late starter (5) and two stragglers (3, 9), deterministic spread.
+  std::vector<InstanceRun> runs;
+  const double start[] = {0, 1, 0.5, 2, 1.5, 40, 0.2, 0.8, 1.1, 0.3, 1.9, 0.7};
+  const double time[] = {100, 104, 98, 160, 101, 99, 103, 97, 102, 140, 100, 105};
+  for (long i = 0; i < 12; ++i)
+    runs.push_back({i, 1000 + start[i], 1000 + start[i] + time[i], time[i], true, {}});
+  for (size_t min : {1, 5, 9, 10, 11, 12}) {
+    WeakScalingScore s = weak_scaling_score(runs, static_cast<long>(min));
+    Best want = best_by_every_subset(runs, min);
+    INFO("min_models " << min);
+    REQUIRE(s.models_per_minute_score);
+    CHECK(*s.models_per_minute_score == Approx(want.rate).epsilon(1e-12));
+    CHECK(s.scored.size() == want.models);
+    CHECK(s.scored.size() + s.pruned.size() == 12);
+    CHECK(*s.models_per_minute_score ==
+          Approx(static_cast<double>(s.scored.size()) / (*s.time_to_train_all_score_s / 60)));
+  }
+  // Unpruned, every instance: the plain figures and the score agree.
+  WeakScalingScore all = weak_scaling_score(runs);
+  CHECK(all.pruned.empty());
+  CHECK(all.scored.size() == 12);
+  CHECK(*all.models_per_minute_score == Approx(*all.models_per_minute));
+  CHECK(*all.time_to_train_all_s == Approx(1000 + 2 + 160 - 1000));  // instance 3's stop, instance 0's start
+  // With at least 10 the score leaves out what costs most, and is better than the unpruned one.
+  WeakScalingScore ten = weak_scaling_score(runs, 10);
+  CHECK(ten.scored.size() >= 10);
+  CHECK(*ten.models_per_minute_score > *all.models_per_minute);
+}
+
+TEST_CASE("mlperf_weak score: instances sharing a seed are left out; too few or unstamped: no score") {
+  std::vector<InstanceRun> runs;
+  for (long i = 0; i < 4; ++i) runs.push_back({i, 1000.0, 1100.0 + i, 100.0 + i, true, double(i)});
+  runs[3].seed = 1;  // 1 and 3 share seed 1: both out
+  WeakScalingScore s = weak_scaling_score(runs);
+  CHECK(s.same_seed == std::vector<long>{1, 3});
+  CHECK(s.scored == std::vector<long>{0, 2});
+  CHECK(*s.time_to_train_all_score_s == Approx(102));
+  CHECK(*s.models_per_minute_score == Approx(2 / (102.0 / 60)));
+  CHECK(*s.models_per_minute == Approx(4 / (103.0 / 60)));  // the plain figure counts every reached one
+  WeakScalingScore three = weak_scaling_score(runs, 3);
+  CHECK_FALSE(three.models_per_minute_score);
+  CHECK(three.no_score == "2 instances can be scored, fewer than min_models 3");
+  runs[0].start_s.reset();
+  WeakScalingScore unstamped = weak_scaling_score(runs, 1);
+  CHECK_FALSE(unstamped.models_per_minute_score);
+  CHECK(unstamped.no_score == "an instance has no run_start or run_stop time stamp: the pruning needs them");
+}
+
+TEST_CASE("mlperf_weak: min_models is read, checked, and its score is in the tables") {
+  auto specs = parse_analyses(
+      YAML::Load("[{name: mlperf, scaling: mlperf_weak, step: train, min_models: 2}]"), "c.yaml");
+  REQUIRE(specs.at(0).min_models == 2);
+  CaseResult c = four();
+  add(c, 4, 1000.2, 1400.0, true);  // a straggler: 400 s
+  c.metrics.push_back({kSeed, {}, 7, "", 0});
+  auto res = analyze(specs[0], {c});
+  REQUIRE(res.tables.size() == 2);
+  const Table& sum = res.tables[0];
+  CHECK(sum.columns == std::vector<std::string>{"case", "instances", "reached", "time_to_train_all",
+                                                "models_per_minute", "models_score",
+                                                "time_to_train_all_score", "models_per_minute_score"});
+  // Reached: 0 (1000-1100), 1 (1002-1130), 3 (1000.5-1120.5), 4 (1000.2-1400). With 2 or more, the
+  // best: {0, 1, 3} over 1000-1130, 3/130 s (0.0231 a second) beats all four over 400 s (0.01), {0, 3}
+  // over 120.5 s (0.0166) and {1, 3} over 129.5 s (0.0154).
+  CHECK(*sum.number(0, "models_score") == 3);
+  CHECK(*sum.number(0, "time_to_train_all_score") == Approx(130));
+  CHECK(*sum.number(0, "models_per_minute_score") == Approx(3 / (130.0 / 60)));
+  CHECK(*sum.number(0, "models_per_minute") == Approx(4 / (400.0 / 60)));  // every reached one, beside it
+  const Table& inst = res.tables[1];
+  CHECK(std::get<std::string>(inst.rows[0][5]) == "yes");
+  CHECK(std::get<std::string>(inst.rows[1][5]) == "yes");
+  CHECK(std::get<std::string>(inst.rows[2][5]) == "no");  // did not reach the target
+  CHECK(std::get<std::string>(inst.rows[3][5]) == "yes");
+  CHECK(std::get<std::string>(inst.rows[4][5]) == "no: pruned");
+  CHECK(inst.notes.back() == "score: M' 3, TTTa 130.000000 s, models per minute 1.384615, 1 pruned");
+  CHECK_THROWS_WITH(
+      parse_analyses(YAML::Load("[{name: m, scaling: weak, x: ranks, min_models: 2}]"), "c.yaml"),
+      Catch::Contains("analyses[0].min_models: only for scaling: mlperf_weak"));
+  CHECK_THROWS_WITH(
+      parse_analyses(YAML::Load("[{name: m, scaling: mlperf_weak, min_models: 2.5}]"), "c.yaml"),
+      Catch::Contains("must be a whole number of models"));
 }

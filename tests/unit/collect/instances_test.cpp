@@ -21,8 +21,9 @@ struct RunDir {
                   ("campaign-instances-" + std::to_string(::getpid()) + "-" + std::to_string(made++));
   RunDir() { fs::remove_all(path), fs::create_directories(path); }
   ~RunDir() { fs::remove_all(path); }
-  // An instance's output: run_start at `start` ms, run_stop `seconds` later with `status`.
-  void instance(long i, double start, double seconds, const std::string& status) const {
+  // An instance's output: run_start at `start` ms, run_stop `seconds` later with `status`, and the
+  // seed record of the MLPerf logging library where `seed` is given.
+  void instance(long i, double start, double seconds, const std::string& status, long seed = -1) const {
     fs::path d = path / render::instance_dir(i);
     fs::create_directories(d);
     std::ofstream out(d / render::kInstanceOutput);
@@ -31,6 +32,10 @@ struct RunDir {
           << ", \"event_type\": \"" << type << "\", \"key\": \"" << key
           << "\", \"value\": null, \"metadata\": {\"file\": \"train.py\", \"lineno\": 1" << meta << "}}\n";
     };
+    if (seed >= 0)
+      out << "0: :::MLLOG {\"namespace\": \"\", \"time_ms\": " << static_cast<long long>(start)
+          << ", \"event_type\": \"POINT_IN_TIME\", \"key\": \"seed\", \"value\": " << seed
+          << ", \"metadata\": {\"file\": \"train.py\", \"lineno\": 1}}\n";
     rec(start, "INTERVAL_START", "run_start", "");
     rec(start + seconds * 1000, "INTERVAL_END", "run_stop", ", \"status\": \"" + status + "\"");
   }
@@ -50,9 +55,9 @@ const Metric* find(const std::vector<Metric>& ms, const std::string& name, long 
 
 TEST_CASE("a case with instances is collected per instance directory, metrics keyed by instance") {
   RunDir run;
-  run.instance(0, 1'000'000, 60, "success");
+  run.instance(0, 1'000'000, 60, "success", 4711);
   run.instance(1, 1'002'000, 75, "aborted");
-  run.instance(2, 1'001'000, 50, "success");
+  run.instance(2, 1'001'000, 50, "success", 12);
   CHECK(collect::instance_count(run.path) == 3);
   std::vector<Metric> ms;
   auto o = collect::collect_dir(run.path, "", mlperf_weak(), ms);
@@ -66,6 +71,10 @@ TEST_CASE("a case with instances is collected per instance directory, metrics ke
   // Not a success: no run_success at all (collectors/mlperf_weak.yaml: "absent otherwise").
   CHECK(find(ms, "run_success", 1) == nullptr);
   CHECK(find(ms, "run_time", 1) != nullptr);  // its other metrics are there
+  // The seed where an instance logged one (the score leaves out instances that share one).
+  CHECK(find(ms, "seed", 0)->value == 4711);
+  CHECK(find(ms, "seed", 2)->value == 12);
+  CHECK(find(ms, "seed", 1) == nullptr);
   for (auto& m : ms) CHECK(m.instance);
 }
 
