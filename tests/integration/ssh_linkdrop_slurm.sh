@@ -6,7 +6,7 @@
 # they started live on, as after a network failure). A submit command cut off this way may still
 # land its job after the run looked for it by name: before the fix, 7 of 200 cases ran twice.
 #
-# LINKDROP_RUNS times (3 under ctest, to keep the suite short; the README's figure is of 10), each in a fresh work directory: the run
+# LINKDROP_RUNS times (2 under ctest, to keep the suite short; the README's figure is of 10), each in a fresh work directory: the run
 # (and, when it gave up with a clear error, `campaign run` again without kills) ends with every case
 # completed at attempt 1, one line of output from each rank of each case (a case run twice would
 # have two), one job per case name in sacct (none submitted twice), and nothing of the campaign left
@@ -16,7 +16,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ssh_lib.sh"
 ensure_cluster
-runs=${LINKDROP_RUNS:-3}
+runs=${LINKDROP_RUNS:-2}
 
 # The login node's slow sbatch, first in the PATH of the sshd's sessions.
 slow=$WORK/slow-bin
