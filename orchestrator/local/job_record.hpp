@@ -63,6 +63,9 @@ class Spool {
   std::filesystem::path jobs() const { return root_ / "jobs"; }
   std::filesystem::path lock() const { return root_ / "lock"; }
   std::filesystem::path counter() const { return root_ / "next_id"; }
+  // Bumped (under the lock) before each record is written: a reader whose copy of the live
+  // records is of the generation the file still holds need not read them again.
+  std::filesystem::path generation() const { return root_ / "generation"; }
   std::filesystem::path record(long id) const { return jobs() / (std::to_string(id) + ".json"); }
   std::filesystem::path status(long id, int launch) const {
     return jobs() / (std::to_string(id) + "." + std::to_string(launch) + ".status");

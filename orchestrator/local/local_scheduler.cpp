@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <exception>
 
 #include "local/admission.hpp"
 #include "util/strings.hpp"
@@ -225,7 +226,47 @@ LocalScheduler::LocalScheduler(LocalOptions options) : options_(std::move(option
   host_ = ::gethostname(host, sizeof host - 1) == 0 ? host : "localhost";
 }
 
-LocalScheduler::Records LocalScheduler::load() {
+namespace {
+
+// Marks the copy of the live records invalid when its scope is left by an exception: the copy
+// may then differ from the files (a record changed in memory whose save failed).
+class CopyGuard {
+ public:
+  explicit CopyGuard(bool& valid) : valid_(valid), exceptions_(std::uncaught_exceptions()) {}
+  ~CopyGuard() {
+    if (std::uncaught_exceptions() > exceptions_) valid_ = false;
+  }
+  CopyGuard(const CopyGuard&) = delete;
+  CopyGuard& operator=(const CopyGuard&) = delete;
+
+ private:
+  bool& valid_;
+  int exceptions_;
+};
+
+// The spool's generation: 0 when the file is missing (a new spool, or one of an older campaign).
+long spool_generation(const Spool& spool) {
+  std::optional<std::string> text;
+  try {
+    text = read_small_file(spool.generation());
+  } catch (const Error& e) {
+    throw sched::SchedulerUnavailable(e.what());
+  }
+  return text ? parse_id(trim(*text)).value_or(-1) : 0;
+}
+
+}  // namespace
+
+LocalScheduler::Records& LocalScheduler::load() {
+  const long generation = spool_generation(spool_);
+  if (copy_valid_ && generation == generation_) {
+    // No record written since this object last read or wrote them: its copy is the spool's.
+    std::erase_if(live_records_, [](const auto& kv) { return kv.second.phase == Phase::ended; });
+    live_.clear();
+    for (auto& [id, r] : live_records_) live_.insert(id);
+    return live_records_;
+  }
+  copy_valid_ = false;
   // The ids to read: those live at the last load, and those given since (ids are handed out in
   // order under the lock, the counter written before the record); every record once, by listing
   // the spool, at the first load. Ended records never change: read once, kept in ended_.
@@ -271,11 +312,18 @@ LocalScheduler::Records LocalScheduler::load() {
   listed_ = true;
   live_.clear();
   for (auto& [id, r] : all) live_.insert(id);
-  return all;
+  live_records_ = std::move(all);
+  generation_ = generation;
+  copy_valid_ = generation >= 0;  // an unreadable generation: read every time
+  return live_records_;
 }
 
 void LocalScheduler::save(const JobRecord& r) {
   try {
+    // The generation first: a writer that dies between the two leaves readers reading again,
+    // never trusting a copy older than the record.
+    if (generation_ >= 0) write_file_atomic(spool_.generation(), std::to_string(generation_ + 1) + "\n");
+    if (generation_ >= 0) ++generation_;
     write_file_atomic(spool_.record(r.id), record_to_json(r));
   } catch (const StorageError&) {
     throw;  // a full disk is not a scheduler that answers later: the run stops (see locked())
@@ -514,7 +562,8 @@ std::string LocalScheduler::submit(const SubmitRequest& request) {
 
   try {
     FileLock lock(lock_fd_);
-    Records all = load();
+    CopyGuard guard(copy_valid_);
+    Records& all = load();
     for (const auto& d : request.depends_on) {
       auto id = parse_id(d);
       if (!id || !find_record(*id, all, ended_))
@@ -532,6 +581,7 @@ std::string LocalScheduler::submit(const SubmitRequest& request) {
     } catch (const StorageError&) {
       throw;
     } catch (const Error&) {
+      copy_valid_ = false;
     }
   } catch (const SubmitError&) {
     throw;
@@ -580,7 +630,8 @@ template <class F>
 auto LocalScheduler::locked(F&& f) {
   try {
     FileLock lock(lock_fd_);
-    Records all = load();
+    CopyGuard guard(copy_valid_);
+    Records& all = load();
     tick(all);
     return f(all);
   } catch (const sched::SchedulerError&) {

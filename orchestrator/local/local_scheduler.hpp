@@ -95,7 +95,9 @@ class LocalScheduler final : public sched::Scheduler {
   // except a full, read-only or failing file system: StorageError (util/atomic_file.hpp).
   template <class F>
   auto locked(F&& f);
-  Records load();                 // the records of jobs not ended (ended ones: ended_); under the lock
+  // The records of jobs not ended (ended ones: ended_); under the lock. The map is this object's
+  // copy, kept between calls while no other process wrote a record (the spool's generation).
+  Records& load();
   void save(const JobRecord& r);  // under the lock
   void tick(Records& all);        // reap, then start; under the lock
   void reap(JobRecord& r, int64_t now_ms);
@@ -117,6 +119,12 @@ class LocalScheduler final : public sched::Scheduler {
   std::set<long> live_;
   long highest_ = 0;
   bool listed_ = false;  // the spool listed once (the first load)
+  // The live records as of the spool's generation `generation_` (a burst of submissions had read
+  // and parsed every pending record at each submit: a square in the jobs). Invalid after an error
+  // within a locked call, when the copy may differ from the files.
+  Records live_records_;
+  long generation_ = 0;
+  bool copy_valid_ = false;
 };
 
 // Registers "local" in the scheduler registry (sched/scheduler.hpp) with these options; the shell

@@ -578,6 +578,35 @@ TEST_CASE("one spool, two schedulers: each sees the jobs the other gives and end
   CHECK(a.queued_jobs_of_user() == 0);
 }
 
+TEST_CASE("a scheduler's copy of the live jobs is read again once another process wrote a record",
+          "[local]") {
+  // A keeps its live records between calls (a burst of submissions had parsed every pending record
+  // at each submit); b's cancel bumps the spool's generation, so a reads the records again.
+  TempDir tmp("copy");
+  LocalOptions held = options(tmp.path);
+  held.start_jobs = false;  // the jobs stay pending: only the records change
+  LocalScheduler a(held), b(held);
+  auto one = a.submit(request(make_job(tmp.path, "one", "true"), "job-one"));
+  auto two = a.submit(request(make_job(tmp.path, "two", "true"), "job-two"));
+  REQUIRE(a.query({one, two}).size() == 2);  // a's copy, now of the current generation
+  const std::string generation =
+      campaign::local::read_small_file(tmp.path / ".local" / "generation").value_or("");
+  CHECK(a.query({one}).at(0).state == State::queued);
+  CHECK(campaign::local::read_small_file(tmp.path / ".local" / "generation").value_or("") ==
+        generation);  // a query that wrote nothing
+  b.cancel({one});
+  CHECK(campaign::local::read_small_file(tmp.path / ".local" / "generation").value_or("") != generation);
+  auto seen = a.query({one, two});
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0].state == State::cancelled);
+  CHECK(seen[1].state == State::queued);
+  // And a's own writes keep its copy current: its cancel is seen by b and by itself.
+  a.cancel({two});
+  CHECK(a.query({two}).at(0).state == State::cancelled);
+  CHECK(b.query({two}).at(0).state == State::cancelled);
+  CHECK(a.queued_jobs_of_user() == 0);
+}
+
 TEST_CASE("a job that ends in the call that looks it up by name is named once", "[local]") {
   // Its monitor has written its status, nobody has reaped it: find_by_name's own tick ends it, and
   // it must not come back twice (as the live record read and the ended one just saved).
