@@ -336,7 +336,20 @@ int Engine::run() {
   // tick now); others are read on the timer. A remote workspace's run directories are on another
   // machine: not watched.
   std::optional<MarkerWatch> watch;
-  if (workspace_.watchable()) watch.emplace(io, render::kExitMarker, [&] { timer.cancel(); });
+  // An executor that starts jobs only when called is called at once: the ended job's cores go to a
+  // waiting job now, not after the loop's quiet gap and poll interval (the engine learns of the
+  // start at its next poll, as of any start).
+  if (workspace_.watchable())
+    watch.emplace(io, render::kExitMarker, [&] {
+      if (scheduler_.starts_jobs_when_polled()) {
+        try {
+          scheduler_.start_waiting();
+        } catch (const sched::SchedulerUnavailable&) {
+          // the next poll asks again
+        }
+      }
+      timer.cancel();
+    });
   auto stop = [&] {
     signals.cancel();
     watch.reset();  // its pending read would keep io.run() going

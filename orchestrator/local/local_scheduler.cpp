@@ -677,6 +677,10 @@ int LocalScheduler::queued_jobs_of_user() {
   });
 }
 
+void LocalScheduler::start_waiting() {
+  if (options_.start_jobs) locked([](Records&) { return 0; });  // its tick starts what fits
+}
+
 void LocalScheduler::cancel(const std::vector<std::string>& ids) {
   locked([&](Records& all) {
     int64_t now = now_ms();

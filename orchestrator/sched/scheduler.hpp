@@ -199,6 +199,9 @@ class Scheduler {
   // True when asking about jobs is what starts pending ones (the local executor, which has no
   // daemon): the engine then asks again soon after a change instead of backing off.
   virtual bool starts_jobs_when_polled() const { return false; }
+  // For such an executor: start the waiting jobs that fit now, and nothing else (called the moment
+  // a job's exit marker appears, so that its cores do not wait for the run loop's next poll).
+  virtual void start_waiting() {}
 
   // Job arrays: whether this back end submits them, the index of an array's first task, and the
   // id of task `index` of array job `array_id` (the id query() and cancel() take for that task).

@@ -607,6 +607,22 @@ TEST_CASE("a scheduler's copy of the live jobs is read again once another proces
   CHECK(a.queued_jobs_of_user() == 0);
 }
 
+TEST_CASE("start_waiting starts a waiting job once a job ended, and asks nothing else", "[local]") {
+  // The run loop calls it when an exit marker appears: the ended job's core goes to the next job at
+  // once, not at the loop's next poll (one job per case ran at 5 starts a second).
+  TempDir tmp("start-waiting");
+  LocalScheduler s(options(tmp.path, 1));
+  CHECK(s.starts_jobs_when_polled());
+  auto first = s.submit(request(make_job(tmp.path, "first", "true"), "first"));
+  auto second = s.submit(request(make_job(tmp.path, "second", "true"), "second"));
+  CHECK(record_of(tmp.path, second).start_ms == 0);  // one core: it waits
+  REQUIRE(eventually([&] { return fs::exists(tmp.path / ".local" / "jobs" / (first + ".1.status")); }));
+  CHECK(record_of(tmp.path, second).start_ms == 0);  // nobody called since the first one ended
+  s.start_waiting();
+  CHECK(record_of(tmp.path, second).start_ms > 0);
+  CHECK(record_of(tmp.path, first).phase == campaign::local::Phase::ended);
+}
+
 TEST_CASE("a job that ends in the call that looks it up by name is named once", "[local]") {
   // Its monitor has written its status, nobody has reaped it: find_by_name's own tick ends it, and
   // it must not come back twice (as the live record read and the ended one just saved).
