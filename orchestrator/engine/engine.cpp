@@ -401,11 +401,6 @@ int Engine::run() {
     } else if (poll_now) {
       double wait = backoff.next(soon);
       next_poll = now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait));
-    } else if (changed && scheduler_.starts_jobs_when_polled()) {
-      // A job ended (its marker) on an executor whose calls start the jobs that wait for its
-      // cores: call it at the next tick (after the quiet gap), not a poll interval later.
-      backoff.reset();
-      next_poll = now();
     } else if (soon) {
       backoff.reset();
       next_poll = std::min(next_poll, now() + std::chrono::duration_cast<Clock::duration>(
