@@ -678,7 +678,14 @@ int LocalScheduler::queued_jobs_of_user() {
 }
 
 void LocalScheduler::start_waiting() {
-  if (options_.start_jobs) locked([](Records&) { return 0; });  // its tick starts what fits
+  if (!options_.start_jobs) return;
+  // Nothing waits, by this object's copy of a spool nobody else wrote since: no call (a packed
+  // run's markers come from one allocation's cases, and there is nothing to start for them).
+  if (copy_valid_ && spool_generation(spool_) == generation_ &&
+      std::none_of(live_records_.begin(), live_records_.end(),
+                   [](const auto& kv) { return kv.second.phase == Phase::pending; }))
+    return;
+  locked([](Records&) { return 0; });  // its tick starts what fits
 }
 
 void LocalScheduler::cancel(const std::vector<std::string>& ids) {
