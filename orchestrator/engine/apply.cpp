@@ -206,23 +206,8 @@ void Engine::sweep_duplicates() {
 
 bool Engine::apply_markers(std::vector<AttemptRow>& latest) {
   auto dirs = marker_dirs(latest);
-  std::optional<std::set<std::string>> only = std::move(markers_only_);
-  markers_only_.reset();
   if (dirs.empty()) return false;
-  std::vector<std::optional<int>> markers;
-  if (!only) {
-    markers = workspace_.read_markers(dirs);
-  } else {
-    // Only where a marker appeared: the others read as no marker yet, as between two reads.
-    std::vector<std::string> some;
-    std::vector<size_t> where;
-    for (size_t i = 0; i < dirs.size(); ++i)
-      if (only->count(dirs[i])) some.push_back(dirs[i]), where.push_back(i);
-    markers.assign(dirs.size(), std::nullopt);
-    if (some.empty()) return false;
-    auto read = workspace_.read_markers(some);
-    for (size_t k = 0; k < where.size() && k < read.size(); ++k) markers[where[k]] = read[k];
-  }
+  const auto markers = workspace_.read_markers(dirs);
   return apply_decision([&] { return on_markers(latest, markers, wall(), memory_); }, latest);
 }
 

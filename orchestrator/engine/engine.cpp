@@ -377,7 +377,6 @@ int Engine::run() {
     }
     const auto cpu_before = process_cpu();
     bool poll_now = now() >= next_poll;
-    if (watch && !poll_now) markers_only_ = watch->take_fired();
     bool changed = tick(poll_now);
     if (watch) {
       std::set<std::string> dirs;

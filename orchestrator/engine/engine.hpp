@@ -231,10 +231,6 @@ class Engine {
   std::string last_progress_;
   std::string budget_note_;  // the last "budget: not submitting" warning
   Clock::time_point started_at_;
-  // Set by the run loop for its next tick: the run directories whose exit markers it reads (those
-  // a marker appeared in, by the marker watch, and those not watched); unset: every one. A tick that
-  // polls the scheduler reads every marker, so one the watch missed waits a poll interval at most.
-  std::optional<std::set<std::string>> markers_only_;
 };
 
 }  // namespace campaign::engine

@@ -29,32 +29,13 @@ void MarkerWatch::watch(const std::set<std::string>& dirs) {
       continue;
     }
     inotify_rm_watch(fd_, it->second);
-    dir_of_.erase(it->second);
     it = by_dir_.erase(it);
   }
-  unwatched_.clear();
   for (auto& d : dirs) {
     if (by_dir_.count(d)) continue;
     int wd = inotify_add_watch(fd_, d.c_str(), IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR);
-    if (wd >= 0) {
-      by_dir_[d] = wd;
-      dir_of_[wd] = d;
-    } else {
-      unwatched_.insert(d);  // not watchable (gone, remote, limit): read on the timer
-    }
+    if (wd >= 0) by_dir_[d] = wd;  // else: not watchable (gone, remote, limit): the timer covers it
   }
-}
-
-std::optional<std::set<std::string>> MarkerWatch::take_fired() {
-  if (fd_ < 0 || lost_) {
-    lost_ = false;
-    fired_.clear();
-    return std::nullopt;
-  }
-  std::set<std::string> out = std::move(fired_);
-  fired_.clear();
-  out.insert(unwatched_.begin(), unwatched_.end());
-  return out;
 }
 
 void MarkerWatch::read_events() {
@@ -66,12 +47,7 @@ void MarkerWatch::read_events() {
                               inotify_event ev;
                               std::memcpy(&ev, buffer_ + off, sizeof ev);
                               const char* name = buffer_ + off + sizeof(inotify_event);
-                              if (ev.mask & IN_Q_OVERFLOW) lost_ = seen = true;
-                              if (ev.len > 0 && marker_ == name) {
-                                seen = true;
-                                if (auto d = dir_of_.find(ev.wd); d != dir_of_.end())
-                                  fired_.insert(d->second);
-                              }
+                              if (ev.len > 0 && marker_ == name) seen = true;
                               off += sizeof(inotify_event) + ev.len;
                             }
                             if (seen) on_marker_();

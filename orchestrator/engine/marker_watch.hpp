@@ -11,7 +11,6 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <functional>
 #include <map>
-#include <optional>
 #include <set>
 #include <string>
 
@@ -30,11 +29,6 @@ class MarkerWatch {
   bool available() const { return fd_ >= 0; }
   size_t watched() const { return by_dir_.size(); }
 
-  // The directories a marker appeared in since the last call, and those of the last watch() that
-  // could not be watched (every marker there is for the reader to look for itself). nullopt when
-  // that is not known: no inotify, or its queue overflowed and events were lost.
-  std::optional<std::set<std::string>> take_fired();
-
  private:
   void read_events();
 
@@ -43,9 +37,6 @@ class MarkerWatch {
   int fd_ = -1;
   boost::asio::posix::stream_descriptor stream_;
   std::map<std::string, int> by_dir_;  // directory -> watch descriptor
-  std::map<int, std::string> dir_of_;  // watch descriptor -> directory
-  std::set<std::string> fired_, unwatched_;
-  bool lost_ = false;  // events lost (IN_Q_OVERFLOW) since the last take_fired()
   alignas(8) char buffer_[8192];
 };
 
