@@ -96,7 +96,7 @@ std::vector<Extraction> measure(const Run& run, const std::vector<MetricQuery>& 
   Catalog catalog = Catalog::open_for_reading(run.workdir);
   std::vector<analysis::AnalysisSpec> specs;
   try {
-    specs = report::stored_campaign(run.campaign, run.workdir).analyses;
+    specs = *report::stored_analyses(run.campaign, run.workdir);
   } catch (const Error& e) {
     spdlog::warn("{}: the campaign stored with this run does not parse ({}); only collected metrics are read",
                  run.name, e.what());

@@ -105,6 +105,21 @@ spec::Campaign stored_campaign(const CampaignRecord& record, const std::filesyst
   return spec::for_system(c, record.system);
 }
 
+std::shared_ptr<const std::vector<analysis::AnalysisSpec>> stored_analyses(
+    const CampaignRecord& record, const std::filesystem::path& workdir) {
+  // The analyses depend on the text and the system only (their locations name the file, for
+  // messages of checks that history and the site do not make).
+  static std::map<std::pair<std::string, std::string>,
+                  std::shared_ptr<const std::vector<analysis::AnalysisSpec>>>
+      parsed;
+  auto key = std::make_pair(record.spec_text, record.system);
+  if (auto it = parsed.find(key); it != parsed.end()) return it->second;
+  auto specs =
+      std::make_shared<const std::vector<analysis::AnalysisSpec>>(stored_campaign(record, workdir).analyses);
+  parsed.emplace(std::move(key), specs);
+  return specs;
+}
+
 std::set<std::string> metrics_used(const std::vector<analysis::AnalysisSpec>& specs) {
   std::set<std::string> names;
   for (auto& s : specs) {

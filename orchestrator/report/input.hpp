@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -57,6 +58,10 @@ ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign, std::
 // spec::parse_campaign of its text with the system's override, analyses included. `report WORKDIR`,
 // history and the site read a run's campaign only so. An InputError when it no longer parses.
 spec::Campaign stored_campaign(const CampaignRecord& record, const std::filesystem::path& workdir);
+// Its analyses only, as stored_campaign gives them, parsed once per distinct campaign text and
+// system in this process (history and the site read them for every run, many runs share a text).
+std::shared_ptr<const std::vector<analysis::AnalysisSpec>> stored_analyses(
+    const CampaignRecord& record, const std::filesystem::path& workdir);
 
 // The code version a run measured (history/code_version.hpp), for reports:
 // "LABEL, commit 0123456789 of 2026-11-01 12:00 UTC (modified)", with the

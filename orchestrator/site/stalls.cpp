@@ -37,9 +37,8 @@ const analysis::Table* find(const analysis::AnalysisResult& a, const std::string
 std::vector<analysis::AnalysisResult> run_stalls(Catalog& catalog, const history::Run& run) {
   std::vector<analysis::AnalysisSpec> specs;
   try {
-    spec::Campaign c = report::stored_campaign(run.campaign, run.workdir);
-    for (auto& s : c.analyses)
-      if (s.scaling == analysis::Scaling::stalls) specs.push_back(std::move(s));
+    for (const auto& s : *report::stored_analyses(run.campaign, run.workdir))
+      if (s.scaling == analysis::Scaling::stalls) specs.push_back(s);
   } catch (const Error&) {
     return {};  // the run's page says nothing of what its campaign cannot say
   }
