@@ -341,12 +341,10 @@ int Engine::run() {
   // start at its next poll, as of any start).
   if (workspace_.watchable())
     watch.emplace(io, render::kExitMarker, [&] {
-      if (scheduler_.starts_jobs_when_polled()) {
-        try {
-          scheduler_.start_waiting();
-        } catch (const sched::SchedulerUnavailable&) {
-          // the next poll asks again
-        }
+      try {
+        scheduler_.start_waiting();  // nothing, for a scheduler with a daemon of its own
+      } catch (const sched::SchedulerUnavailable&) {
+        // the next poll asks again
       }
       timer.cancel();
     });

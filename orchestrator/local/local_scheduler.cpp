@@ -262,15 +262,14 @@ LocalScheduler::Records& LocalScheduler::load() {
   if (copy_valid_ && generation == generation_) {
     // No record written since this object last read or wrote them: its copy is the spool's.
     std::erase_if(live_records_, [](const auto& kv) { return kv.second.phase == Phase::ended; });
-    live_.clear();
-    for (auto& [id, r] : live_records_) live_.insert(id);
     return live_records_;
   }
   copy_valid_ = false;
   // The ids to read: those live at the last load, and those given since (ids are handed out in
   // order under the lock, the counter written before the record); every record once, by listing
   // the spool, at the first load. Ended records never change: read once, kept in ended_.
-  std::set<long> ids(live_.begin(), live_.end());
+  std::set<long> ids;
+  for (const auto& [id, r] : live_records_) ids.insert(id);
   if (!listed_) {
     std::error_code ec;
     std::filesystem::directory_iterator it(spool_.jobs(), ec), end;
@@ -310,8 +309,6 @@ LocalScheduler::Records& LocalScheduler::load() {
       all.emplace(id, std::move(*r));
   }
   listed_ = true;
-  live_.clear();
-  for (auto& [id, r] : all) live_.insert(id);
   live_records_ = std::move(all);
   generation_ = generation;
   copy_valid_ = generation >= 0;  // an unreadable generation: read every time
@@ -330,10 +327,7 @@ void LocalScheduler::save(const JobRecord& r) {
   } catch (const Error& e) {
     throw sched::SchedulerUnavailable(e.what());
   }
-  if (r.phase == Phase::ended)
-    ended_[r.id] = r;
-  else
-    live_.insert(r.id);  // a job this process gave: read at the next load
+  if (r.phase == Phase::ended) ended_[r.id] = r;
 }
 
 long LocalScheduler::next_id(const Records& all) {

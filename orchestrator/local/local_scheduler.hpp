@@ -115,9 +115,8 @@ class LocalScheduler final : public sched::Scheduler {
   Fd lock_fd_;
   std::string host_;
   // What a call reads is the live jobs, not every job the spool ever had: ended records never
-  // change, read once; the ids live at the last load, and the highest id seen.
+  // change, read once; those live at the last load (live_records_), and the highest id seen.
   std::map<long, JobRecord> ended_;
-  std::set<long> live_;
   long highest_ = 0;
   bool listed_ = false;  // the spool listed once (the first load)
   // The live records as of the spool's generation `generation_` (a burst of submissions had read
