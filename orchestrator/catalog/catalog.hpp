@@ -127,6 +127,7 @@ struct JobUpdate {
   std::optional<Time> ended{};
   std::optional<std::int64_t> elapsed_s{};
   std::optional<std::string> node_list{};
+  std::optional<double> energy_j{};  // sched::JobInfo::energy_j, of an ended job
   // completed only: false while the job's exit marker alone says so, true
   // once the scheduler's accounting agrees (or cannot be had).
   std::optional<bool> confirmed{};
@@ -159,6 +160,9 @@ struct AttemptRow {
   std::string reason;
   Cause cause = Cause::none;
   std::string node_list;
+  // The energy the scheduler's accounting recorded for its job (a packed attempt: its allocation,
+  // every case of it), joules; unset where it records none.
+  std::optional<double> energy_j;
   // false: completed on the job's exit marker, the scheduler's accounting not
   // read yet; not collected and not done until it is (JobUpdate::confirmed).
   bool confirmed = true;

@@ -81,7 +81,7 @@ const std::string kAttemptSelect =
     "SELECT a.id, a.case_id, c.campaign_id, a.number, a.state, c.key, c.name, c.step, c.run_dir, "
     "c.script, c.in_spec, a.job_id, a.job_name, a.nodes, a.walltime_s, a.submitted, a.started, "
     "a.ended, a.elapsed_s, a.exit_code, a.reason, a.node_list, a.confirmed, "
-    "a.step_name, a.array_task, a.cause FROM attempts a JOIN cases c ON c.id = a.case_id ";
+    "a.step_name, a.array_task, a.cause, a.energy_j FROM attempts a JOIN cases c ON c.id = a.case_id ";
 
 AttemptRow read_attempt(const SQLite::Statement& s) {
   AttemptRow r;
@@ -111,6 +111,7 @@ AttemptRow read_attempt(const SQLite::Statement& s) {
   r.step_name = s.getColumn(23).getString();
   if (!s.getColumn(24).isNull()) r.array_task = s.getColumn(24).getInt64();
   r.cause = cause_from_text(s.getColumn(25).getString());
+  if (!s.getColumn(26).isNull()) r.energy_j = s.getColumn(26).getDouble();
   return r;
 }
 
@@ -301,7 +302,8 @@ void Catalog::Impl::store_info(std::int64_t attempt_id, const JobUpdate& info, b
       "exit_code = coalesce(?3, exit_code), started = coalesce(?4, started), "
       "ended = coalesce(?5, ended), elapsed_s = coalesce(?6, elapsed_s), "
       "node_list = coalesce(?7, node_list), confirmed = coalesce(?10, confirmed), updated = ?8, "
-      "cause = CASE WHEN ?1 THEN coalesce(?11, '') ELSE coalesce(?11, cause) END WHERE id = ?9");
+      "cause = CASE WHEN ?1 THEN coalesce(?11, '') ELSE coalesce(?11, cause) END, "
+      "energy_j = coalesce(?12, energy_j) WHERE id = ?9");
   q->bind(1, state_changed ? 1 : 0);
   bind_opt(*q, 2, info.reason);
   bind_opt(*q, 3, info.exit_code);
@@ -313,6 +315,7 @@ void Catalog::Impl::store_info(std::int64_t attempt_id, const JobUpdate& info, b
   q->bind(9, attempt_id);
   bind_opt(*q, 10, info.confirmed ? std::optional<int>(*info.confirmed ? 1 : 0) : std::nullopt);
   bind_opt(*q, 11, info.cause ? std::optional<std::string>(cause_text(*info.cause)) : std::nullopt);
+  bind_opt(*q, 12, info.energy_j);
   q->exec();
 }
 

@@ -192,7 +192,13 @@ constexpr const char* kV13 = R"sql(
 ALTER TABLE campaigns ADD COLUMN tags TEXT NOT NULL DEFAULT '{}';  -- JSON object: tag -> value ('' for a word)
 )sql";
 
-constexpr std::array<Migration, 13> kMigrations = {{
+// The energy the scheduler's accounting recorded for an attempt's job (Slurm's ConsumedEnergy; a
+// packed attempt's is its allocation's, split among its cases by the report): NULL when none.
+constexpr const char* kV14 = R"sql(
+ALTER TABLE attempts ADD COLUMN energy_j REAL;  -- joules of the job's nodes over the job, as the accounting recorded them
+)sql";
+
+constexpr std::array<Migration, 14> kMigrations = {{
     {1, "tables", kV1},
     {2, "indexes for polling, metrics and events", kV2},
     {3, "metric series", kV3},
@@ -206,6 +212,7 @@ constexpr std::array<Migration, 13> kMigrations = {{
     {11, "the engine's memory as observations", kV11},
     {12, "what each case runs", kV12},
     {13, "tags of a run", kV13},
+    {14, "energy the accounting recorded for a job", kV14},
 }};
 
 int pragma_int(SQLite::Database& db, const char* pragma) {

@@ -434,6 +434,11 @@ int Engine::run() {
     } catch (const sched::SchedulerUnavailable& e) {
       spdlog::warn("could not look for duplicate jobs at the end of the run: {}", e.what());
     }
+    try {
+      record_energy();
+    } catch (const sched::SchedulerUnavailable& e) {
+      spdlog::warn("could not ask for the jobs' energy at the end of the run: {}", e.what());
+    }
   }
   report(true);
   if (signal_received) {

@@ -171,6 +171,9 @@ class Engine {
   // At the end of a run with unclear submissions: cancels jobs of the campaign's names that no
   // attempt owns.
   void sweep_duplicates();
+  // At the end of a run: the energy the accounting recorded for the settled attempts' jobs that
+  // have none yet (a packed allocation's ends after its cases; Scheduler::consumed_energy).
+  void record_energy();
   bool apply_markers(std::vector<AttemptRow>& latest);
   bool poll(std::vector<AttemptRow>& latest);
   void confirm_unreachable(std::vector<AttemptRow>& latest);

@@ -29,6 +29,8 @@ inline JobUpdate update_from(const sched::JobInfo& info) {
   if (info.end) u.ended = *info.end;
   if (info.elapsed_s) u.elapsed_s = static_cast<std::int64_t>(*info.elapsed_s);
   if (!info.nodelist.empty()) u.node_list = join(info.node_names(), ",");
+  if (info.energy_j && is_final(info.state))
+    u.energy_j = *info.energy_j;  // a running job's is a running total
   return u;
 }
 

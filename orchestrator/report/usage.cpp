@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "analysis/scaling.hpp"
+#include "sample/energy.hpp"
 #include "spec/expression.hpp"
 
 namespace campaign::report {
@@ -25,6 +27,25 @@ std::optional<double> usage_metric(const std::map<std::string, double>& m, const
 std::string plural(double n, const char* one) { return fmt::format("{:g} {}{}", n, one, n == 1 ? "" : "s"); }
 
 }  // namespace
+
+std::vector<double> sacct_energy_shares(const std::vector<HeldEnergy>& held) {
+  std::vector<double> out(held.size(), 0);
+  std::map<std::string, std::vector<std::size_t>> jobs;
+  for (std::size_t i = 0; i < held.size(); ++i) jobs[held[i].job_id].push_back(i);
+  for (auto& [job, members] : jobs) {
+    std::vector<double> by_time, by_cores;
+    for (auto i : members) {
+      double cores = held[i].cores > 0 ? held[i].cores : 1;
+      by_cores.push_back(cores);
+      by_time.push_back(cores * std::max(held[i].seconds, 0.0));
+    }
+    double total = held[members.front()].energy_j;  // the job's, recorded on each of its attempts
+    bool timed = std::any_of(by_time.begin(), by_time.end(), [](double v) { return v > 0; });
+    auto shares = sample::split_by_held(total, timed ? by_time : by_cores);
+    for (std::size_t k = 0; k < members.size(); ++k) out[members[k]] = shares[k];
+  }
+  return out;
+}
 
 UsageRequest request_of(const std::string& definition) {
   UsageRequest r;
@@ -80,11 +101,22 @@ std::vector<CaseUsage> case_usage(Catalog& catalog, std::int64_t campaign_id) {
   for (auto& c : catalog.cases_of(campaign_id)) definitions[c.id] = c.definition;
   std::map<std::int64_t, CaseUsage> by_attempt;
   std::vector<std::int64_t> order;
+  std::vector<HeldEnergy> held;
+  std::vector<std::int64_t> held_by;
   for (auto& a : catalog.latest_attempts(campaign_id)) {
+    auto request = request_of(definitions[a.case_id]);
+    if (a.energy_j && !a.job_id.empty()) {  // a case left out of the file still held its part
+      held.push_back({a.job_id, *a.energy_j, request.cores, static_cast<double>(a.elapsed_s.value_or(0))});
+      held_by.push_back(a.id);
+    }
     if (!a.in_spec) continue;
-    by_attempt[a.id] = CaseUsage{a.case_name, request_of(definitions[a.case_id]), {}, ""};
+    by_attempt[a.id] = CaseUsage{a.case_name, request, {}, ""};
     order.push_back(a.id);
   }
+  auto shares = sacct_energy_shares(held);
+  for (std::size_t i = 0; i < held.size(); ++i)
+    if (auto it = by_attempt.find(held_by[i]); it != by_attempt.end())
+      it->second.metrics["sacct_energy_j"] = shares[i];
   catalog.for_each_series(campaign_id, usage_metric_names(), [&](Catalog::Series&& s) {
     auto it = by_attempt.find(s.attempt_id);
     if (it == by_attempt.end() || s.values.empty()) return;
@@ -165,6 +197,7 @@ std::optional<analysis::AnalysisResult> usage_table(const std::vector<CaseUsage>
       {"gpu_power_mean_w", "gpu_power_mean_w", "W"},
       {"gpu_energy_per_sample_j", "", "J"},
       {"cpu_package_energy_share_j", "cpu_package_energy_share_j", "J"},
+      {"sacct_energy_j", "sacct_energy_j", "J"},
   };
   t.columns.push_back("case");
   std::vector<const std::tuple<std::string, std::string, std::string>*> kept;
@@ -236,6 +269,12 @@ std::optional<analysis::AnalysisResult> usage_table(const std::vector<CaseUsage>
                      "readable (root only "
                      "since Linux 5.10)."
                    : "CPU package energy: not measured: no powercap (RAPL) package zone on the nodes.");
+  if (t.has("sacct_energy_j"))
+    t.notes.push_back(
+        "sacct_energy_j: the scheduler's accounting (Slurm's ConsumedEnergy, from its AcctGatherEnergyType "
+        "plugin: the whole nodes of the job as that plugin measures them, other work on them included); a "
+        "case packed with others in one allocation gets the allocation's energy times its share of cores x "
+        "seconds held (its step's elapsed time).");
   a.tables.push_back(std::move(t));
   return a;
 }

@@ -41,14 +41,28 @@ std::string usage_check(const UsageRequest& request, const std::map<std::string,
 // The usage metrics' names (collectors/usage.yaml).
 const std::set<std::string>& usage_metric_names();
 
+// The scheduler's accounting's energy of a job (AttemptRow::energy_j, sacct's ConsumedEnergy) and what
+// one attempt of it held: a packed allocation's energy is its cases' together.
+struct HeldEnergy {
+  std::string job_id;
+  double energy_j = 0;
+  double cores = 0;    // the case's request (UsageRequest::cores); 0 counts as 1
+  double seconds = 0;  // its elapsed time: its step's in an allocation
+};
+// Each attempt's share of its job's energy: the job's energy split among the attempts of the same
+// job id by cores x seconds held (sample::split_by_held; by cores alone when no time is known), the
+// whole of it for a job of one attempt. In the order given.
+std::vector<double> sacct_energy_shares(const std::vector<HeldEnergy>& held);
+
 struct CaseUsage {
   std::string case_name;
   UsageRequest request;
   std::map<std::string, double> metrics;
   std::string check;  // usage_check
 };
-// The latest attempt of each case of the campaign in the file, with its usage metrics; cases without
-// any are left out.
+// The latest attempt of each case of the campaign in the file, with its usage metrics and
+// `sacct_energy_j` (its share of its job's accounted energy, sacct_energy_shares); cases without any
+// are left out.
 std::vector<CaseUsage> case_usage(Catalog& catalog, std::int64_t campaign_id);
 
 // Each analysis whose cases (its step's usable cases it did not leave out) include one whose use

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -57,6 +58,9 @@ struct JobInfo {
   std::vector<std::string> node_names() const { return sched::node_names(nodelist); }
   // A task of a job array: its index (Slurm "123_4" -> 4, LSF "123[5]" -> 5); `id` is the task's.
   std::optional<long> array_task;
+  // The energy the accounting recorded for the job's nodes (Slurm's ConsumedEnergyRaw, joules; the
+  // whole nodes', whatever else ran on them); unset where it records none (no AcctGatherEnergyType).
+  std::optional<double> energy_j;
 };
 
 // One job step of an allocation, as the accounting knows it (batch/extern steps left out): in a
@@ -72,6 +76,7 @@ struct StepInfo {
   std::optional<double> elapsed_s;
   std::string nodelist;  // as the scheduler prints it; node_names() as a list
   std::vector<std::string> node_names() const { return sched::node_names(nodelist); }
+  std::optional<double> energy_j;  // as JobInfo's, of the step's nodes while it ran
 };
 
 // What the accounting holds about some allocations' steps (Scheduler::query_steps).
@@ -243,6 +248,12 @@ class Scheduler {
   // SchedulerUnavailable.
   virtual std::optional<std::vector<StepInfo>> running_steps(const std::vector<std::string>& /*ids*/) {
     return std::nullopt;
+  }
+  // The energy the accounting recorded for these ended jobs (JobInfo::energy_j), by id; jobs without
+  // one are left out. Empty where the back end records none (only Slurm does, with an energy plugin;
+  // Slurm asks only once some answer of this process carried energy). Throws SchedulerUnavailable.
+  virtual std::map<std::string, double> consumed_energy(const std::vector<std::string>& /*ids*/) {
+    return {};
   }
 };
 

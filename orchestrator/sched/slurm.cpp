@@ -167,8 +167,10 @@ std::vector<JobInfo> Slurm::query(const std::vector<std::string>& ids_in) {
       try {
         auto base = with_standard_time({"sacct", "-X", "-P", "-o", kSacctFields});
         if (auto rows = jobs_of(sacct(base, departed, "-j")))
-          for (auto& job : *rows)
+          for (auto& job : *rows) {
+            energy_seen_ |= job.energy_j.has_value();
             if (wanted.count(job.id)) found[job.id] = std::move(job);
+          }
       } catch (const SchedulerUnavailable& e) {
         sacct_error = e.what();  // slurmdbd down: slurmctld may still know recent jobs
       }
@@ -271,10 +273,23 @@ StepRecords Slurm::query_steps(const std::vector<std::string>& ids_in) {
   records.kept = true;
   for (const auto& out : *outputs) {
     auto part = parse_sacct_steps(out, columns);
+    for (auto& step : part.steps) energy_seen_ |= step.energy_j.has_value();
     records.steps.insert(records.steps.end(), part.steps.begin(), part.steps.end());
     records.ended.insert(part.ended.begin(), part.ended.end());
   }
   return records;
+}
+
+std::map<std::string, double> Slurm::consumed_energy(const std::vector<std::string>& ids_in) {
+  auto ids = command::unique(ids_in);
+  std::map<std::string, double> energy;
+  if (ids.empty() || accounting_disabled_ || !energy_seen_) return energy;
+  auto base = with_standard_time({"sacct", "-X", "-P", "-o", kSacctFields});
+  if (auto rows = jobs_of(sacct(base, ids, "-j")))
+    for (auto& job : *rows)
+      if (job.energy_j && is_final(job.state) && job.end)
+        energy[job.id] = *job.energy_j;  // not a running total
+  return energy;
 }
 
 std::optional<std::vector<StepInfo>> Slurm::running_steps(const std::vector<std::string>& ids_in) {

@@ -32,14 +32,16 @@ class Slurm final : public Scheduler {
   void cancel(const std::vector<std::string>& ids) override;
   StepRecords query_steps(const std::vector<std::string>& ids) override;
   std::optional<std::vector<StepInfo>> running_steps(const std::vector<std::string>& ids) override;
+  std::map<std::string, double> consumed_energy(const std::vector<std::string>& ids) override;
 
   // The squeue format (header-parsed): id, name, state, reason, nodes, elapsed, limit, nodes, submit
   // and start time.
   static constexpr const char* kSqueueFormat = "%i|%j|%T|%r|%D|%M|%l|%N|%V|%S";
   static constexpr const char* kSacctFields =
-      "JobID,JobName%200,State,ExitCode,Reason,Submit,Start,End,Elapsed,NNodes,NodeList";
+      "JobID,JobName%200,State,ExitCode,Reason,Submit,Start,End,Elapsed,NNodes,NodeList,ConsumedEnergyRaw";
   // For query_steps, printed without header (-n): -P prints names whole, no width needed.
-  static constexpr const char* kSacctStepFields = "JobID,JobName,State,ExitCode,Start,End,Elapsed,NodeList";
+  static constexpr const char* kSacctStepFields =
+      "JobID,JobName,State,ExitCode,Start,End,Elapsed,NodeList,ConsumedEnergyRaw";
 
  private:
   const std::string& user();
@@ -60,6 +62,9 @@ class Slurm final : public Scheduler {
   SchedulerOptions options_;
   std::string user_;
   bool accounting_disabled_ = false;  // learnt once; saves a failing sacct per poll
+  // Some answer of the accounting carried a job's or step's energy: the site gathers it
+  // (AcctGatherEnergyType), so consumed_energy() asks; until then it saves the call.
+  bool energy_seen_ = false;
 };
 
 }  // namespace campaign::sched

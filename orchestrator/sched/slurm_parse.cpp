@@ -1,6 +1,7 @@
 // Slurm output parsers (see slurm_parse.hpp).
 #include "sched/slurm_parse.hpp"
 
+#include <cstdlib>
 #include <map>
 #include <regex>
 
@@ -114,6 +115,7 @@ std::vector<JobInfo> parse_sacct_rows(const Table& table, const std::vector<std:
     job.elapsed_s = parse_slurm_duration(table.get(row, "elapsed"));
     job.nodes = to_nodes(table.get(row, "nnodes"));
     job.nodelist = slurm_value(table.get(row, "nodelist"));
+    job.energy_j = parse_consumed_energy(table.get(row, "consumedenergyraw"));
     drop_predictions(job);
     auto it = seen.find(job.id);
     if (it != seen.end()) {
@@ -172,6 +174,15 @@ std::optional<SlurmExitCode> parse_slurm_exit_code(std::string_view text) {
   auto sig = text::to_long(t.substr(colon + 1));
   if (!code || !sig) return std::nullopt;
   return SlurmExitCode{static_cast<int>(*code), static_cast<int>(*sig)};
+}
+
+std::optional<double> parse_consumed_energy(std::string_view text) {
+  std::string t = trim(text);
+  if (t.empty()) return std::nullopt;
+  char* end = nullptr;
+  double j = std::strtod(t.c_str(), &end);
+  if (end != t.c_str() + t.size() || !(j > 0) || j >= 1e18) return std::nullopt;
+  return j;
 }
 
 std::optional<double> parse_slurm_duration(std::string_view text) {
@@ -351,6 +362,7 @@ StepRecords parse_sacct_steps(std::string_view text_in, const std::vector<std::s
     step.end = parse_slurm_time(table.get(row, "end"));
     step.elapsed_s = parse_slurm_duration(table.get(row, "elapsed"));
     step.nodelist = slurm_value(table.get(row, "nodelist"));
+    step.energy_j = parse_consumed_energy(table.get(row, "consumedenergyraw"));
     drop_predictions(step);
     auto it = seen.find(step.step_id);
     if (it != seen.end()) {

@@ -31,6 +31,10 @@ std::optional<SlurmExitCode> parse_slurm_exit_code(std::string_view text);
 // seconds "05:05.002"; nullopt for "INVALID", "UNLIMITED", "N/A" and the like.
 std::optional<double> parse_slurm_duration(std::string_view text);
 
+// sacct's ConsumedEnergyRaw in joules; nullopt for "", "0" (what it prints when no energy plugin
+// gathered any: no job ever uses none) and NO_VAL (a value near 2^64).
+std::optional<double> parse_consumed_energy(std::string_view text);
+
 // A time as Slurm prints it ("2026-11-22T05:51:03", the cluster's local time, read as local time
 // here); nullopt for "Unknown", "None" and anything else.
 std::optional<Time> parse_slurm_time(std::string_view text);
@@ -53,8 +57,8 @@ std::vector<JobInfo> parse_squeue(std::string_view text);
 
 // `sacct -P` (or `--parsable`, trailing '|') output with its header line (JobID|JobName|State|...).
 // Columns understood (any case): JobID, JobName, State, ExitCode, Reason, Submit, Start, End, Elapsed,
-// NNodes, NodeList. A job listed twice (requeued) keeps its last line. Throws UnexpectedOutput when
-// the header lacks JobID or State.
+// NNodes, NodeList, ConsumedEnergyRaw. A job listed twice (requeued) keeps its last line. Throws
+// UnexpectedOutput when the header lacks JobID or State.
 std::vector<JobInfo> parse_sacct(std::string_view text);
 // The same for output printed with --noheader, `columns` being the --format field list.
 std::vector<JobInfo> parse_sacct(std::string_view text, const std::vector<std::string>& columns);
@@ -63,8 +67,8 @@ std::vector<JobInfo> parse_sacct(std::string_view text, const std::vector<std::s
 // steps of the jobs ("123.4"; "123_7.4" for array tasks) in the order printed (the batch, extern and
 // interactive steps are left out), and the jobs whose own line has a final state and an End time
 // (`ended`; `kept` is left false: that is the caller's to say). Columns understood (any case): JobID,
-// JobName, State, ExitCode, Start, End, Elapsed, NodeList. A step listed twice keeps its last line. Throws
-// UnexpectedOutput when `columns` lacks JobID or State.
+// JobName, State, ExitCode, Start, End, Elapsed, NodeList, ConsumedEnergyRaw. A step listed twice keeps its
+// last line. Throws UnexpectedOutput when `columns` lacks JobID or State.
 StepRecords parse_sacct_steps(std::string_view text, const std::vector<std::string>& columns);
 // `squeue -h -s -o "%i|%j"`: the running steps (id "2086.3", name), batch and extern steps left out.
 std::vector<StepInfo> parse_squeue_steps(std::string_view text);

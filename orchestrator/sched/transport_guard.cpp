@@ -50,6 +50,10 @@ StepRecords TransportGuard::query_steps(const std::vector<std::string>& ids) {
   return guarded("asking for job steps", [&] { return inner_->query_steps(ids); });
 }
 
+std::map<std::string, double> TransportGuard::consumed_energy(const std::vector<std::string>& ids) {
+  return guarded("asking for jobs' energy", [&] { return inner_->consumed_energy(ids); });
+}
+
 std::optional<std::vector<StepInfo>> TransportGuard::running_steps(const std::vector<std::string>& ids) {
   return guarded("asking for running job steps", [&] { return inner_->running_steps(ids); });
 }

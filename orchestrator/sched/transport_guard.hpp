@@ -36,6 +36,7 @@ class TransportGuard final : public Scheduler {
   void cancel(const std::vector<std::string>& ids) override;
   StepRecords query_steps(const std::vector<std::string>& ids) override;
   std::optional<std::vector<StepInfo>> running_steps(const std::vector<std::string>& ids) override;
+  std::map<std::string, double> consumed_energy(const std::vector<std::string>& ids) override;
 
   Scheduler& inner() { return *inner_; }
 

@@ -19,7 +19,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 VERSION=$(sinfo --version 2>/dev/null | awk '{print $2}' | cut -d. -f1,2) || true
 OUT=${1:-$HERE/../data/slurm/${VERSION:-unknown}/arrays}
 SQUEUE_FMT='%i|%j|%T|%r|%D|%M|%l|%N|%V|%S'                                           # sched::Slurm::kSqueueFormat
-SACCT_FIELDS=JobID,JobName%200,State,ExitCode,Reason,Submit,Start,End,Elapsed,NNodes,NodeList # kSacctFields
+SACCT_FIELDS=JobID,JobName%200,State,ExitCode,Reason,Submit,Start,End,Elapsed,NNodes,NodeList,ConsumedEnergyRaw # kSacctFields
 WORK=$(mktemp -d)
 trap 'scontrol update nodename=cn4 state=resume >/dev/null 2>&1 || true; rm -rf "$WORK"' EXIT
 cd "$WORK"

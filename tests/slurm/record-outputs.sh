@@ -17,7 +17,7 @@ BASE=${TESTCLUSTER_DIR:-/var/lib/campaign-testcluster}
 VERSION=$(sinfo --version 2>/dev/null | awk '{print $2}' | cut -d. -f1,2) || true
 OUT=${1:-$HERE/../data/slurm/${VERSION:-unknown}}
 FMT_SQUEUE='%i|%j|%T|%r|%D|%M|%l|%N'
-FMT_SACCT='JobID,JobName%200,State,ExitCode,Reason,Submit,Start,End,Elapsed,NNodes,NodeList'
+FMT_SACCT='JobID,JobName%200,State,ExitCode,Reason,Submit,Start,End,Elapsed,NNodes,NodeList,ConsumedEnergyRaw'
 WORK=$(mktemp -d)   # job output files land here
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"

@@ -20,7 +20,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 VERSION=$(sinfo --version 2>/dev/null | awk '{print $2}' | cut -d. -f1,2) || true
 OUT=${1:-$HERE/../data/slurm/${VERSION:-unknown}/steps}
-FIELDS=JobID,JobName,State,ExitCode,Start,End,Elapsed,NodeList  # sched::Slurm::kSacctStepFields
+FIELDS=JobID,JobName,State,ExitCode,Start,End,Elapsed,NodeList,ConsumedEnergyRaw  # sched::Slurm::kSacctStepFields
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"

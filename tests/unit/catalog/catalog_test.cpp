@@ -705,3 +705,20 @@ TEST_CASE("an in-memory catalog is shared by its name in the process; a failed t
   REQUIRE(q.executeStep());
   CHECK(q.getColumn(0).getString() == "submitting");
 }
+
+TEST_CASE("an attempt's accounted energy: stored with its job's end, kept by later updates that lack it",
+          "[catalog][energy]") {
+  Fixture f(2);
+  const std::int64_t a = f.queue(f.cases[0], "1");
+  f.cat.update_state(a, State::completed, {.elapsed_s = 60, .energy_j = 1234.5});
+  f.cat.update_state(a, State::completed, {.confirmed = true});
+  const std::int64_t b = f.queue(f.cases[1], "2");
+  f.cat.update_state(b, State::failed, {.exit_code = 1});
+  std::map<std::int64_t, AttemptRow> rows;
+  for (auto& r : f.cat.latest_attempts(f.campaign)) rows[r.id] = r;
+  CHECK(rows.at(a).energy_j == 1234.5);
+  CHECK_FALSE(rows.at(b).energy_j);                          // none recorded: NULL, not 0
+  f.cat.update_state(b, State::failed, {.energy_j = 10.0});  // learnt later (Engine::record_energy)
+  for (auto& r : f.cat.latest_attempts(f.campaign))
+    if (r.id == b) CHECK(r.energy_j == 10.0);
+}

@@ -120,6 +120,17 @@ class FakeScheduler final : public sched::Scheduler {
     return steps;
   }
 
+  // What consumed_energy answers (the accounting's energy of ended jobs), and what it was asked.
+  std::map<std::string, double> energy;
+  std::vector<std::vector<std::string>> energy_asked;
+  std::map<std::string, double> consumed_energy(const std::vector<std::string>& ids) override {
+    energy_asked.push_back(ids);
+    std::map<std::string, double> out;
+    for (auto& id : ids)
+      if (auto it = energy.find(id); it != energy.end()) out[id] = it->second;
+    return out;
+  }
+
   size_t active() const {
     size_t n = 0;
     for (auto& [_, j] : jobs) n += is_active(j.info.state) ? 1 : 0;
@@ -387,6 +398,46 @@ TEST_CASE("run() notices an exit marker the moment it appears, not at the next r
   watchdog.join();
   CHECK(rc == 0);
   CHECK(engine.counts().by_state[State::completed] == 6);
+}
+
+TEST_CASE("the accounting's energy: with a job's end as polled, and at the run's end for those without",
+          "[energy]") {
+  TempDir dir;
+  auto c = spec::parse_campaign(std::string(kSix), (dir.path / "c.yaml").string());
+  auto sys =
+      spec::load_system_file(*spec::find_data_file(CAMPAIGN_SOURCE_DIR, "systems", "testcluster", ".yaml"));
+  auto plan = matrix::expand(spec::for_system(c, sys.name), sys, dir.path.string());
+  Catalog catalog = Catalog::open(dir.path);
+  FakeScheduler sched;
+  sched.marker_after = std::chrono::milliseconds(10);
+  transport::LocalShell shell;
+  engine::EngineOptions o;
+  engine::Engine engine(plan, dir.path, catalog, sched, shell, o);
+  for (int i = 0; i < 6; ++i) sched.energy[std::to_string(100 + i)] = 1000.0 + i;
+  sched.energy.erase("105");  // the accounting has none for it
+  CHECK(engine.run() == 0);
+  REQUIRE(sched.energy_asked.size() == 1);  // once, at the end, for the six
+  CHECK(sched.energy_asked[0].size() == 6);
+  for (auto& a : catalog.latest_attempts(engine.campaign_id())) {
+    if (a.job_id == "105")
+      CHECK_FALSE(a.energy_j);
+    else
+      CHECK(a.energy_j == sched.energy.at(a.job_id));
+  }
+}
+
+TEST_CASE("a polled job's end carries its accounted energy; a running total is not kept", "[energy]") {
+  Setup s(kSix, 1);
+  s.engine.tick(true);
+  const std::string id = s.sched.order.at(0);
+  s.sched.jobs.at(id).info.state = State::running;
+  s.sched.jobs.at(id).info.energy_j = 50.0;  // sacct's figure so far
+  s.polls(1);
+  CHECK_FALSE(s.attempt_of("c1").energy_j);
+  s.sched.finish(id, 0, 42);
+  s.sched.jobs.at(id).info.energy_j = 420.0;
+  s.polls(3);
+  CHECK(s.attempt_of("c1").energy_j == 420.0);
 }
 
 TEST_CASE("a node failure under an exit marker 0 is a node failure: corrected, retried, not collected") {

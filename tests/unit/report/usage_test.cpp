@@ -126,3 +126,23 @@ TEST_CASE("an analysis over a case whose use contradicts its request says so in 
   CHECK(analyses[1].notes.empty());  // another step's analysis
   CHECK(analyses[2].notes.empty());  // left out there
 }
+
+TEST_CASE("a job's accounted energy: a case's whole, or split among a pack's cases by cores x seconds held",
+          "[energy]") {
+  // One job, one case: all of it, whatever it held.
+  CHECK(sacct_energy_shares({{"10", 5000, 4, 0}}) == std::vector<double>{5000});
+  // Allocation 11: a (2 cores, 60 s), b (1 core, 60 s), c (1 core, 120 s): held 120, 60, 120 of 300
+  // core-seconds; job 12 alone; 11's energy is recorded on each of its attempts.
+  auto shares = sacct_energy_shares(
+      {{"11", 9000, 2, 60}, {"12", 700, 1, 30}, {"11", 9000, 1, 60}, {"11", 9000, 1, 120}});
+  REQUIRE(shares.size() == 4);
+  CHECK(shares[0] == Approx(9000.0 * 120 / 300));
+  CHECK(shares[1] == Approx(700));
+  CHECK(shares[2] == Approx(9000.0 * 60 / 300));
+  CHECK(shares[3] == Approx(9000.0 * 120 / 300));
+  CHECK(shares[0] + shares[2] + shares[3] == Approx(9000));
+  // No elapsed time known: by cores; a request of no cores counts as one.
+  auto untimed = sacct_energy_shares({{"13", 300, 2, 0}, {"13", 300, 0, 0}});
+  CHECK(untimed[0] == Approx(200));
+  CHECK(untimed[1] == Approx(100));
+}

@@ -391,3 +391,16 @@ TEST_CASE("22.05: array tasks ending NODE_FAIL, TIMEOUT and CANCELLED (arrays/)"
     CHECK(sh.count("scontrol") == 0);
   }
 }
+
+TEST_CASE("22.05: ConsumedEnergyRaw without an energy plugin is no energy (energy/)",
+          "[slurm][22.05][energy]") {
+  auto jobs = parse_sacct(rec("energy/sacct-job.txt"));
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0].state == State::completed);
+  CHECK_FALSE(jobs[0].energy_j);  // "0"
+  auto steps = parse_sacct_steps(rec("energy/sacct-steps.txt"), split(Slurm::kSacctStepFields, ','));
+  REQUIRE(steps.steps.size() == 1);
+  CHECK(steps.steps[0].name == "rec-energy-step");
+  CHECK_FALSE(steps.steps[0].energy_j);
+  CHECK(steps.ended == std::set<std::string>{"1"});
+}

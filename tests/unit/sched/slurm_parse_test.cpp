@@ -489,3 +489,37 @@ TEST_CASE("an sbatch that never connected submitted nothing; one that timed out 
       sbatch_never_connected("sbatch: error: Batch job submission failed: Socket timed out on send/recv "
                              "operation"));
 }
+
+TEST_CASE("parse_consumed_energy: joules, or none where nothing was gathered", "[slurm][parse][energy]") {
+  CHECK(parse_consumed_energy("123456") == 123456.0);
+  CHECK(parse_consumed_energy(" 42.5 ") == 42.5);
+  CHECK_FALSE(parse_consumed_energy(""));
+  CHECK_FALSE(parse_consumed_energy("0"));                     // no AcctGatherEnergyType: never a real figure
+  CHECK_FALSE(parse_consumed_energy("18446744073709551614"));  // NO_VAL64
+  CHECK_FALSE(parse_consumed_energy("12K"));                   // ConsumedEnergy's rounded form, not Raw
+  CHECK_FALSE(parse_consumed_energy("-5"));
+}
+
+TEST_CASE("parse_sacct and parse_sacct_steps read ConsumedEnergyRaw", "[slurm][parse][energy]") {
+  // Hand-written in the shape of the back end's commands (Slurm::kSacctFields, kSacctStepFields): the
+  // test cluster has no energy plugin that can run (no RAPL, no IPMI, no NVML), so no recording has a
+  // value; tests/data/slurm/22.05/energy holds what it does print.
+  auto jobs = parse_sacct(
+      "JobID|JobName|State|ExitCode|Reason|Submit|Start|End|Elapsed|NNodes|NodeList|ConsumedEnergyRaw\n"
+      "7|a|COMPLETED|0:0|None|2024-05-01T10:00:00|2024-05-01T10:00:01|2024-05-01T10:01:01|00:01:00|1|nid1|"
+      "61234\n"
+      "8|b|RUNNING|0:0|None|2024-05-01T10:00:00|2024-05-01T10:00:01|Unknown|00:01:00|1|nid2|0\n");
+  REQUIRE(jobs.size() == 2);
+  CHECK(jobs[0].energy_j == 61234.0);
+  CHECK_FALSE(jobs[1].energy_j);
+  const auto columns =
+      split("JobID,JobName,State,ExitCode,Start,End,Elapsed,NodeList,ConsumedEnergyRaw", ',');
+  auto records = parse_sacct_steps(
+      "9|alloc|COMPLETED|0:0|2024-05-01T10:00:00|2024-05-01T10:02:00|00:02:00|nid3|90000\n"
+      "9.0|case-a|COMPLETED|0:0|2024-05-01T10:00:00|2024-05-01T10:01:00|00:01:00|nid3|40000\n"
+      "9.1|case-b|COMPLETED|0:0|2024-05-01T10:00:00|2024-05-01T10:02:00|00:02:00|nid3|\n",
+      columns);
+  REQUIRE(records.steps.size() == 2);
+  CHECK(records.steps[0].energy_j == 40000.0);
+  CHECK_FALSE(records.steps[1].energy_j);
+}

@@ -159,10 +159,10 @@ TEST_CASE("slurm query: one squeue, then one sacct for the jobs that left the qu
                                                                   "squeue", "-r", "-u", "bob", "-o",
                                                                   "%i|%j|%T|%r|%D|%M|%l|%N|%V|%S"});
   CHECK(sh.calls_to("sacct")[0].argv ==
-        std::vector<std::string>{
-            "env", "SLURM_TIME_FORMAT=standard", "sacct", "-X", "-P", "-o",
-            "JobID,JobName%200,State,ExitCode,Reason,Submit,Start,End,Elapsed,NNodes,NodeList", "-j",
-            "4,3,5"});
+        std::vector<std::string>{"env", "SLURM_TIME_FORMAT=standard", "sacct", "-X", "-P", "-o",
+                                 "JobID,JobName%200,State,ExitCode,Reason,Submit,Start,End,Elapsed,NNodes,"
+                                 "NodeList,ConsumedEnergyRaw",
+                                 "-j", "4,3,5"});
   // 5 is in neither: slurmctld was asked once about it (accounting may lag behind).
   CHECK(sh.count("scontrol") == 1);
   CHECK(sh.calls.size() == 3);
@@ -327,10 +327,11 @@ TEST_CASE("slurm find_by_name: queued and finished jobs of those names", "[slurm
                                                                   "-o", "%i|%j|%T|%r|%D|%M|%l|%N|%V|%S"});
   REQUIRE(sh.count("sacct") == 1);
   CHECK(sh.calls_to("sacct")[0].argv ==
-        std::vector<std::string>{
-            "env", "SLURM_TIME_FORMAT=standard", "sacct", "-X", "-P", "-u", "bob", "-S", "now-168hours", "-E",
-            "now", "-o", "JobID,JobName%200,State,ExitCode,Reason,Submit,Start,End,Elapsed,NNodes,NodeList",
-            "--name=cmp-a-1,cmp-b-1,cmp-c-1,cmp-d-1"});
+        std::vector<std::string>{"env", "SLURM_TIME_FORMAT=standard", "sacct", "-X", "-P", "-u", "bob", "-S",
+                                 "now-168hours", "-E", "now", "-o",
+                                 "JobID,JobName%200,State,ExitCode,Reason,Submit,Start,End,Elapsed,NNodes,"
+                                 "NodeList,ConsumedEnergyRaw",
+                                 "--name=cmp-a-1,cmp-b-1,cmp-c-1,cmp-d-1"});
 
   // Looking must not fail silently: an empty answer would mean "submit again".
   FakeShell down;
@@ -451,4 +452,30 @@ TEST_CASE("slurm query_steps: failures, accounting off, long id lists", "[slurm]
       CHECK(len <= 400);
     }
   }
+}
+
+TEST_CASE("slurm consumed_energy: asked only once the accounting showed energy, of ended jobs only",
+          "[slurm][energy]") {
+  FakeShell sh;
+  const std::string header =
+      "JobID|JobName|State|ExitCode|Reason|Submit|Start|End|Elapsed|NNodes|NodeList|"
+      "ConsumedEnergyRaw\n";
+  const std::string t = "|None|2024-05-01T10:00:00|2024-05-01T10:00:01|";
+  sh.on("squeue", ok(kSqueueHeader));
+  sh.on("sacct", ok(header + "3|c|COMPLETED|0:0" + t + "2024-05-01T10:00:09|00:00:08|1|cn1|0\n"));
+  Slurm slurm(sh, bob());
+  CHECK(slurm.consumed_energy({"3"}).empty());  // nothing seen yet: no call
+  CHECK(sh.count("sacct") == 0);
+  slurm.query({"3"});
+  CHECK(slurm.consumed_energy({"3"}).empty());  // "0": the site gathers none
+  CHECK(sh.count("sacct") == 1);
+
+  sh.on("sacct", ok(header + "3|c|COMPLETED|0:0" + t + "2024-05-01T10:00:09|00:00:08|1|cn1|800\n" +
+                    "4|d|RUNNING|0:0" + t + "Unknown|00:00:08|1|cn2|300\n"));
+  slurm.query({"3"});
+  auto energy = slurm.consumed_energy({"3", "4", "3"});
+  CHECK(energy == std::map<std::string, double>{{"3", 800.0}});  // 4 runs: a running total is not its energy
+  CHECK(sh.calls_to("sacct").back().argv == std::vector<std::string>{"env", "SLURM_TIME_FORMAT=standard",
+                                                                     "sacct", "-X", "-P", "-o",
+                                                                     Slurm::kSacctFields, "-j", "3,4"});
 }
