@@ -288,7 +288,7 @@ Script Renderer::render(const matrix::Case& c, const RenderOptions& o) const {
   set("container_exec", container);
   // The utilisation sampler (job option `sample`): the templates start `campaign sample` beside the
   // job and stop it after the command.
-  bool sampling = job.sample && job.sample->enabled;
+  bool sampling = job.sample && job.sample->enabled && (job.sample->when != "gpus" || c.gpus_per_rank > 0);
   d.set("sample", MustacheData(sampling));
   std::ostringstream interval;
   interval << (sampling ? job.sample->interval_s : 0.0);

@@ -195,13 +195,19 @@ Field<Sample> parse_sample(const std::string& file, const YAML::Node& node, cons
       sm.enabled = as_bool(file, node, path);
     return field(file, node, sm);
   }
-  MapReader m(file, node, path, {"interval", "gpu"});
+  MapReader m(file, node, path, {"interval", "gpu", "when"});
   if (auto v = m.get("interval"); v.IsDefined()) interval(v, m.path("interval"));
   if (auto v = m.get("gpu"); v.IsDefined()) {
     sm.gpu = as_string(file, v, m.path("gpu"));
     const std::vector<std::string> modes = {"auto", "on", "off"};
     if (std::find(modes.begin(), modes.end(), sm.gpu) == modes.end())
       fail(file, v, m.path("gpu"), "expected auto, on or off, got '" + sm.gpu + "'");
+  }
+  if (auto v = m.get("when"); v.IsDefined()) {
+    sm.when = as_string(file, v, m.path("when"));
+    if (sm.when != "always" && sm.when != "gpus")
+      fail(file, v, m.path("when"),
+           "expected always or gpus (only cases that hold GPUs), got '" + sm.when + "'");
   }
   m.finish();
   return field(file, node, sm);

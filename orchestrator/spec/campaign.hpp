@@ -98,6 +98,9 @@ struct Sample {
   bool enabled = true;
   double interval_s = 0.1;
   std::string gpu = "auto";
+  // "gpus": only for cases that hold GPUs (a campaign that measures its GPU cases where a machine has
+  // GPUs and stays as it was on one without); "always": every case.
+  std::string when = "always";
 };
 
 // Every field optional so that overrides patch only what they name. Strings are

@@ -3,7 +3,8 @@
 # listing one GPU on the PATH,
 #  - the main campaign (campaigns/weak_scaling.yaml on `local`) gives its 2- and 4-rank `gpu` cases
 #    the GPU (#LOCAL --gpus=1, not 0) and every rank of them sees it (the trainer is replaced by a
-#    stand-in python that writes what each rank sees);
+#    stand-in python that writes what each rank sees); the sampler runs beside them (sample:
+#    {when: gpus}: usage-<node>.csv) and beside no cpu case;
 #  - with two GPUs, a 4-rank case at gpus_per_rank 0.5 has its ranks two per GPU (0 0 1 1), and a
 #    2-rank case at 0.5 sees the same GPU (0 0) whether its job is exclusive or not.
 #
@@ -42,12 +43,17 @@ for n in 1 2 4; do
   check "scaling-gpu-n$n asks for the GPU (#LOCAL ... --gpus=1)" grep -q '^#LOCAL .* --gpus=1\b' "$WORK/plan/scaling-gpu-n$n/job.sh"
 done
 check "a cpu case asks for none" grep -q '^#LOCAL .* --gpus=0\b' "$WORK/plan/scaling-cpu-n2/job.sh"
+# sample: {when: gpus}: the sampler beside the cases that hold the GPU, none beside the others.
+check "scaling-gpu-n2 runs the sampler" grep -q ' sample --interval 0.1 ' "$WORK/plan/scaling-gpu-n2/job.sh"
+check_eq "scaling-cpu-n2 runs none" 0 "$(grep -c ' sample --interval' "$WORK/plan/scaling-cpu-n2/job.sh")"
 env PATH="$WORK/one:$nopath" "$CAMPAIGN" run "$WORK/weak_scaling.yaml" --system local --workdir "$WORK/w" -q \
   --case prepare-data --case 'scaling-gpu-n*' --case scaling-cpu-n2 >/dev/null 2>>"$WORK/stderr.txt"
 check_eq "gpu n1: its rank sees the GPU" "0" "$(seen "$WORK/w" scaling-gpu-n1)"
 check_eq "gpu n2: both ranks see the GPU" "0 0" "$(seen "$WORK/w" scaling-gpu-n2)"
 check_eq "gpu n4: all four ranks see the GPU" "0 0 0 0" "$(seen "$WORK/w" scaling-gpu-n4)"
 check_eq "cpu n2: its ranks see none (set, empty)" " " "$(seen "$WORK/w" scaling-cpu-n2)"
+check "gpu n2: its usage recorded (usage-<node>.csv)" compgen -G "$WORK/w/scaling-gpu-n2/usage-*.csv"
+check_eq "cpu n2: no sampler, no usage file" "" "$(compgen -G "$WORK/w/scaling-cpu-n2/usage-*.csv")"
 
 # 2. Two GPUs: shares of 0.5, exclusive or not.
 cat >"$WORK/share.yaml" <<YAML

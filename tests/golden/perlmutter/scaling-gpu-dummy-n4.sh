@@ -41,5 +41,14 @@ type module >/dev/null 2>&1 ||
   done
 module load gpu || exit 78
 export OMP_NUM_THREADS=64
+# The utilisation sampler (campaign sample) beside the job, one per node as a step sharing the
+# job's resources (--overlap), each writing utilisation-<node>.csv here; srun passes the
+# SIGTERM after the command on to them.
+srun --overlap --ntasks-per-node=1 -N "$SLURM_NNODES" -n "$SLURM_NNODES" --cpus-per-task=1 \
+  @CAMPAIGN@ sample --interval 0.1 --gpu auto &
+sampler=$!
 
 srun --cpu-bind=cores python $HOME/cosmoflow-benchmark/train.py --distributed --rank-gpu $HOME/cosmoflow-benchmark/configs/cosmo_dummy.yaml --n-train 1024 --n-valid 1024 --n-epochs 16 --output-dir .
+status=$?
+kill -TERM "$sampler" && wait "$sampler"
+exit "$status"

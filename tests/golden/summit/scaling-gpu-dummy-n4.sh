@@ -26,5 +26,12 @@ trap 'echo $? > .exit.tmp && mv -f .exit.tmp .exit' EXIT
 trap 'exit 143' TERM
 
 export OMP_NUM_THREADS=42
+# The utilisation sampler (campaign sample) beside the job, on the batch host only: a jsrun of
+# its own would take a core of every compute node's resource sets from the job's own jsrun.
+@CAMPAIGN@ sample --interval 0.1 --gpu auto &
+sampler=$!
 
 jsrun -n 4 -r 1 -a 1 -c 42 -g 6 -b rs python $HOME/cosmoflow-benchmark/train.py --distributed --rank-gpu $HOME/cosmoflow-benchmark/configs/cosmo_dummy.yaml --n-train 1024 --n-valid 1024 --n-epochs 16 --output-dir .
+status=$?
+kill -TERM "$sampler" && wait "$sampler"
+exit "$status"

@@ -31,5 +31,14 @@ trap 'exit 143' TERM
 
 export MASTER_ADDR=127.0.0.1
 export OMP_NUM_THREADS=1
+# The utilisation sampler (campaign sample) beside the job, one per node as a step sharing the
+# job's resources (--overlap), each writing utilisation-<node>.csv here; srun passes the
+# SIGTERM after the command on to them.
+srun --overlap --ntasks-per-node=1 -N "$SLURM_NNODES" -n "$SLURM_NNODES" --cpus-per-task=1 \
+  @CAMPAIGN@ sample --interval 0.1 --gpu auto &
+sampler=$!
 
 srun /usr/bin/python3 @SRC@/campaigns/../workloads/minicosmo/train.py --distributed --rank-gpu @SRC@/campaigns/../workloads/minicosmo/configs/cosmo.yaml --data-dir @WORKDIR@/data --n-train 128 --n-valid 128 --n-epochs 3 --output-dir .
+status=$?
+kill -TERM "$sampler" && wait "$sampler"
+exit "$status"

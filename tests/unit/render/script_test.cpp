@@ -189,6 +189,21 @@ TEST_CASE("job option sample: the sampler beside the job, one per node on Slurm,
   CHECK(lo.text.find("\n/opt/campaign sample --interval 0.25 --gpu auto --pid $$ &\n") != std::string::npos);
 }
 
+TEST_CASE("job option sample with when: gpus: the sampler beside the cases that hold GPUs only") {
+  auto p = plan_of(R"Y(name: t
+matrix:
+  mode: [{name: gpu, g: 1}, {name: cpu, g: 0}]
+case_name: "{{mode}}"
+job: {command: x, partition: gpu, ranks: 4, ranks_per_node: 4, gpus_per_rank: g, sample: {when: gpus}}
+)Y",
+                   "perlmutter");
+  render::Renderer r(p);
+  auto gpu = r.render(p.cases[0], render::RenderOptions{"/w", "/opt/campaign", 1, 0, {}});
+  auto cpu = r.render(p.cases[1], render::RenderOptions{"/w", "/opt/campaign", 1, 0, {}});
+  CHECK(gpu.text.find("/opt/campaign sample --interval 0.1 --gpu auto &") != std::string::npos);
+  CHECK(cpu.text.find("sample") == std::string::npos);
+}
+
 TEST_CASE("scripts ask for what the case needs: GPUs per task, memory, whole nodes") {
   auto p = plan_of(R"Y(name: t
 matrix:
