@@ -232,6 +232,30 @@ std::string bar_script(const analysis::AnalysisResult& a, const Table& t) {
   return gp.str();
 }
 
+// The report's usage table: each case's energies (J) side by side, one bar per figure it has.
+std::string energy_script(const Table& t) {
+  static const char* const kEnergies[] = {"gpu_energy_j", "gpu_energy_to_train_j", "sacct_energy_j",
+                                          "cpu_package_energy_share_j"};
+  std::vector<std::string> columns;
+  for (const char* c : kEnergies)
+    if (t.has(c)) columns.push_back(c);
+  if (t.rows.empty() || columns.empty()) return "";
+  std::ostringstream gp;
+  gp << plot_preamble(t.stem(), "energy per case", t.x, 900, 520);
+  gp << "set title \"energy per case (J; each figure's source in the usage table's notes)\" font \",13\"\n"
+     << "set xlabel \"case\"\nset ylabel \"energy [J]\"\nset xtics rotate by -30\n"
+     << "set key top right box opaque width 2\n"
+     << "set style data histograms\nset style histogram clustered gap 1.5\n"
+     << "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset yrange [0:*]\nset grid noxtics\n";
+  std::vector<std::string> plots;
+  int lt = 0;
+  for (const auto& c : columns)
+    plots.push_back("data using " + column_ref(c) + (plots.empty() ? ":xtic(1)" : "") + " lt " +
+                    std::to_string(++lt) + " title " + gnuplot_string(c));
+  gp << "plot " << join(plots, ", \\\n     ") << "\n";
+  return gp.str();
+}
+
 // Window analyses: the value vs epoch progress, one line per series with its ±std band, each at
 // its own progress column (progress<suffix>) when it has one.
 std::string band_script(const Table& t) {
@@ -387,7 +411,8 @@ std::string plot_data(const Table& t) {
 }
 
 std::string plot_script(const analysis::AnalysisResult& a, const Table& t) {
-  if (!a.spec.description.empty()) return "";  // the report's own tables (usage): no plot
+  // The report's own tables: the usage table's energies; no other.
+  if (!a.spec.description.empty()) return a.spec.name == "usage" ? energy_script(t) : "";
   switch (t.scaling) {
     case Scaling::mlperf_weak:
       return "";  // a table of instances; nothing scales

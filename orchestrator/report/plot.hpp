@@ -4,7 +4,8 @@
 //                   efficiency panel below (multiplot);
 //   aggregate tables: bars of the mean time per x with std error bars, one
 //                   bar per compare value in each x's cluster, and a ratio
-//                   between two compared values written above each cluster.
+//                   between two compared values written above each cluster;
+//   the usage table: each case's energies (J), one bar per figure it has.
 // The script renders SVG or PNG (pngcairo when the gnuplot build has it) and
 // reads only relative paths, so a user can edit and re-run it in place.
 //

@@ -46,6 +46,15 @@ std::optional<double> PowerIntegral::mean_watts() const {
   return joules_ / seconds();
 }
 
+std::optional<double> energy_within(const std::vector<double>& times, const std::vector<double>& watts,
+                                    double start, double stop) {
+  PowerIntegral in;
+  for (std::size_t i = 0; i < times.size() && i < watts.size(); ++i)
+    if (times[i] >= start && times[i] <= stop) in.add(times[i], watts[i]);
+  if (in.readings() < 2) return std::nullopt;
+  return in.joules();
+}
+
 std::optional<unsigned long long> counter_delta(unsigned long long before, unsigned long long after,
                                                 unsigned long long max_range) {
   if (after >= before) return after - before;

@@ -33,6 +33,13 @@ class PowerIntegral {
   std::size_t readings_ = 0;
 };
 
+// MLPerf Power's energy to train, for one device: the power samples that fall within the run's window
+// [start, stop] (run_start to run_stop of the MLPerf log), integrated over time (PowerIntegral's
+// trapezoid; nothing interpolated at the window's edges); nullopt with fewer than two such samples.
+// `times` and `watts` pair up, in time order.
+std::optional<double> energy_within(const std::vector<double>& times, const std::vector<double>& watts,
+                                    double start, double stop);
+
 // A counter's growth from `before` to `after`, once round when it wrapped at `max_range`
 // (after < before); nullopt when it went back without a known range.
 std::optional<unsigned long long> counter_delta(unsigned long long before, unsigned long long after,

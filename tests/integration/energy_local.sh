@@ -7,7 +7,8 @@
 #  - each has gpu_energy_j, the recorded readings' trapezoid (2816.93 J, the number the unit test
 #    computes by hand from the same file) and gpu_power_mean_w (697.78 W), in the catalog and in the
 #    report's usage table, whose notes say it is GPU only and that no CPU package energy was measured
-#    where no powercap is (this machine has none: the note says which it found);
+#    where no powercap is (this machine has none: the note says which it found); and, from the case's
+#    MLPerf log (run_start/run_stop inside the readings), gpu_energy_to_train_j;
 #  - gpu-idle, whose processes touched no GPU, is marked so in `status` (its usage column, its JSON),
 #    in the report's usage table and in a note of the analysis whose table it is in; gpu-used is not.
 #
@@ -36,6 +37,17 @@ esac
 exec sleep 60
 SH
 chmod +x "$WORK/bin/nvidia-smi"
+# The case's MLPerf log: run_start and run_stop inside the replayed readings, 18:36:20.500 to
+# 18:36:22.500 local time (the time stamps' zone), for its energy to train.
+start_ms=$(date -d '2026-11-27 18:36:20.500' +%s%3N)
+stop_ms=$(date -d '2026-11-27 18:36:22.500' +%s%3N)
+cat >"$WORK/bin/mllog-run" <<SH
+#!/bin/sh
+echo ':::MLLOG {"namespace": "", "time_ms": $start_ms, "event_type": "INTERVAL_START", "key": "run_start", "value": null, "metadata": {"file": "run", "lineno": 1}}'
+sleep 1
+echo ':::MLLOG {"namespace": "", "time_ms": $stop_ms, "event_type": "INTERVAL_END", "key": "run_stop", "value": null, "metadata": {"file": "run", "lineno": 2, "status": "success"}}'
+SH
+chmod +x "$WORK/bin/mllog-run"
 
 cat >"$WORK/energy.yaml" <<'YAML'
 name: localenergy
@@ -53,8 +65,8 @@ job:
   sample: {interval: 0.1, gpu: on}
   env:
     FAKE_SMI_APP: "{{app}}"
-  command: sleep 1
-collectors: [usage]
+  command: mllog-run
+collectors: [usage, mlperf_weak]
 # Energy as a figure of merit like any metric, per app.
 analyses:
   - name: energy
@@ -107,3 +119,10 @@ check "the energy analysis notes gpu-idle" grep -qE '^- Note: case gpu-idle aske
 check_eq "... and not gpu-used" "" "$(grep -E '^- Note: case gpu-used' "$md")"
 check "... its table has the energy per app" grep -qE '^\| used \| 2816\.928' "$md"
 check "the usage table's CSV" test -s "$wd/report/usage.csv"
+# MLPerf Power's energy to train: the readings within run_start..run_stop (20 of them, 1338.1508 J,
+# the number the unit test writes from the definition with Python).
+check "... the energy to train of gpu-used" grep -qE '^\| gpu-used \|.*\| 1338\.15' "$md"
+check "... says what it is" grep -q "gpu_energy_to_train_j: MLPerf Power's energy to train, GPU only" "$md"
+# The energy plot: the usage table's energies per case, drawn by gnuplot beside it.
+check "the energy plot (usage.svg)" test -s "$wd/report/usage.svg"
+check "... its data holds the energy to train" grep -q 'gpu_energy_to_train_j' "$wd/report/usage.dat"

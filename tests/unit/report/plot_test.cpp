@@ -7,6 +7,7 @@
 
 #include "fixtures.hpp"
 #include "report/process.hpp"
+#include "report/usage.hpp"
 #include "util/strings.hpp"
 
 using namespace campaign::report;
@@ -70,6 +71,29 @@ TEST_CASE("scripts per kind of table", "[report][plot]") {
   empty.x = "ranks";
   empty.columns = {"ranks"};
   CHECK(plot_script(none, empty).empty());
+}
+
+TEST_CASE("the usage table's plot: each case's energies side by side, none without one",
+          "[report][plot][energy]") {
+  using campaign::report::CaseUsage;
+  CaseUsage a1, b1, c1;
+  a1.case_name = "a";
+  a1.metrics = {{"gpu_energy_j", 2816.9}, {"gpus_held", 1}};
+  b1.case_name = "b";
+  b1.metrics = {{"gpu_energy_j", 1000}, {"gpu_energy_to_train_j", 800}, {"sacct_energy_j", 5000}};
+  c1.case_name = "c";
+  c1.metrics = {{"cores_used_mean", 1.5}};
+  std::vector<CaseUsage> usage{a1, b1};
+  auto a = *campaign::report::usage_table(usage);
+  std::string gp = plot_script(a, a.tables.at(0));
+  CHECK_THAT(gp, Catch::Contains("set output \"usage.svg\""));
+  CHECK_THAT(gp, Catch::Contains("data using \"gpu_energy_j\":xtic(1) lt 1 title \"gpu_energy_j\""));
+  CHECK_THAT(gp, Catch::Contains("data using \"gpu_energy_to_train_j\" lt 2"));
+  CHECK_THAT(gp, Catch::Contains("data using \"sacct_energy_j\" lt 3"));
+  CHECK_THAT(gp, !Catch::Contains("cpu_package_energy_share_j"));
+  // Usage without any energy: no plot.
+  auto cores = *campaign::report::usage_table(std::vector<CaseUsage>{c1});
+  CHECK(plot_script(cores, cores.tables.at(0)).empty());
 }
 
 namespace {

@@ -54,6 +54,36 @@ TEST_CASE("the recorded H100 run's energy: 41 readings at 10 Hz, about 2817 J ov
   CHECK(*p.mean_watts() == Approx(697.778).margin(0.01));
 }
 
+TEST_CASE("energy to train: the samples within run_start..run_stop integrated, nothing interpolated",
+          "[energy]") {
+  // The first three H100 readings again (see above).
+  const std::vector<double> t = {1795804579.637, 1795804579.744, 1795804579.844};
+  const std::vector<double> w = {692.42, 692.42, 697.41};
+  // [19.700, 19.900] holds the last two: 0.100 s x (692.42 + 697.41) / 2 = 69.4915 J; the first's
+  // 56 ms inside the window before 19.744 are not guessed.
+  CHECK(*energy_within(t, w, 1795804579.700, 1795804579.900) == Approx(69.4915).margin(1e-3));
+  CHECK(*energy_within(t, w, 1795804579.637, 1795804579.744) == Approx(74.08894).margin(1e-3));  // inclusive
+  CHECK(*energy_within(t, w, 0, 2e9) == Approx(143.58044).margin(1e-3));
+  CHECK_FALSE(energy_within(t, w, 1795804579.700, 1795804579.800));  // one sample: no energy
+  CHECK_FALSE(energy_within(t, w, 2e9, 3e9));
+
+  // The recorded run, window 18:36:20.500 to 18:36:22.500 local time. Written from the definition
+  // with Python (the readings whose datetime.strptime falls in the window, then the trapezoid): 20
+  // readings, 20.549 to 22.465, 1338.1508 J.
+  std::ifstream head(std::string(TEST_DATA_DIR) + "/nvidia-smi/h100-driver580/idle-csv-units.csv");
+  std::string header;
+  std::getline(head, header);
+  auto columns = SmiColumns::from_header(header);
+  REQUIRE(columns);
+  std::vector<double> times, watts;
+  std::ifstream in(std::string(TEST_DATA_DIR) + "/nvidia-smi/h100-driver580/load-noheader-nounits.csv");
+  for (std::string line; std::getline(in, line);)
+    if (auto r = parse_smi_line(line, *columns)) times.push_back(r->time), watts.push_back(*r->power_w);
+  const double start = *parse_smi_timestamp("2026/11/27 18:36:20.500");
+  const double stop = *parse_smi_timestamp("2026/11/27 18:36:22.500");
+  CHECK(*energy_within(times, watts, start, stop) == Approx(1338.1508).margin(0.01));
+}
+
 TEST_CASE("a RAPL counter's growth, once round when it wrapped") {
   CHECK(*counter_delta(100, 350, 1000) == 250);
   CHECK(*counter_delta(900, 50, 1000) == 150);  // 100 to the wrap, 50 after
