@@ -14,6 +14,7 @@
 #include "collect/engines.hpp"
 #include "collect/source.hpp"
 #include "render/script.hpp"
+#include "sample/energy.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::collect {
@@ -230,6 +231,31 @@ void dedupe(std::vector<Metric>& metrics, std::vector<std::string>& warnings) {
   metrics = std::move(out);
 }
 
+// MLPerf Power's energy to train (its paper, arXiv 2410.12032: the power samples within the MLPerf
+// log's run_start..run_stop, integrated over time, summed over the components), over the GPUs the
+// sampler read (power:<node>:gpu<i>, steps in ms); with instances the earliest start to the latest
+// stop. A metric like any other, so that history and the site follow it.
+void add_energy_to_train(std::vector<Metric>& metrics) {
+  std::optional<double> start, stop;
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> gpus;  // seconds, watts
+  for (const auto& m : metrics) {
+    if (m.name == "run_start_ms") start = std::min(start.value_or(m.value), m.value);
+    if (m.name == "run_stop_ms") stop = std::max(stop.value_or(m.value), m.value);
+    if (m.step && m.name.rfind("power:", 0) == 0 &&
+        m.name.substr(m.name.rfind(':') + 1).rfind("gpu", 0) == 0) {
+      auto& [t, w] = gpus[m.name];
+      t.push_back(static_cast<double>(*m.step) / 1000);
+      w.push_back(m.value);
+    }
+  }
+  if (!start || !stop || gpus.empty()) return;
+  std::optional<double> total;
+  for (auto& [name, tw] : gpus)
+    if (auto e = sample::energy_within(tw.first, tw.second, *start / 1000, *stop / 1000))
+      total = total.value_or(0) + *e;
+  if (total) metrics.push_back(Metric{"gpu_energy_to_train_j", std::nullopt, *total, "J"});
+}
+
 }  // namespace
 
 CollectResult collect(const std::vector<Collector>& collectors, const fs::path& run_dir,
@@ -243,6 +269,7 @@ CollectResult collect(const std::vector<Collector>& collectors, const fs::path& 
   for (size_t i = 0; i < collectors.size(); ++i)
     add_components(collectors[i], r.metrics, bounds[i], bounds[i + 1], r.warnings);
   dedupe(r.metrics, r.warnings);
+  add_energy_to_train(r.metrics);
   return r;
 }
 

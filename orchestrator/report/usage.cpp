@@ -89,6 +89,7 @@ const std::set<std::string>& usage_metric_names() {
                                               "gpu_apps",
                                               "gpu_memory_peak_mib",
                                               "gpu_energy_j",
+                                              "gpu_energy_to_train_j",
                                               "gpu_power_mean_w",
                                               "cpu_package_readable",
                                               "cpu_package_energy_j",
@@ -117,42 +118,11 @@ std::vector<CaseUsage> case_usage(Catalog& catalog, std::int64_t campaign_id) {
   for (std::size_t i = 0; i < held.size(); ++i)
     if (auto it = by_attempt.find(held_by[i]); it != by_attempt.end())
       it->second.metrics["sacct_energy_j"] = shares[i];
-  // MLPerf Power's energy to train: each GPU's power samples within the run's window (run_start to
-  // run_stop: the earliest start and the latest stop over the case's instances), summed over GPUs.
-  struct Run {
-    std::optional<double> start_ms, stop_ms;
-    std::vector<std::pair<std::vector<double>, std::vector<double>>> gpu_power;  // seconds, watts
-  };
-  std::map<std::int64_t, Run> runs;
-  auto names = usage_metric_names();
-  names.insert({"run_start_ms", "run_stop_ms", "power:{node}:{device}"});
-  catalog.for_each_series(campaign_id, names, [&](Catalog::Series&& s) {
+  catalog.for_each_series(campaign_id, usage_metric_names(), [&](Catalog::Series&& s) {
     auto it = by_attempt.find(s.attempt_id);
     if (it == by_attempt.end() || s.values.empty()) return;
-    Run& run = runs[s.attempt_id];
-    if (s.name == "run_start_ms") {
-      for (double v : s.values) run.start_ms = std::min(run.start_ms.value_or(v), v);
-    } else if (s.name == "run_stop_ms") {
-      for (double v : s.values) run.stop_ms = std::max(run.stop_ms.value_or(v), v);
-    } else if (s.name.rfind("power:", 0) == 0) {
-      if (s.name.substr(s.name.rfind(':') + 1).rfind("gpu", 0) != 0) return;  // a CPU package's
-      std::vector<double> seconds, watts;
-      for (std::size_t i = 0; i < s.values.size() && i < s.steps.size(); ++i)
-        if (s.steps[i])
-          seconds.push_back(static_cast<double>(*s.steps[i]) / 1000), watts.push_back(s.values[i]);
-      run.gpu_power.emplace_back(std::move(seconds), std::move(watts));
-    } else {
-      it->second.metrics[s.name] = s.values.back();
-    }
+    it->second.metrics[s.name] = s.values.back();
   });
-  for (auto& [attempt, run] : runs) {
-    if (!run.start_ms || !run.stop_ms || run.gpu_power.empty()) continue;
-    std::optional<double> total;
-    for (auto& [seconds, watts] : run.gpu_power)
-      if (auto e = sample::energy_within(seconds, watts, *run.start_ms / 1000, *run.stop_ms / 1000))
-        total = total.value_or(0) + *e;
-    if (total) by_attempt[attempt].metrics["gpu_energy_to_train_j"] = *total;
-  }
   std::vector<CaseUsage> out;
   for (auto id : order) {
     auto& c = by_attempt[id];

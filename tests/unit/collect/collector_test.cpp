@@ -294,3 +294,32 @@ TEST_CASE("collector usage: two nodes' usage files add up, peaks are the largest
   CHECK(count(r, "power:n1:gpu0") == 2);
   CHECK(count(r, "power:n1:gpu1") == 1);
 }
+
+TEST_CASE("energy to train: the GPUs' power samples within the MLPerf log's run_start..run_stop",
+          "[collector][energy]") {
+  // Two nodes' GPUs sampled at 1 Hz from t = 1000 s; the run from 1001.5 s to 1004 s. Within the
+  // window: n1/gpu0 at 1002, 1003, 1004 (100, 200, 300 W) -> 1 x 150 + 1 x 250 = 400 J; n2/gpu0 at
+  // 1002, 1003 (50, 50 W) -> 50 J; n2/package-0 is a CPU's, not counted; 450 J in all.
+  TempDir run;
+  write_file(
+      run / "power-n1.csv",
+      "time,device,watts\n1001,gpu0,900\n1002,gpu0,100\n1003,gpu0,200\n1004,gpu0,300\n1005,gpu0,900\n");
+  write_file(run / "power-n2.csv",
+             "time,device,watts\n1002,gpu0,50\n1003,gpu0,50\n1002,package-0,80\n1003,package-0,80\n");
+  write_file(
+      run / "output.log",
+      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1001500, \"event_type\": \"INTERVAL_START\", \"key\": "
+      "\"run_start\", \"value\": null, \"metadata\": {\"file\": \"t.py\", \"lineno\": 1}}\n"
+      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1004000, \"event_type\": \"INTERVAL_END\", \"key\": "
+      "\"run_stop\", \"value\": null, \"metadata\": {\"file\": \"t.py\", \"lineno\": 2, \"status\": "
+      "\"success\"}}\n");
+  auto collectors = {load_collector(repo_root() / "collectors/usage.yaml"),
+                     load_collector(repo_root() / "collectors/mlperf_weak.yaml")};
+  auto r = campaign::collect::collect(collectors, run.path(), "output.log");
+  REQUIRE(value(r, "gpu_energy_to_train_j"));
+  CHECK(*value(r, "gpu_energy_to_train_j") == Approx(450));
+  // Without the MLPerf log: no window, no figure (not the whole run's energy).
+  auto without =
+      campaign::collect::collect({load_collector(repo_root() / "collectors/usage.yaml")}, run.path());
+  CHECK_FALSE(value(without, "gpu_energy_to_train_j"));
+}
