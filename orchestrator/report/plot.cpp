@@ -159,12 +159,8 @@ bool any_std(const Table& t, const std::string& v) {
   return false;
 }
 
-// Clustered bars: a cluster per row (labelled by the first column), in it a bar of `v` per series
-// (`v` + its suffix), with `v`_std error bars where any series has them. Writes the style; returns
-// the plot clauses.
-std::vector<std::string> bar_clauses(std::ostringstream& gp, const Table& t, const std::string& v,
-                                     const std::string& untitled) {
-  const bool errorbars = any_std(t, v);
+// The style of clustered bars from 0 up, with error bars or without.
+void histogram_style(std::ostringstream& gp, bool errorbars) {
   gp << "set style data histograms\n"
      << (errorbars ? "set style histogram errorbars gap 1.5 lw 1.5\n"
                    : "set style histogram clustered gap 1.5\n")
@@ -174,6 +170,15 @@ std::vector<std::string> bar_clauses(std::ostringstream& gp, const Table& t, con
      << "set grid noxtics\n"
      << "# An empty std (one repetition, one iteration) is drawn as no error bar.\n"
      << "nz(c) = (column(c) == column(c)) ? column(c) : 0\n";
+}
+
+// Clustered bars: a cluster per row (labelled by the first column), in it a bar of `v` per series
+// (`v` + its suffix), with `v`_std error bars where any series has them. Writes the style; returns
+// the plot clauses.
+std::vector<std::string> bar_clauses(std::ostringstream& gp, const Table& t, const std::string& v,
+                                     const std::string& untitled) {
+  const bool errorbars = any_std(t, v);
+  histogram_style(gp, errorbars);
   std::vector<std::string> plots;
   int lt = 0;
   for (const auto& s : t.series) {
@@ -244,9 +249,8 @@ std::string energy_script(const Table& t) {
   gp << plot_preamble(t.stem(), "energy per case", t.x, 900, 520);
   gp << "set title \"energy per case (J; each figure's source in the usage table's notes)\" font \",13\"\n"
      << "set xlabel \"case\"\nset ylabel \"energy [J]\"\nset xtics rotate by -30\n"
-     << "set key top right box opaque width 2\n"
-     << "set style data histograms\nset style histogram clustered gap 1.5\n"
-     << "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset yrange [0:*]\nset grid noxtics\n";
+     << "set key top right box opaque width 2\n";
+  histogram_style(gp, false);
   std::vector<std::string> plots;
   int lt = 0;
   for (const auto& c : columns)
