@@ -94,6 +94,9 @@ TEST_CASE("mllog: the job's output with srun -l prefixes and other lines mixed i
   CHECK(count(r, "eval_time") == 64);
   CHECK(value(r, "epoch_time", 1.0) == Approx(368.037));
   CHECK(value(r, "run_time") == Approx(24046.097));
+  // The run's window on the wall clock, for the energy to train: run_stop - run_start = run_time.
+  CHECK(value(r, "run_start_ms") == 1603314876927.0);
+  CHECK(value(r, "run_stop_ms") == 1603338923024.0);
   CHECK(value(r, "init_time") == Approx(2.158));
   CHECK(value(r, "global_batch_size") == 256);
   CHECK(value(r, "train_samples") == 262144);
