@@ -208,19 +208,23 @@ void Engine::record_energy() {
   // A packed allocation's energy is final only once the allocation ends, after its cases' steps
   // settled them: one question at the end for the settled attempts that lack it (none at all where
   // the accounting records no energy).
+  std::vector<AttemptRow> lacking;
   std::vector<std::string> ids;
   for (auto& a : latest_attempts())
-    if (a.in_spec && settled(a) && !a.job_id.empty() && !a.energy_j) ids.push_back(a.job_id);
+    if (a.in_spec && settled(a) && !a.job_id.empty() && !a.energy_j) {
+      ids.push_back(a.job_id);
+      lacking.push_back(std::move(a));
+    }
   if (ids.empty()) return;
   auto energy = scheduler_.consumed_energy(ids);
   if (energy.empty()) return;
-  for (auto& a : latest_attempts()) {
-    auto it = a.in_spec && settled(a) && !a.energy_j ? energy.find(a.job_id) : energy.end();
-    if (it == energy.end()) continue;
-    JobUpdate u;
-    u.energy_j = it->second;
-    catalog_.update_state(a.id, a.state, u);
-  }
+  latest_valid_ = false;  // written through copies of the rows: read them again
+  for (auto& a : lacking)
+    if (auto it = energy.find(a.job_id); it != energy.end()) {
+      JobUpdate u;
+      u.energy_j = it->second;
+      catalog_.update_state(a.id, a.state, u);
+    }
 }
 
 bool Engine::apply_markers(std::vector<AttemptRow>& latest) {

@@ -259,8 +259,7 @@ std::optional<analysis::AnalysisResult> usage_table(const std::vector<CaseUsage>
         "gpu_energy_to_train_j: MLPerf Power's energy to train, GPU only: each held GPU's power.draw samples "
         "that fall within the run's window (the MLPerf log's run_start to run_stop, time_ms: collectors "
         "mlperf and mlperf_weak; with instances the earliest start to the latest stop), integrated by the "
-        "trapezoid "
-        "rule and summed over the GPUs; nothing interpolated at the window's edges.");
+        "trapezoid rule and summed over the GPUs; nothing interpolated at the window's edges.");
   if (t.has("gpu_energy_per_sample_j"))
     t.notes.push_back("gpu_energy_per_sample_j: gpu_energy_j over the case's samples, " + samples.what + ".");
   bool readable = false, unreadable = false;
