@@ -121,6 +121,20 @@ Catalog Catalog::open(const fs::path& workdir, Access access) {
   return Catalog(std::move(impl));
 }
 
+Catalog Catalog::sibling() const {
+  if (impl_->access != Access::read_write || !impl_->lock)
+    throw CatalogError(impl_->where() + ": a sibling connection needs the writer's own catalog");
+  std::unique_ptr<Impl> impl;
+  try {
+    impl = std::make_unique<Impl>(std::nullopt, impl_->path, Access::read_write);
+  } catch (const SQLite::Exception& e) {
+    raise_sqlite(impl_->path.string(), "open", e);
+  }
+  impl->guard("open", [&] { impl->db.exec("PRAGMA foreign_keys = ON"); });
+  impl->clock = impl_->clock;
+  return Catalog(std::move(impl));
+}
+
 Catalog Catalog::open_for_reading(const fs::path& workdir) {
   {
     // Only an older schema goes through a copy; every other problem is reported as read_only sees it.

@@ -234,6 +234,11 @@ class Catalog {
   // the engine through thousands of campaigns a second. No lock file; otherwise as open().
   static Catalog open_in_memory(const std::string& name);
   static std::string memory_uri(const std::string& name);
+  // A second writing connection for another thread of this process, which holds the writer lock
+  // through this catalog (open() with read_write): `run` drives each system of a campaign across
+  // several systems on a thread of its own (issue 34). The lock stays with this one, which must
+  // outlive the sibling; their transactions take turns (BEGIN IMMEDIATE, the busy timeout).
+  Catalog sibling() const;
 
   Catalog(Catalog&&) noexcept;
   Catalog& operator=(Catalog&&) noexcept;

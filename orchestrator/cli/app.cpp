@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
   add_launch(app, status);
   add_collect(app, status);
   add_import(app, status);
-  add_report(app);
+  add_report(app, status);
+  add_reference(app);
   add_executor(app);
   add_pack_exec(app, status);
   add_sample(app, status);

@@ -105,23 +105,43 @@ Backend make_backend(const spec::System& system, const fs::path& workdir, const 
   return b;
 }
 
-Opened open_campaign(const CampaignOptions& o, const AccessOptions& access, Verbosity v,
-                     const std::function<void(const Loaded&)>& check) {
-  Backend backend;
+std::vector<Opened> open_campaigns(const CampaignOptions& o, const AccessOptions& access, Verbosity v,
+                                   const std::function<void(const Loaded&)>& check) {
+  std::map<std::string, Backend> backends;  // by system
   // Nothing is written before the campaign is known good (README: a bad input leaves no trace), but
   // where the jobs run over ssh: their folder there is found by asking the login node, logged.
-  Loaded loaded = load(o, "", [&](const spec::Campaign& c, const spec::System& s, const fs::path& workdir) {
-    if (!s.ssh) return workdir.string();
-    setup_logging(workdir, v);
-    backend = make_backend(s, workdir, c.name, access);
-    return backend.script_root;
-  });
-  if (check) check(loaded);
-  if (!backend.scheduler) {
-    setup_logging(loaded.workdir, v);
-    backend = make_backend(loaded.plan.system, loaded.workdir, loaded.campaign.name, access);
+  std::vector<Loaded> all =
+      load_all(o, "", [&](const spec::Campaign& c, const spec::System& s, const fs::path& workdir) {
+        if (!s.ssh) return workdir.string();
+        setup_logging(workdir, v);
+        Backend& b = backends[s.name] = make_backend(s, workdir, c.catalog_name(), access);
+        return b.script_root;
+      });
+  if (check)
+    for (auto& l : all) check(l);
+  std::vector<Opened> out;
+  for (auto& l : all) {
+    // One log for the campaign, beside its catalog, whichever systems it runs on.
+    setup_logging(l.catalog_dir, v);
+    Backend backend = std::move(backends[l.plan.system.name]);
+    if (!backend.scheduler)
+      backend = make_backend(l.plan.system, l.workdir, l.campaign.catalog_name(), access);
+    out.push_back(Opened{std::move(l), std::move(backend)});
   }
-  return Opened{std::move(loaded), std::move(backend)};
+  return out;
+}
+
+Opened open_campaign(const CampaignOptions& o, const AccessOptions& access, Verbosity v,
+                     const std::function<void(const Loaded&)>& check) {
+  auto all = open_campaigns(o, access, v, check);
+  if (all.size() > 1) {
+    std::vector<std::string> names;
+    for (auto& p : all) names.push_back(p.loaded.plan.system.name);
+    throw InputError(Location{o.file}, "system",
+                     "the campaign runs on several systems (" + join(names, ", ") +
+                         "): this command takes one of them, --system NAME");
+  }
+  return std::move(all.front());
 }
 
 engine::EngineOptions engine_options(Opened& opened) {

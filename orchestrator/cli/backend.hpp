@@ -60,6 +60,9 @@ struct Opened {
 // its options against the plan); it throws to stop.
 Opened open_campaign(const CampaignOptions& o, const AccessOptions& access, Verbosity v,
                      const std::function<void(const Loaded&)>& check = {});
+// Every system of a campaign across several (cli::load_all): one Opened each, the ssh ones connected.
+std::vector<Opened> open_campaigns(const CampaignOptions& o, const AccessOptions& access, Verbosity v,
+                                   const std::function<void(const Loaded&)>& check = {});
 
 // The engine's options every command shares: where the scripts run, the campaign binary, and the
 // rules of time the system's profile sets (limits.lost_after, limits.accounting_wait).

@@ -25,16 +25,19 @@ void add_cancel(CLI::App& app) {
                   "Only cases whose name matches this glob (e.g. 'scaling-gpu-*'); a packed case alone: its "
                   "step on Slurm (refused before its step runs), its whole allocation elsewhere");
   cmd->callback([o] {
-    Opened opened = open_campaign(o->campaign, o->access, Verbosity::normal);
-    Loaded& l = opened.loaded;
-    Backend& backend = opened.backend;
-    Catalog catalog = Catalog::open(l.workdir);
-    engine::EngineOptions eo = engine_options(opened);
-    engine::Engine engine(l.plan, l.workdir, catalog, *backend.scheduler, *backend.shell, eo);
-    engine.start();
-    int n = engine.cancel(o->pattern);
-    std::cout << "cancelled " << n << " case" << (n == 1 ? "" : "s") << "; " << engine.counts().line()
-              << "\n";
+    // A campaign across several systems: each of them (--system: that one), one after the other.
+    auto parts = open_campaigns(o->campaign, o->access, Verbosity::normal);
+    Catalog catalog = Catalog::open(parts.front().loaded.catalog_dir);
+    for (auto& opened : parts) {
+      Loaded& l = opened.loaded;
+      Backend& backend = opened.backend;
+      engine::EngineOptions eo = engine_options(opened);
+      engine::Engine engine(l.plan, l.workdir, catalog, *backend.scheduler, *backend.shell, eo);
+      engine.start();
+      int n = engine.cancel(o->pattern);
+      std::cout << (l.part ? l.plan.system.name + ": " : "") << "cancelled " << n << " case"
+                << (n == 1 ? "" : "s") << "; " << engine.counts().line() << "\n";
+    }
   });
 }
 

@@ -3,6 +3,7 @@
 //
 // Exit status: 0 success, 1 runtime failure, 2 bad input (campaign, system,
 // template or command line, a damaged catalog), 3 regressions found (history),
+// 3 also a value outside its reference's band (run, resume, report, history),
 // 4 the work directory or the catalog could not be written (disk full,
 // read-only, I/O error: app.cpp), 130 interrupted.
 #pragma once
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "collect/attempt.hpp"
+#include "history/references.hpp"
 #include "matrix/plan.hpp"
 #include "matrix/select.hpp"
 #include "spec/library.hpp"
@@ -61,6 +63,10 @@ struct Loaded {
   matrix::Plan plan;
   std::filesystem::path workdir;  // absolute; local (the catalog's) even for a remote system
   collect::StepCollectors collectors;
+  // Where the catalog is: the work directory, or for one system of a campaign across several
+  // (`system: [a, b]`, `part`) the campaign's, whose folder SYSTEM is this part's work directory.
+  std::filesystem::path catalog_dir;
+  bool part = false;
 };
 // Called once the work directory is known, before the matrix is expanded: returns the work
 // directory the job scripts will refer to ({{workdir}}), "" for the local work directory.
@@ -69,6 +75,10 @@ using ScriptRoot = std::function<std::string(const spec::Campaign&, const spec::
 // Everything a campaign says is checked here, analyses included, so that a
 // mistake stops every command (exit status 2) before anything is submitted.
 // `workdir_option` (e.g. plan --out) takes precedence over --workdir.
+// A campaign across several systems is one Loaded per system (all of them, or the one --system
+// names); load() refuses it, for the commands that take one system.
+std::vector<Loaded> load_all(const CampaignOptions& o, const std::string& workdir_option = "",
+                             const ScriptRoot& script_root = {});
 Loaded load(const CampaignOptions& o, const std::string& workdir_option = "",
             const ScriptRoot& script_root = {});
 
@@ -105,7 +115,8 @@ void add_show(CLI::App& app);
 void add_results(CLI::App& app);     // the per-case results table (parameters and metrics)
 void add_list(CLI::App& app);        // the campaigns under a folder
 void add_completion(CLI::App& app);  // the bash completion script
-void add_report(CLI::App& app);
+void add_report(CLI::App& app, int& status);
+void add_reference(CLI::App& app);  // reference set: references per system from a run
 void add_history(CLI::App& app, int& status);
 void add_trace(CLI::App& app);  // the timeline in the Trace Event Format
 void add_site(CLI::App& app, int& status);
@@ -118,6 +129,7 @@ std::string paths_text(const std::string& campaign_file);
 }  // namespace campaign::cli
 
 #include "catalog/catalog.hpp"
+#include "report/input.hpp"
 
 namespace campaign::cli {
 
@@ -136,7 +148,24 @@ std::set<std::int64_t> chosen_cases(Catalog& catalog, const matrix::Selection& s
 
 // The report at the end of run/import when the campaign declares analyses; its HTML path.
 std::optional<std::filesystem::path> write_final_report(Catalog& catalog, const spec::Campaign& campaign,
-                                                        std::int64_t campaign_id,
+                                                        std::int64_t id,
                                                         const std::filesystem::path& workdir);
+// The same for a campaign of one system or across several (each part's campaign row), with the
+// campaign's references checked: the report's table "references", and what was out.
+struct FinalPart {
+  const spec::Campaign* campaign;
+  std::string system;
+  std::int64_t campaign_id = 0;
+  bool part = false;  // one system of a campaign across several
+};
+struct FinalReport {
+  std::optional<std::filesystem::path> path;
+  history::ReferenceSummary references;
+};
+FinalReport write_final_report(Catalog& catalog, const std::vector<FinalPart>& parts,
+                               const std::filesystem::path& catalog_dir);
+// The report's request for `parts`: the references' table added to it, the summary in `summary`.
+void add_reference_checks(report::ReportRequest& request, const std::vector<FinalPart>& parts,
+                          history::ReferenceSummary& summary);
 
 }  // namespace campaign::cli

@@ -51,22 +51,26 @@ void add_collect(CLI::App& app, int& status) {
   add_campaign_options(*collect, co->campaign);
   add_access_options(*collect, co->access);
   collect->callback([co, &status] {
-    Opened opened = open_campaign(co->campaign, co->access, Verbosity::normal);
-    Loaded& l = opened.loaded;
-    const auto& collectors = l.collectors;
-    if (std::all_of(collectors.begin(), collectors.end(), [](auto& c) { return c.second.empty(); }))
-      throw Error("campaign " + l.campaign.name + " declares no collectors");
-    Catalog catalog = Catalog::open(l.workdir);
-    auto found = catalog.find_campaign(l.campaign.name);
-    if (!found) throw Error("nothing has run in " + l.workdir.string() + " yet");
-    int failed =
-        collect_finished(catalog, found->id, collectors, true, [&](const std::vector<AttemptRow>& as) {
-          fetch_for_collection(opened.backend, l.campaign, collectors, as);
-        });
-    size_t n = 0;
-    for (auto& a : catalog.latest_attempts(found->id)) n += a.state == State::collected ? 1 : 0;
-    std::cout << "collected " << n << " cases, " << failed << " failed (see campaign status)\n";
-    if (failed) status = 1;
+    // A campaign across several systems: each of them (--system: that one).
+    auto parts = open_campaigns(co->campaign, co->access, Verbosity::normal);
+    Catalog catalog = Catalog::open(parts.front().loaded.catalog_dir);
+    for (auto& opened : parts) {
+      Loaded& l = opened.loaded;
+      const auto& collectors = l.collectors;
+      if (std::all_of(collectors.begin(), collectors.end(), [](auto& c) { return c.second.empty(); }))
+        throw Error("campaign " + l.campaign.name + " declares no collectors");
+      auto found = catalog.find_campaign(l.campaign.catalog_name());
+      if (!found) throw Error("nothing has run in " + l.workdir.string() + " yet");
+      int failed =
+          collect_finished(catalog, found->id, collectors, true, [&](const std::vector<AttemptRow>& as) {
+            fetch_for_collection(opened.backend, l.campaign, collectors, as);
+          });
+      size_t n = 0;
+      for (auto& a : catalog.latest_attempts(found->id)) n += a.state == State::collected ? 1 : 0;
+      std::cout << (l.part ? l.plan.system.name + ": " : "") << "collected " << n << " cases, " << failed
+                << " failed (see campaign status)\n";
+      if (failed) status = 1;
+    }
   });
 }
 

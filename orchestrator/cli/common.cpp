@@ -108,7 +108,7 @@ bool has_tags(const std::map<std::string, std::string>& tags,
 fs::path reading_workdir(const std::string& target, const std::string& system, const std::string& workdir) {
   const std::string t = target.empty() ? "." : target;
   if (fs::is_directory(t)) return fs::absolute(t);
-  return load(CampaignOptions{t, system, workdir, matrix::Fit::skip}).workdir;
+  return load_all(CampaignOptions{t, system, workdir, matrix::Fit::skip}).front().catalog_dir;
 }
 
 void require_catalog(const fs::path& workdir) {
@@ -155,25 +155,31 @@ std::string self_exe() {
   return ec ? std::string("campaign") : p.string();
 }
 
-Loaded load(const CampaignOptions& o, const std::string& workdir_option, const ScriptRoot& script_root) {
-  spec::Campaign base = spec::load_campaign(o.file);
-  auto resolved = spec::resolve_system(o.system, base);
-  if (!base.overrides.empty()) {
-    // An override for a system that does not exist is most likely a typo.
-    auto names = spec::available(base.dir, "systems", ".yaml");
-    for (auto& [name, where] : base.overrides_where)
-      if (std::find(names.begin(), names.end(), name) == names.end())
-        throw InputError(where, "systems." + name,
-                         "unknown system '" + name + "'" + did_you_mean(name, names));
+namespace {
+
+// One system's part of the campaign. A part of a campaign across several systems is named NAME@SYSTEM
+// in the catalog (history and the site keep the systems apart) and runs in WORKDIR/SYSTEM; the
+// catalog is WORKDIR's, shared by the parts.
+Loaded load_system(const spec::Campaign& base, const spec::ResolvedSystem& resolved, const CampaignOptions& o,
+                   const std::string& workdir_option, const ScriptRoot& script_root, bool part,
+                   const std::vector<std::string>& systems = {}) {
+  Loaded l{spec::for_system(base, resolved.system.name), resolved.how, {}, {}, {}, {}, part};
+  const std::string& chosen = workdir_option.empty() ? o.workdir : workdir_option;
+  if (part) {
+    l.campaign.part = resolved.system.name;
+    l.catalog_dir = resolve_workdir(base, spec::System{}, chosen);
+    l.workdir = l.catalog_dir / resolved.system.name;
+  } else {
+    l.workdir = resolve_workdir(l.campaign, resolved.system, chosen);
+    l.catalog_dir = l.workdir;
   }
-  Loaded l{spec::for_system(base, resolved.system.name), resolved.how, {}, {}, {}};
-  l.workdir =
-      resolve_workdir(l.campaign, resolved.system, workdir_option.empty() ? o.workdir : workdir_option);
   std::string root = script_root ? script_root(l.campaign, resolved.system, l.workdir) : "";
   l.plan = matrix::expand(l.campaign, resolved.system, root.empty() ? l.workdir.string() : root, o.fit);
   for (auto& in : l.campaign.inputs) (void)spec::input_source(l.campaign, in);
   l.collectors = collect::load_collectors(l.campaign);
-  report::check_analyses(l.plan, l.collectors);
+  std::map<std::string, std::vector<std::string>> across;
+  if (part) across["system"] = systems;
+  report::check_analyses(l.plan, l.collectors, across);
   // The metrics `campaign site` tracks are in history's syntax: checked now, not at the first nightly site.
   for (size_t i = 0; i < l.campaign.track.size(); ++i) {
     try {
@@ -183,6 +189,80 @@ Loaded load(const CampaignOptions& o, const std::string& workdir_option, const S
     }
   }
   return l;
+}
+
+// The references' systems are profiles and their metrics history's METRICs.
+void check_references(const spec::Campaign& base, const std::vector<std::string>& systems) {
+  if (base.references.empty()) return;
+  auto names = spec::available(base.dir, "systems", ".yaml");
+  names.insert(names.end(), systems.begin(), systems.end());
+  for (auto& r : base.references) {
+    if (std::find(names.begin(), names.end(), r.system) == names.end())
+      throw InputError(r.where, "reference." + r.system,
+                       "unknown system '" + r.system + "'" + did_you_mean(r.system, names));
+    try {
+      (void)history::parse_metric(r.metric);
+    } catch (const InputError& e) {
+      throw InputError(r.where, "reference." + r.system + "." + r.metric, e.message());
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Loaded> load_all(const CampaignOptions& o, const std::string& workdir_option,
+                             const ScriptRoot& script_root) {
+  spec::Campaign base = spec::load_campaign(o.file);
+  if (!base.overrides.empty()) {
+    // An override for a system that does not exist is most likely a typo.
+    auto names = spec::available(base.dir, "systems", ".yaml");
+    for (auto& s : base.systems) names.push_back(*s);
+    for (auto& [name, where] : base.overrides_where)
+      if (std::find(names.begin(), names.end(), name) == names.end())
+        throw InputError(where, "systems." + name,
+                         "unknown system '" + name + "'" + did_you_mean(name, names));
+  }
+  std::vector<Loaded> out;
+  if (base.systems.empty()) {
+    auto resolved = spec::resolve_system(o.system, base);
+    check_references(base, {resolved.system.name});
+    out.push_back(load_system(base, resolved, o, workdir_option, script_root, false));
+    return out;
+  }
+  std::vector<std::string> listed, resolved_names;
+  std::vector<spec::ResolvedSystem> all;
+  for (size_t i = 0; i < base.systems.size(); ++i) {
+    all.push_back(spec::resolve_listed(base, i));
+    const std::string& name = all.back().system.name;
+    if (std::find(resolved_names.begin(), resolved_names.end(), name) != resolved_names.end())
+      throw InputError(base.systems[i].where, "system[" + std::to_string(i) + "]",
+                       "profile '" + name + "' is listed twice");
+    listed.push_back(*base.systems[i]);
+    resolved_names.push_back(name);
+  }
+  check_references(base, resolved_names);
+  for (size_t i = 0; i < all.size(); ++i) {
+    // --system picks one of the systems (by its entry or its profile's name); the others stay as they are.
+    if (!o.system.empty() && o.system != listed[i] && o.system != resolved_names[i]) continue;
+    out.push_back(load_system(base, all[i], o, workdir_option, script_root, true, resolved_names));
+  }
+  if (out.empty())
+    throw InputError(Location{"--system"}, "--system",
+                     "'" + o.system + "' is not one of the campaign's systems (" +
+                         join(resolved_names, ", ") + ")" + did_you_mean(o.system, resolved_names));
+  return out;
+}
+
+Loaded load(const CampaignOptions& o, const std::string& workdir_option, const ScriptRoot& script_root) {
+  auto all = load_all(o, workdir_option, script_root);
+  if (all.size() > 1) {
+    std::vector<std::string> names;
+    for (auto& l : all) names.push_back(l.plan.system.name);
+    throw InputError(Location{o.file}, "system",
+                     "the campaign runs on several systems (" + join(names, ", ") +
+                         "): this command takes one of them, --system NAME");
+  }
+  return std::move(all.front());
 }
 
 }  // namespace campaign::cli

@@ -146,13 +146,18 @@ int run_combined(const std::vector<history::HistoryDocument>& all, const std::st
   return failed ? 3 : 0;
 }
 
-// The directory holding the campaign's default work directory, and its name.
+// The directory holding the campaign's default work directory, and its name in the catalog. A
+// campaign across several systems has a history per system: --system picks one.
 std::pair<fs::path, std::string> runs_of_campaign_file(const std::string& file, const std::string& system) {
-  spec::Campaign base = spec::load_campaign(file);
-  auto resolved = spec::resolve_system(system, base);
-  spec::Campaign c = spec::for_system(base, resolved.system.name);
-  fs::path workdir = resolve_workdir(c, resolved.system, "");
-  return {workdir.parent_path(), c.name};
+  auto parts = load_all(CampaignOptions{file, system, "", matrix::Fit::skip});
+  if (parts.size() > 1) {
+    std::vector<std::string> names;
+    for (auto& l : parts) names.push_back(l.plan.system.name);
+    throw InputError(Location{file}, "system",
+                     "the campaign runs on several systems (" + join(names, ", ") +
+                         "), each with a history of its own: pick one with --system NAME");
+  }
+  return {parts.front().catalog_dir.parent_path(), parts.front().campaign.catalog_name()};
 }
 
 // Prints one metric's history and writes its files; whether its latest run regressed.
@@ -167,6 +172,27 @@ bool show(const history::HistoryDocument& doc, const fs::path& out) {
                                 : "table: " + (out / (stem + ".csv")).string())
             << "\n";
   return !history::failing(doc).empty();
+}
+
+// The newest run against its campaign's references (`reference:`, issue 34): said, and whether one
+// value left its band.
+bool references_missed(const history::Run& newest) {
+  spec::Campaign c;
+  try {
+    c = report::stored_campaign(newest.campaign, newest.workdir);
+  } catch (const InputError& e) {
+    std::cerr << "campaign: warning: " << newest.name << ": its references cannot be read: " << e.what()
+              << "\n";
+    return false;
+  }
+  if (c.references.empty()) return false;
+  Catalog catalog = Catalog::open_for_reading(newest.workdir);
+  auto cases = report::case_results(catalog, newest.campaign.id);
+  auto summary = history::check_references(c.references, c.analyses, cases, newest.campaign.system);
+  if (!summary.checked) return false;
+  std::cout << "\nthe newest run (" << newest.name << "): ";
+  history::print_reference_summary(summary, std::cout);
+  return summary.out > 0;
 }
 
 int run_history(HistoryOptions o, bool threshold_given) {
@@ -220,7 +246,10 @@ int run_history(HistoryOptions o, bool threshold_given) {
   options.better = better;
   options.fail_on_any = o.fail_on == "any";
   const fs::path out = o.out.empty() ? fs::absolute(roots.front()) / "history" : fs::absolute(o.out);
-  if (query) return show(history::track(found.runs, name, *query, options), out) ? 3 : 0;
+  if (query) {
+    const bool regressed = show(history::track(found.runs, name, *query, options), out);
+    return references_missed(found.runs.back()) || regressed ? 3 : 0;
+  }
 
   // No METRIC: what the newest run's campaign follows (`track:`, else the headline columns).
   history::Following following = history::following(found.runs.back());
@@ -232,7 +261,10 @@ int run_history(HistoryOptions o, bool threshold_given) {
                          " has no `track:` and no analysis with headline columns: name a METRIC or pass "
                          "--plot --track METRIC");
   std::vector<history::HistoryDocument> docs = history::track(found.runs, name, requests);
-  if (o.plot) return run_combined(docs, name, found.runs.size(), out);
+  if (o.plot) {
+    const int rc = run_combined(docs, name, found.runs.size(), out);
+    return references_missed(found.runs.back()) ? 3 : rc;
+  }
   std::vector<std::string> names;
   for (const auto& d : docs) names.push_back(d.metric);
   std::cout << "campaign " << name << ": following "
@@ -250,7 +282,7 @@ int run_history(HistoryOptions o, bool threshold_given) {
     regressed = show(doc, out) || regressed;
   }
   if (shown == 0) throw Error("none of the metrics followed could be read (warnings above)");
-  return regressed ? 3 : 0;
+  return references_missed(found.runs.back()) || regressed ? 3 : 0;
 }
 
 }  // namespace

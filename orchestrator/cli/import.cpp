@@ -42,7 +42,7 @@ void add_import(CLI::App& app, int& status) {
     Loaded l = load(io->campaign);
     setup_logging(l.workdir, Verbosity::normal);
     const auto& collectors = l.collectors;
-    Catalog catalog = Catalog::open(l.workdir);
+    Catalog catalog = Catalog::open(l.catalog_dir);
     transport::LocalShell shell;
     auto code = history::detect_code_version(l.plan, io->label, shell, io->commit);
     auto s =
@@ -53,7 +53,7 @@ void add_import(CLI::App& app, int& status) {
               << " already there, " << s.absent << " not found, left planned) into " << l.workdir.string()
               << "\n";
     if (s.failed) status = 1;  // as `run` when some case did not succeed
-    auto found = catalog.find_campaign(l.campaign.name);
+    auto found = catalog.find_campaign(l.campaign.catalog_name());
     if (auto report = write_final_report(catalog, l.campaign, found->id, l.workdir))
       std::cout << "report: " << report->string() << "\n";
   });

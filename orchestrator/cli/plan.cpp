@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "batch/files.hpp"
 #include "cli/cli.hpp"
@@ -186,48 +187,76 @@ void add_plan(CLI::App& app) {
   cmd->add_flag("--json", o->json,
                 "Print the jobs run would submit (kind, cases, nodes, walltime, node-hours) as JSON");
   cmd->callback([o] {
-    Loaded l = load(o->campaign, o->out);
-    const std::filesystem::path& workdir = l.workdir;
-    render::RenderOptions ro{workdir, self_exe(), 1, 0, {}};
-    // Rendering every case checks every template, even without --out.
-    auto scripts = render::render_all(l.plan, ro);
-    Jobs jobs = choose_jobs(l.plan, scripts, render::campaign_id(l.plan.campaign.name, workdir));
-    if (o->json) {
-      print_json(l.plan, jobs, std::cout);
-      return;
-    }
-    if (!o->out.empty()) render::write_scripts(scripts, workdir);
-    if (!o->quiet) {
-      std::cout << "campaign " << l.campaign.name << " on " << l.plan.system.name << " (" << l.system_how
-                << ")\n\n";
-      print_table(l.plan, std::cout);
+    // A campaign across several systems: each system's cases and node-hours apart, then summed.
+    auto parts = load_all(o->campaign, o->out);
+    const bool several = parts.size() > 1 || parts.front().part;
+    nlohmann::json systems = nlohmann::json::array();
+    double total_hours = 0;
+    size_t total_cases = 0;
+    for (auto& l : parts) {
+      const std::filesystem::path& workdir = l.workdir;
+      render::RenderOptions ro{workdir, self_exe(), 1, 0, {}};
+      // Rendering every case checks every template, even without --out.
+      auto scripts = render::render_all(l.plan, ro);
+      Jobs jobs = choose_jobs(l.plan, scripts, render::campaign_id(l.plan.campaign.catalog_name(), workdir));
+      total_hours += jobs.node_hours;
+      total_cases += l.plan.cases.size();
+      if (o->json) {
+        std::ostringstream one;
+        print_json(l.plan, jobs, one);
+        if (!several)
+          std::cout << one.str();
+        else
+          systems.push_back(nlohmann::json::parse(one.str()));
+        continue;
+      }
+      if (!o->out.empty()) render::write_scripts(scripts, workdir);
+      if (!o->quiet) {
+        std::cout << "campaign " << l.campaign.name << " on " << l.plan.system.name << " (" << l.system_how
+                  << ")\n\n";
+        print_table(l.plan, std::cout);
+        std::cout << '\n';
+        print_batches(l.plan, jobs, std::cout);
+      }
+      size_t allocations = 0, arrays = 0;
+      for (auto& b : jobs.choice.batches) {
+        allocations += b.shape.kind == batch::Kind::allocation;
+        arrays += b.shape.kind == batch::Kind::array;
+      }
+      char nh[64];
+      std::snprintf(nh, sizeof nh, "%.2f", jobs.node_hours);
+      if (several) std::cout << l.plan.system.name << ": ";
+      std::cout << l.plan.cases.size() << " cases in " << l.plan.steps.size() << " step"
+                << (l.plan.steps.size() == 1 ? "" : "s") << ", ";
+      if (allocations)
+        std::cout << allocations << " allocation" << (allocations == 1 ? "" : "s") << " for packed cases, ";
+      if (arrays) std::cout << arrays << " job array" << (arrays == 1 ? "" : "s") << ", ";
+      std::cout << nh << " node-hours requested";
+      if (l.campaign.budget_node_hours) {
+        std::snprintf(nh, sizeof nh, "%.2f", *l.campaign.budget_node_hours);
+        std::cout << " (budget " << nh << ")";
+      }
       std::cout << '\n';
-      print_batches(l.plan, jobs, std::cout);
+      if (several && !o->quiet) std::cout << '\n';
+      if (!o->out.empty()) {
+        write_batches(l.plan, jobs, scripts, workdir);
+        std::cout << "wrote " << scripts.size() << " scripts";
+        if (allocations) std::cout << " and " << allocations << " allocation scripts (.alloc/)";
+        if (arrays) std::cout << " and " << arrays << " array scripts (.alloc/)";
+        std::cout << " under " << workdir.string() << '\n';
+      }
     }
-    size_t allocations = 0, arrays = 0;
-    for (auto& b : jobs.choice.batches) {
-      allocations += b.shape.kind == batch::Kind::allocation;
-      arrays += b.shape.kind == batch::Kind::array;
-    }
-    char nh[64];
-    std::snprintf(nh, sizeof nh, "%.2f", jobs.node_hours);
-    std::cout << l.plan.cases.size() << " cases in " << l.plan.steps.size() << " step"
-              << (l.plan.steps.size() == 1 ? "" : "s") << ", ";
-    if (allocations)
-      std::cout << allocations << " allocation" << (allocations == 1 ? "" : "s") << " for packed cases, ";
-    if (arrays) std::cout << arrays << " job array" << (arrays == 1 ? "" : "s") << ", ";
-    std::cout << nh << " node-hours requested";
-    if (l.campaign.budget_node_hours) {
-      std::snprintf(nh, sizeof nh, "%.2f", *l.campaign.budget_node_hours);
-      std::cout << " (budget " << nh << ")";
-    }
-    std::cout << '\n';
-    if (!o->out.empty()) {
-      write_batches(l.plan, jobs, scripts, workdir);
-      std::cout << "wrote " << scripts.size() << " scripts";
-      if (allocations) std::cout << " and " << allocations << " allocation scripts (.alloc/)";
-      if (arrays) std::cout << " and " << arrays << " array scripts (.alloc/)";
-      std::cout << " under " << workdir.string() << '\n';
+    if (several && o->json) {
+      std::cout << nlohmann::json{{"campaign", parts.front().campaign.name},
+                                  {"systems", systems},
+                                  {"node_hours", total_hours}}
+                       .dump(1)
+                << '\n';
+    } else if (several) {
+      char nh[64];
+      std::snprintf(nh, sizeof nh, "%.2f", total_hours);
+      std::cout << "all " << parts.size() << " systems: " << total_cases << " cases, " << nh
+                << " node-hours requested\n";
     }
   });
 }

@@ -4,13 +4,18 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
 
 #include "catalog/catalog.hpp"
 #include "cli/backend.hpp"
 #include "cli/cli.hpp"
 #include "engine/engine.hpp"
 #include "history/code_version.hpp"
+#include "util/atomic_file.hpp"
 #include "util/strings.hpp"
 
 namespace campaign::cli {
@@ -38,7 +43,7 @@ std::function<void(const std::string&)> crash_hook() {
   auto parts = split(spec, ':');
   std::string point = parts[0];
   long n = parts.size() > 1 ? std::stol(parts[1]) : 1;
-  auto count = std::make_shared<long>(0);
+  auto count = std::make_shared<std::atomic<long>>(0);
   return [point, n, count](const std::string& at) {
     if (at == point && ++*count >= n) std::_Exit(137);
   };
@@ -72,48 +77,54 @@ void print_unsuccessful(const std::vector<AttemptRow>& cases, std::ostream& os) 
        << "\n";
 }
 
-int run_campaign(const RunOptions& o, bool resume) {
-  const std::string command = resume ? "campaign resume" : "campaign run";
-  const matrix::Selection selection = selection_of(o.select, command);
-  if (o.again && selection.empty())
-    throw InputError({command}, "--again",
-                     "runs chosen cases again: say which with --case GLOB or --only KEY=VALUE");
-  const std::map<std::string, std::string> tags = parse_tags(o.tags, command);
-  Verbosity v = o.quiet ? Verbosity::quiet : (o.verbose ? Verbosity::verbose : Verbosity::normal);
-  // The selection is checked against the plan before anything is written.
-  std::optional<matrix::Chosen> chosen;
-  Opened opened = open_campaign(o.campaign, o.access, v, [&](const Loaded& l) {
-    if (selection.empty()) return;
-    check_selection(selection, command, l.plan);
-    chosen = matrix::select_cases(l.plan, selection);
-  });
+// A `reference: FILE` is copied beside the catalog as it is now: `report WORKDIR`, history and the
+// site read a run's campaign from the catalog, the file's name relative to the work directory.
+void snapshot_reference_file(const Loaded& l) {
+  if (!l.campaign.reference_file) return;
+  const std::filesystem::path rel = *l.campaign.reference_file;
+  std::ifstream in(l.campaign.dir / rel, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::filesystem::create_directories((l.catalog_dir / rel).parent_path());
+  write_file_atomic(l.catalog_dir / rel, text.str());
+}
+
+// What one system's engine left (a campaign on one system has one).
+struct PartOutcome {
+  int rc = 0;
+  bool ended = false;  // not interrupted, every case settled
+  std::int64_t campaign_id = 0;
+  engine::Counts counts;
+  int duplicates = 0;
+  std::optional<std::set<std::string>> selected;
+  std::exception_ptr error;  // what stopped it (a campaign across several systems: after the others)
+};
+
+// One system's run: its engine to the end, then what completed meanwhile collected and the ended
+// cases' files fetched.
+PartOutcome drive(Opened& opened, Catalog& catalog, const RunOptions& o, bool resume,
+                  const std::optional<matrix::Chosen>& chosen, const std::map<std::string, std::string>& tags,
+                  std::function<void(const std::string&, bool)> progress,
+                  std::function<void(const std::string&)> hook) {
   Loaded& l = opened.loaded;
-  if (chosen) {
-    const size_t added = chosen->needed.size() - chosen->chosen.size();
-    if (!o.quiet)
-      std::cout << fmt::format("{}: {} of the {} cases{}\n", selection.describe(), chosen->chosen.size(),
-                               l.plan.cases.size(),
-                               added ? fmt::format(", and {} they run after", added) : "");
-  }
   Backend& backend = opened.backend;
-  Catalog catalog = Catalog::open(l.workdir);
   stage_campaign_inputs(l, backend);
   engine::EngineOptions eo = engine_options(opened);
   eo.wait = !o.no_wait;
   eo.retry_failed = resume && o.failed;
   if (chosen) eo.selected = chosen->needed;
-  if (resume && o.again) eo.again = chosen->chosen;
+  if (resume && o.again && chosen) eo.again = chosen->chosen;
   auto code = history::detect_code_version(l.plan, o.label, *backend.shell);
   eo.code = code.record();
   eo.tags = tags;
-  if (auto old = catalog.find_campaign(l.campaign.name);
+  if (auto old = catalog.find_campaign(l.campaign.catalog_name());
       old && !old->code.commit.empty() && old->code.commit != code.commit)
     spdlog::warn(
         "the code changed since this campaign started ({} -> {}): its cases ran different versions; "
         "a fresh --workdir keeps one version per run",
         old->code.version, code.display().empty() ? "unknown" : code.display());
-  eo.progress = progress_printer(v);
-  eo.hook = crash_hook();
+  eo.progress = std::move(progress);
+  eo.hook = std::move(hook);
   // Over ssh every marker read is a command on the login node: at the poll cadence, not faster.
   if (backend.remote) eo.marker_interval_s = std::max(eo.marker_interval_s, l.plan.system.limits.poll_min_s);
   const auto& collectors = l.collectors;
@@ -128,10 +139,13 @@ int run_campaign(const RunOptions& o, bool resume) {
     }
     if (it != collectors.end() && !it->second.empty()) collect::collect_attempt(catalog, a, it->second);
   };
+  PartOutcome out;
+  out.selected = eo.selected;
   engine::Engine engine(l.plan, l.workdir, catalog, *backend.scheduler, *backend.shell, eo);
   spdlog::info("campaign {} on {} ({}), work directory {}{}", l.campaign.name, l.plan.system.name,
                l.system_how, l.workdir.string(), backend.remote ? ", jobs in " + backend.script_root : "");
-  int rc = engine.run();
+  out.rc = engine.run();
+  out.campaign_id = engine.campaign_id();
   // Cases that completed while no collector ran (a crash in between) are collected now.
   try {
     collect_finished(catalog, engine.campaign_id(), collectors, false,
@@ -143,30 +157,169 @@ int run_campaign(const RunOptions& o, bool resume) {
   } catch (const transport::TransportError& e) {
     spdlog::warn("cannot fetch the files of ended cases: {}; `campaign collect` later", e.what());
   }
+  out.ended = out.rc != 130 && engine.finished();
+  out.counts = engine.counts();
+  out.duplicates = engine.duplicates_cancelled();
+  return out;
+}
+
+// The progress of several systems on one line: each system's latest, side by side.
+std::function<void(const std::string&, bool)> joined_progress(
+    std::function<void(const std::string&, bool)> print, const std::vector<std::string>& systems,
+    const std::string& system) {
+  if (!print) return {};
+  struct Shared {
+    std::mutex mutex;
+    std::map<std::string, std::string> lines;
+    std::set<std::string> final;
+  };
+  static std::shared_ptr<Shared> shared = std::make_shared<Shared>();
+  return [print, systems, system](const std::string& line, bool final) {
+    std::lock_guard<std::mutex> lock(shared->mutex);
+    shared->lines[system] = line;
+    if (final) shared->final.insert(system);
+    std::vector<std::string> parts;
+    for (auto& s : systems)
+      if (auto it = shared->lines.find(s); it != shared->lines.end()) parts.push_back(s + " " + it->second);
+    print(join(parts, " || "), shared->final.size() == systems.size());
+  };
+}
+
+int run_campaign(const RunOptions& o, bool resume) {
+  const std::string command = resume ? "campaign resume" : "campaign run";
+  const matrix::Selection selection = selection_of(o.select, command);
+  if (o.again && selection.empty())
+    throw InputError({command}, "--again",
+                     "runs chosen cases again: say which with --case GLOB or --only KEY=VALUE");
+  const std::map<std::string, std::string> tags = parse_tags(o.tags, command);
+  Verbosity v = o.quiet ? Verbosity::quiet : (o.verbose ? Verbosity::verbose : Verbosity::normal);
+  // The selection is checked against the plan before anything is written; on a campaign across
+  // several systems it must choose somewhere, and a system where it chooses nothing is left alone.
+  std::map<std::string, std::optional<matrix::Chosen>> chosen;  // by system
+  std::optional<InputError> unchosen;
+  std::map<std::string, size_t> planned;  // cases by system
+  std::vector<Opened> parts = open_campaigns(o.campaign, o.access, v, [&](const Loaded& l) {
+    planned[l.plan.system.name] = l.plan.cases.size();
+    if (selection.empty()) return;
+    try {
+      check_selection(selection, command, l.plan);
+      chosen[l.plan.system.name] = matrix::select_cases(l.plan, selection);
+    } catch (const InputError& e) {
+      if (!l.part) throw;
+      if (!unchosen) unchosen = e;
+    }
+  });
+  if (unchosen && chosen.empty()) throw *unchosen;
+  if (!selection.empty())
+    std::erase_if(parts, [&](const Opened& p) { return !chosen.count(p.loaded.plan.system.name); });
+  const bool several = parts.size() > 1 || parts.front().loaded.part;
+  for (auto& [system, c] : chosen) {
+    const size_t added = c->needed.size() - c->chosen.size();
+    if (!o.quiet)
+      std::cout << fmt::format("{}{}: {} of the {} cases{}\n", several ? system + ": " : "",
+                               selection.describe(), c->chosen.size(), planned[system],
+                               added ? fmt::format(", and {} they run after", added) : "");
+  }
+  Catalog catalog = Catalog::open(parts.front().loaded.catalog_dir);
+  snapshot_reference_file(parts.front().loaded);
+  auto hook = crash_hook();
+  auto print = progress_printer(v);
+  std::vector<std::string> systems;
+  for (auto& p : parts) systems.push_back(p.loaded.plan.system.name);
+  std::vector<PartOutcome> outcomes(parts.size());
+  auto chosen_of = [&](const Opened& p) {
+    auto it = chosen.find(p.loaded.plan.system.name);
+    return it == chosen.end() ? std::optional<matrix::Chosen>() : it->second;
+  };
+  if (parts.size() == 1) {
+    outcomes[0] = drive(parts[0], catalog, o, resume, chosen_of(parts[0]), tags,
+                        several ? joined_progress(print, systems, systems[0]) : print, hook);
+  } else {
+    // Each system on a thread of its own, over its own connection to the catalog: a system whose link
+    // or scheduler hangs holds up none of the others.
+    std::vector<std::thread> threads;
+    std::vector<Catalog> connections;
+    for (size_t i = 0; i < parts.size(); ++i) connections.push_back(catalog.sibling());
+    for (size_t i = 0; i < parts.size(); ++i)
+      threads.emplace_back([&, i] {
+        try {
+          outcomes[i] = drive(parts[i], connections[i], o, resume, chosen_of(parts[i]), tags,
+                              joined_progress(print, systems, systems[i]), hook);
+        } catch (...) {
+          outcomes[i].error = std::current_exception();
+          outcomes[i].rc = 1;
+          try {
+            throw;
+          } catch (const std::exception& e) {
+            spdlog::error("system {}: {}", systems[i], e.what());
+          }
+        }
+      });
+    for (auto& t : threads) t.join();
+  }
+  int rc = 0;
+  bool all_ended = true;
+  for (auto& out : outcomes) {
+    if (out.rc == 130)
+      rc = 130;
+    else if (rc != 130)
+      rc = std::max(rc, out.rc);
+    all_ended &= out.ended && !out.error;
+  }
   std::optional<std::filesystem::path> report;
-  std::vector<AttemptRow> unsuccessful;
-  if (rc != 130 && engine.finished()) {
-    report = write_final_report(catalog, l.campaign, engine.campaign_id(), l.workdir);
-    unsuccessful = unsuccessful_cases(catalog, engine.campaign_id(), eo.selected);
-    if (!unsuccessful.empty()) rc = 1;
+  std::vector<std::pair<std::string, std::vector<AttemptRow>>> unsuccessful;
+  history::ReferenceSummary references;
+  if (all_ended) {
+    std::vector<FinalPart> finals;
+    for (size_t i = 0; i < parts.size(); ++i)
+      finals.push_back(
+          {&parts[i].loaded.campaign, systems[i], outcomes[i].campaign_id, parts[i].loaded.part});
+    auto written = write_final_report(catalog, finals, parts.front().loaded.catalog_dir);
+    report = written.path;
+    references = written.references;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      auto bad = unsuccessful_cases(catalog, outcomes[i].campaign_id, outcomes[i].selected);
+      if (!bad.empty()) rc = std::max(rc, 1), unsuccessful.emplace_back(systems[i], std::move(bad));
+    }
   }
   if (!o.quiet) {
-    auto counts = engine.counts();
-    // Done: every case succeeded; "12 collected, 1 completed" alone read as unfinished (issue 33).
-    const bool ended = rc != 130 && engine.finished();
-    const bool done = ended && rc == 0;
-    std::string what = done ? fmt::format("{} {}case{} succeeded ({})", counts.cases, chosen ? "chosen " : "",
-                                          counts.cases == 1 ? "" : "s", counts.line())
-                            : counts.line();
-    std::cout << (rc == 130 ? "interrupted: " : (!ended ? "submitted: " : (done ? "done: " : "finished: ")))
-              << what << "; work directory " << l.workdir.string() << "\n";
-    if (int d = engine.duplicates_cancelled())
-      std::cout << "duplicates: " << d << " second job" << (d == 1 ? "" : "s")
-                << " of a case's name found and cancelled, or found ended (submissions that landed twice; "
-                   "`campaign status` lists them)\n";
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const auto& out = outcomes[i];
+      const auto& counts = out.counts;
+      const std::string on = several ? systems[i] + ": " : "";
+      if (out.error) {
+        std::cout << on << "stopped: see the error above; `campaign run` again resumes it\n";
+        continue;
+      }
+      // Done: every case succeeded; "12 collected, 1 completed" alone read as unfinished (issue 33).
+      const bool done = out.ended && out.rc == 0 &&
+                        std::none_of(unsuccessful.begin(), unsuccessful.end(),
+                                     [&](auto& u) { return u.first == systems[i]; });
+      std::string what =
+          done ? fmt::format("{} {}case{} succeeded ({})", counts.cases, chosen.empty() ? "" : "chosen ",
+                             counts.cases == 1 ? "" : "s", counts.line())
+               : counts.line();
+      std::cout << on
+                << (out.rc == 130 ? "interrupted: "
+                                  : (!out.ended ? "submitted: " : (done ? "done: " : "finished: ")))
+                << what << "; work directory " << parts[i].loaded.workdir.string() << "\n";
+      if (int d = out.duplicates)
+        std::cout << on << "duplicates: " << d << " second job" << (d == 1 ? "" : "s")
+                  << " of a case's name found and cancelled, or found ended (submissions that landed twice; "
+                     "`campaign status` lists them)\n";
+    }
     if (report) std::cout << "report: " << report->string() << "\n";
   }
-  if (!unsuccessful.empty()) print_unsuccessful(unsuccessful, std::cerr);
+  for (auto& [system, bad] : unsuccessful) {
+    if (several) std::cerr << system << ": ";
+    print_unsuccessful(bad, std::cerr);
+  }
+  if (references.checked) {
+    history::print_reference_summary(references, std::cerr);
+    if (references.out && rc == 0) rc = 3;
+  }
+  for (auto& out : outcomes)
+    if (out.error) std::rethrow_exception(out.error);
   return rc;
 }
 

@@ -150,18 +150,20 @@ void add_status(CLI::App& app) {
       // A look: no job is started, nothing is submitted or retried (that is `run`'s).
       AccessOptions access = o->access;
       access.start_jobs = false;
-      Opened opened =
-          open_campaign(CampaignOptions{target, o->system, o->workdir}, access, Verbosity::normal);
-      Loaded& l = opened.loaded;
-      Backend& backend = opened.backend;
-      workdir = l.workdir;
+      // A campaign across several systems: each of them (--system: that one).
+      auto parts = open_campaigns(CampaignOptions{target, o->system, o->workdir}, access, Verbosity::normal);
+      workdir = parts.front().loaded.catalog_dir;
       try {
-        Catalog catalog = Catalog::open(l.workdir);
-        engine::EngineOptions eo = engine_options(opened);
-        eo.submit = false;
-        engine::Engine engine(l.plan, l.workdir, catalog, *backend.scheduler, *backend.shell, eo);
-        engine.start();
-        engine.tick(true);
+        Catalog catalog = Catalog::open(workdir);
+        for (auto& opened : parts) {
+          Loaded& l = opened.loaded;
+          Backend& backend = opened.backend;
+          engine::EngineOptions eo = engine_options(opened);
+          eo.submit = false;
+          engine::Engine engine(l.plan, l.workdir, catalog, *backend.scheduler, *backend.shell, eo);
+          engine.start();
+          engine.tick(true);
+        }
       } catch (const LockedError& e) {
         // A `run` holds the catalog and asks the scheduler itself: show what it recorded (the
         // elapsed time of a running case counts on from its start), rather than nothing.
@@ -172,10 +174,11 @@ void add_status(CLI::App& app) {
     }
     require_catalog(workdir);
     Catalog catalog = Catalog::open_for_reading(workdir);
-    auto remote = stage::read_remote_record(workdir);
     nlohmann::json all = nlohmann::json::array();
     const std::set<std::int64_t> chosen = chosen_cases(catalog, selection, o->all, "campaign status");
     for (auto& c : catalog.campaigns()) {
+      // Where its jobs ran over ssh: each system of a campaign across several has its own folder.
+      auto remote = stage::read_remote_record(fs::exists(c.workdir) ? fs::path(c.workdir) : workdir);
       auto rows = catalog.latest_attempts(c.id);
       if (!selection.empty()) {
         std::erase_if(rows, [&](const AttemptRow& a) { return !chosen.count(a.case_id); });

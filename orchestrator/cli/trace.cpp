@@ -42,7 +42,7 @@ void add_trace(CLI::App& app) {
     } else {
       Loaded l = load(CampaignOptions{target, o->system, o->workdir, matrix::Fit::skip});
       workdir = l.workdir;
-      name = l.campaign.name;
+      name = l.campaign.catalog_name();
     }
     require_catalog(workdir);
     Catalog catalog = Catalog::open_for_reading(workdir);

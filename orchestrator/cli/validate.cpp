@@ -43,38 +43,50 @@ void add_validate(CLI::App& app) {
   cmd->callback([o, json] {
     nlohmann::json warnings = nlohmann::json::array();
     try {
-      Loaded l = load(*o);
-      render::RenderOptions ro{l.workdir, self_exe(), 1, 0, {}};
-      auto scripts = render::render_all(l.plan, ro);
-      const auto& sys = l.plan.system;
-      std::string account = l.campaign.account ? *l.campaign.account : sys.account;
-      if (sys.account_required && account.empty()) {
-        const std::string w = "system " + sys.name +
-                              " requires an account/project: set `account:` in the campaign or the variable "
-                              "its profile reads";
-        std::cerr << "warning: " << w << "\n";
-        warnings.push_back(w);
+      // A campaign across several systems: each of them checked (--system: that one).
+      auto parts = load_all(*o);
+      const bool several = parts.size() > 1 || parts.front().part;
+      nlohmann::json systems = nlohmann::json::array();
+      for (auto& l : parts) {
+        render::RenderOptions ro{l.workdir, self_exe(), 1, 0, {}};
+        auto scripts = render::render_all(l.plan, ro);
+        const auto& sys = l.plan.system;
+        std::string account = l.campaign.account ? *l.campaign.account : sys.account;
+        if (sys.account_required && account.empty()) {
+          const std::string w =
+              "system " + sys.name +
+              " requires an account/project: set `account:` in the campaign or the variable "
+              "its profile reads";
+          std::cerr << "warning: " << w << "\n";
+          warnings.push_back(w);
+        }
+        if (*json) {
+          nlohmann::json cases = nlohmann::json::array();
+          for (auto& c : l.plan.cases) cases.push_back(validated_case(l.plan, c));
+          systems.push_back(nlohmann::json{{"ok", true},
+                                           {"campaign", l.campaign.name},
+                                           {"system", sys.name},
+                                           {"system_how", l.system_how},
+                                           {"steps", l.plan.steps.size()},
+                                           {"scripts", scripts.size()},
+                                           {"analysis_count", l.campaign.analyses.size()},
+                                           {"cases", cases},
+                                           {"warnings", warnings}});
+          continue;
+        }
+        std::cout << "ok: campaign " << l.campaign.name << " on " << sys.name << " (" << l.system_how
+                  << "): " << l.plan.cases.size() << " cases in " << l.plan.steps.size() << " step"
+                  << (l.plan.steps.size() == 1 ? "" : "s") << ", " << scripts.size() << " scripts render, "
+                  << l.campaign.analyses.size() << " analyses\n";
       }
-      if (*json) {
-        nlohmann::json cases = nlohmann::json::array();
-        for (auto& c : l.plan.cases) cases.push_back(validated_case(l.plan, c));
+      if (*json && !several) std::cout << systems.front().dump(2) << "\n";
+      if (*json && several)
         std::cout << nlohmann::json{{"ok", true},
-                                    {"campaign", l.campaign.name},
-                                    {"system", sys.name},
-                                    {"system_how", l.system_how},
-                                    {"steps", l.plan.steps.size()},
-                                    {"scripts", scripts.size()},
-                                    {"analysis_count", l.campaign.analyses.size()},
-                                    {"cases", cases},
+                                    {"campaign", parts.front().campaign.name},
+                                    {"systems", systems},
                                     {"warnings", warnings}}
                          .dump(2)
                   << "\n";
-        return;
-      }
-      std::cout << "ok: campaign " << l.campaign.name << " on " << sys.name << " (" << l.system_how
-                << "): " << l.plan.cases.size() << " cases in " << l.plan.steps.size() << " step"
-                << (l.plan.steps.size() == 1 ? "" : "s") << ", " << scripts.size() << " scripts render, "
-                << l.campaign.analyses.size() << " analyses\n";
     } catch (const InputError& e) {
       if (*json) {
         auto known = [](int n) { return n > 0 ? nlohmann::json(n) : nlohmann::json(nullptr); };

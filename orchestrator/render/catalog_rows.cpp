@@ -57,7 +57,7 @@ std::vector<std::string> definition_changes(const std::string& before, const std
 
 CampaignRow campaign_row(const matrix::Plan& plan, const fs::path& workdir) {
   CampaignRow row;
-  row.name = plan.campaign.name;
+  row.name = plan.campaign.catalog_name();
   row.spec_text = plan.campaign.text;
   row.spec_hash = plan.campaign.sha256;
   row.system = plan.system.name;

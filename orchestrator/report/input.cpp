@@ -72,7 +72,8 @@ std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t ca
   return out;
 }
 
-void check_analyses(const matrix::Plan& plan, const collect::StepCollectors& collectors) {
+void check_analyses(const matrix::Plan& plan, const collect::StepCollectors& collectors,
+                    const std::map<std::string, std::vector<std::string>>& across) {
   analysis::CampaignNames names;
   for (const auto& step : plan.campaign.steps) {
     analysis::StepNames s{step.name, {}, {}, {}, false};
@@ -85,7 +86,8 @@ void check_analyses(const matrix::Plan& plan, const collect::StepCollectors& col
           if (std::find(s.metrics.begin(), s.metrics.end(), m) == s.metrics.end()) s.metrics.push_back(m);
     names.steps.push_back(std::move(s));
   }
-  names.values = [&plan](const std::string& step, const std::string& param) {
+  names.values = [&plan, &across](const std::string& step, const std::string& param) {
+    if (auto it = across.find(param); it != across.end()) return it->second;
     std::vector<std::string> out;
     std::set<std::string> seen;
     for (const auto& c : plan.cases) {
@@ -147,8 +149,32 @@ std::set<std::string> sampled_used(const std::vector<analysis::AnalysisSpec>& sp
 
 ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign, std::int64_t campaign_id,
                          const ReportRequest& request, std::ostream* terminal) {
+  return make_report(catalog, campaign, std::vector<std::int64_t>{campaign_id}, request, terminal);
+}
+
+ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign,
+                         const std::vector<std::int64_t>& campaign_ids, const ReportRequest& request,
+                         std::ostream* terminal) {
   const auto& specs = campaign.analyses;
-  auto cases = case_results(catalog, campaign_id, metrics_used(specs), sampled_used(specs));
+  std::map<std::int64_t, std::string> system_of;
+  for (auto& c : catalog.campaigns()) system_of[c.id] = c.system;
+  // Several systems' parts side by side: each case named SYSTEM/NAME, its `system` parameter telling
+  // them apart in the tables (the analyses split or compare by it like any parameter), its work
+  // directory (a place, not a parameter) left out.
+  const bool several = campaign_ids.size() > 1;
+  std::vector<analysis::CaseResult> cases;
+  std::vector<CaseUsage> usage;
+  for (auto id : campaign_ids) {
+    auto part = case_results(catalog, id, metrics_used(specs), sampled_used(specs));
+    auto part_usage = case_usage(catalog, id);
+    if (several) {
+      for (auto& c : part) c.name = system_of[id] + "/" + c.name, c.params.erase("workdir");
+      for (auto& u : part_usage) u.case_name = system_of[id] + "/" + u.case_name;
+    }
+    cases.insert(cases.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+    usage.insert(usage.end(), std::make_move_iterator(part_usage.begin()),
+                 std::make_move_iterator(part_usage.end()));
+  }
   const size_t all_cases = cases.size();
   if (request.cases)
     std::erase_if(cases, [&](const analysis::CaseResult& c) { return !request.cases->count(c.name); });
@@ -158,17 +184,26 @@ ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign, std::
                              std::to_string(all_cases) + " cases";
   input.analyses = analysis::analyze_all(specs, cases);
   // What each case used beside its request, where the sampler recorded it (report/usage.hpp).
-  auto usage = case_usage(catalog, campaign_id);
   mark_analyses(input.analyses, cases, usage);
   if (auto table = usage_table(usage, samples_of(specs, cases))) input.analyses.push_back(std::move(*table));
+  if (request.extra)
+    for (auto& a : request.extra(cases)) input.analyses.push_back(std::move(a));
   input.provenance.campaign = campaign.name;
   input.provenance.campaign_hash = campaign.sha256;
-  for (auto& c : catalog.campaigns())
-    if (c.id == campaign_id) {
-      input.provenance.system = c.system;
-      input.provenance.code_version = describe_code(c.code);
-      input.provenance.tags = describe_tags(c.tags);
+  std::vector<std::string> systems, versions, tags;
+  std::map<std::int64_t, CampaignRecord> records;
+  for (auto& c : catalog.campaigns()) records[c.id] = c;
+  for (auto id : campaign_ids)
+    if (auto it = records.find(id); it != records.end()) {
+      const CampaignRecord& c = it->second;
+      systems.push_back(c.system);
+      const std::string code = describe_code(c.code), tag = describe_tags(c.tags);
+      if (std::find(versions.begin(), versions.end(), code) == versions.end()) versions.push_back(code);
+      if (std::find(tags.begin(), tags.end(), tag) == tags.end()) tags.push_back(tag);
     }
+  input.provenance.system = join(systems, ", ");
+  input.provenance.code_version = join(versions, "; ");
+  input.provenance.tags = join(tags, "; ");
   add_runs(input.provenance, cases);
   // Failed cases outside any analysis are listed too.
   for (auto& c : cases)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -31,7 +32,10 @@ std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t ca
 // The campaign's analyses (parsed with it, spec/analyses.hpp) checked against
 // what the plan and the collectors offer: every step, parameter, value and
 // metric they name exists (analysis::check_names).
-void check_analyses(const matrix::Plan& plan, const collect::StepCollectors& collectors);
+// `across`: a parameter's values over several plans (`system` over a campaign's systems: each plan
+// has one of them, the report all).
+void check_analyses(const matrix::Plan& plan, const collect::StepCollectors& collectors,
+                    const std::map<std::string, std::vector<std::string>>& across = {});
 
 // The metrics the analyses read (time metric, data-stall metrics, epoch
 // windows, the per-rank stall templates).
@@ -47,12 +51,19 @@ struct ReportRequest {
   // user asked, for the report's header.
   std::optional<std::set<std::string>> cases;
   std::string chosen;
+  // Tables added after the analyses', from the cases they read (the references' checks, issue 34).
+  std::function<std::vector<analysis::AnalysisResult>(const std::vector<analysis::CaseResult>&)> extra;
 };
 
 // Analyses of the campaign (its `analyses:`) over the catalog, written as
 // reports; returns what was written.
 ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign, std::int64_t campaign_id,
                          const ReportRequest& request, std::ostream* terminal);
+// A campaign across several systems: its parts (one campaign row each) in one report, each case named
+// SYSTEM/NAME.
+ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign,
+                         const std::vector<std::int64_t>& campaign_ids, const ReportRequest& request,
+                         std::ostream* terminal);
 
 // The campaign stored in a catalog (`record`, of work directory `workdir`) as its system saw it:
 // spec::parse_campaign of its text with the system's override, analyses included. `report WORKDIR`,

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <regex>
+#include <set>
 
 #include "spec/yaml_reader.hpp"
 #include "util/hash.hpp"
@@ -512,6 +513,64 @@ std::vector<Tracked> parse_track(const std::string& file, const YAML::Node& v, c
   return out;
 }
 
+// A bound of a reference: a fraction of the value (-0.05) or a percentage ("-5%").
+double parse_bound(const std::string& file, const YAML::Node& v, const std::string& path) {
+  std::string text = v.IsScalar() ? trim(v.Scalar()) : "";
+  double x = 0;
+  if (!text.empty() && text.back() == '%') {
+    text.pop_back();
+    const char* end = text.data() + text.size();
+    const char* first = text.data() + (text.rfind('+', 0) == 0 ? 1 : 0);
+    auto [ptr, ec] = std::from_chars(first, end, x);
+    if (ec != std::errc() || ptr != end)
+      fail(file, v, path, "a bound is a fraction (-0.05) or a percentage (-5%)");
+    x /= 100;
+  } else {
+    x = as_number(file, v, path);
+  }
+  return x;
+}
+
+// reference: {SYSTEM: {METRIC: {value: V, lower: -5%, upper: 10%} | [V, LOWER, UPPER]}}
+void parse_references(const std::string& file, const YAML::Node& v, const std::string& path,
+                      std::vector<Reference>& out) {
+  MapReader systems(file, v, path);
+  for (auto& [system, knode] : systems.entries()) {
+    YAML::Node body = systems.get(system);
+    MapReader metrics(file, body, systems.path(system));
+    for (auto& [metric, mnode] : metrics.entries()) {
+      YAML::Node m = metrics.get(metric);
+      const std::string mpath = metrics.path(metric);
+      Reference r;
+      r.system = system;
+      r.metric = metric;
+      r.where = location(file, mnode);
+      if (m.IsSequence()) {
+        if (m.size() < 1 || m.size() > 3)
+          fail(file, m, mpath, "a reference is [VALUE, LOWER, UPPER] or {value, lower, upper}");
+        r.value = as_number(file, m[0], mpath + "[0]");
+        if (m.size() > 1 && !m[1].IsNull()) r.lower = parse_bound(file, m[1], mpath + "[1]");
+        if (m.size() > 2 && !m[2].IsNull()) r.upper = parse_bound(file, m[2], mpath + "[2]");
+      } else {
+        MapReader f(file, m, mpath, {"value", "lower", "upper"});
+        r.value = as_number(file, f.require("value"), f.path("value"));
+        if (auto x = f.get("lower"); x.IsDefined() && !x.IsNull())
+          r.lower = parse_bound(file, x, f.path("lower"));
+        if (auto x = f.get("upper"); x.IsDefined() && !x.IsNull())
+          r.upper = parse_bound(file, x, f.path("upper"));
+        f.finish();
+      }
+      if (r.lower && *r.lower > 0)
+        fail(file, m, mpath, "the lower bound is at most 0 (a fraction below the value)");
+      if (r.upper && *r.upper < 0)
+        fail(file, m, mpath, "the upper bound is at least 0 (a fraction above the value)");
+      out.push_back(std::move(r));
+    }
+    metrics.finish();
+  }
+  systems.finish();
+}
+
 // Parses the keys shared by the campaign root and a system override onto `c`.
 void parse_body(MapReader& r, Campaign& c, bool is_override) {
   const std::string& file = r.file();
@@ -520,7 +579,36 @@ void parse_body(MapReader& r, Campaign& c, bool is_override) {
     if (v.IsDefined() && !v.IsNull()) f = field(file, v, as_string(file, v, r.path(key)));
   };
   if (!is_override) {
-    str("system", c.system);
+    if (auto v = r.get("system"); v.IsSequence()) {
+      std::set<std::string> seen;
+      for (size_t i = 0; i < v.size(); ++i) {
+        const std::string ipath = r.path("system") + "[" + std::to_string(i) + "]";
+        std::string name = as_string(file, v[i], ipath);
+        if (name.empty() || name == "auto")
+          fail(file, v[i], ipath, "each system of a list is a profile's name or path (not auto)");
+        if (!seen.insert(name).second) fail(file, v[i], ipath, "system '" + name + "' is listed twice");
+        c.systems.push_back(field(file, v[i], name));
+      }
+      if (c.systems.size() == 1) c.system = c.systems.front(), c.systems.clear();
+    } else {
+      str("system", c.system);
+    }
+    if (auto v = r.get("reference"); v.IsDefined() && !v.IsNull()) {
+      if (v.IsScalar()) {
+        // A file beside the campaign (or below its folder): `campaign reference set` writes one.
+        std::string rel = as_string(file, v, r.path("reference"));
+        auto p = std::filesystem::path(rel).lexically_normal();
+        bool escapes = p.is_absolute();
+        for (auto& part : p) escapes |= part == "..";
+        if (escapes)
+          fail(file, v, r.path("reference"), "a reference file lies in the campaign's folder or below it");
+        Document d = load_yaml(c.dir / p);
+        if (!d.root.IsNull()) parse_references(d.file, d.root, "", c.references);
+        c.reference_file = field(file, v, p.generic_string());
+      } else {
+        parse_references(file, v, r.path("reference"), c.references);
+      }
+    }
     if (auto v = r.get("description"); v.IsDefined())
       c.description = as_string(file, v, r.path("description"));
   }

@@ -212,6 +212,17 @@ struct Tracked {
   Location where{};
 };
 
+// A value a run must reach on one system (`reference:`, issue 34): a history METRIC (its conditions
+// pick partition, ranks, ...; history/verdicts.hpp) with its expected value and the bounds around it,
+// as fractions of the value (ReFrame's convention: lower -0.05, upper 0.1); an absent bound is open.
+struct Reference {
+  std::string system;
+  std::string metric;
+  double value = 0;
+  std::optional<double> lower, upper;
+  Location where;
+};
+
 struct Campaign {
   std::string file;           // path as given
   std::filesystem::path dir;  // directory of the campaign file
@@ -219,8 +230,15 @@ struct Campaign {
   std::string sha256;
 
   std::string name;
+  // One system's part of a campaign across several (`system: [a, b]`): that system's name, and the
+  // catalog knows the part as NAME@SYSTEM (catalog_name); empty otherwise.
+  std::string part;
+  std::string catalog_name() const { return part.empty() ? name : name + "@" + part; }
   std::string description;
   Field<std::string> system;
+  // `system: [a, b]`: one campaign across several systems (issue 34), each a part of its own in one
+  // catalog (cli::load_all); empty for one system (`system: a`, or none).
+  std::vector<Field<std::string>> systems;
   Field<std::string> workdir;
   Field<std::string> account;
   Field<std::string> code_dir;
@@ -246,6 +264,8 @@ struct Campaign {
   std::vector<analysis::AnalysisSpec> analyses;  // parsed here (spec/analyses.hpp), names unchecked
   std::vector<Tracked> track;                    // `track:`, for `campaign site`
   Field<std::string> commit_url;                 // e.g. https://host/org/repo/commit/{{commit}}
+  std::vector<Reference> references;             // `reference:`, inline or from its file
+  Field<std::string> reference_file;             // `reference: FILE`, relative to `dir`
   std::map<std::string, YAML::Node> overrides;   // per system, applied by for_system()
   std::map<std::string, Location> overrides_where;
 };

@@ -211,4 +211,9 @@ ResolvedSystem resolve_system(const std::string& requested, const Campaign& camp
   return auto_system(campaign.dir);
 }
 
+ResolvedSystem resolve_listed(const Campaign& campaign, size_t i) {
+  const auto& f = campaign.systems.at(i);
+  return {load_named(campaign.dir, *f, f.where, "system[" + std::to_string(i) + "]"), "campaign"};
+}
+
 }  // namespace campaign::spec

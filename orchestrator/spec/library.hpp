@@ -72,6 +72,8 @@ struct ResolvedSystem {
 // --system (requested, may be empty) > campaign `system:` > auto (hostnames) > local.
 // Unknown names are InputErrors pointing at the campaign key or naming the option.
 ResolvedSystem resolve_system(const std::string& requested, const Campaign& campaign);
+// The i-th system of a campaign across several (`system: [a, b]`), its errors at that entry.
+ResolvedSystem resolve_listed(const Campaign& campaign, size_t i);
 
 // What `auto` picks here for a campaign in `near`: the first profile (in name
 // order) whose hostnames (and detect_env) match this host, else `local`.

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <libssh/callbacks.h>
 #include <libssh/server.h>  // ssh_send_keepalive: declared with the server API, works for clients
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -144,15 +145,21 @@ SshShell::Connection& SshShell::connection() {
   // with backoff, since login nodes restart and links flap.
   const int attempts = ever_connected_ ? std::max(1, options_.reconnect_attempts) : 1;
   auto delay = options_.reconnect_backoff;
+  // The log says when a link was lost and found again (the run's own messages say what it meant).
+  if (ever_connected_) spdlog::info("ssh {}: the link dropped; reconnecting", endpoint());
   for (int attempt = 1;; ++attempt) {
     try {
       conn_ = connect_once();
+      if (ever_connected_) spdlog::info("ssh {}: reconnected (attempt {})", endpoint(), attempt);
       break;
     } catch (const HostKeyError&) {
       throw;  // permanent: retrying cannot help
     } catch (const AuthenticationError&) {
       throw;
     } catch (const TransportError& e) {
+      if (ever_connected_)
+        spdlog::info("ssh {}: reconnection attempt {} of {} failed: {}", endpoint(), attempt, attempts,
+                     e.what());
       if (attempt >= attempts) {
         if (attempts == 1) throw;
         throw ConnectError(std::string(e.what()) + " (reconnection failed " + std::to_string(attempts) +

@@ -7,9 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "catalog/catalog.hpp"
 #include "catalog/schema.hpp"
@@ -141,4 +143,35 @@ TEST_CASE("stale or garbled lock file text does not block", "[catalog][lock]") {
   CHECK_FALSE(WriterLock::read_holder(dir.path()));
   WriterLock lock = WriterLock::acquire(dir.path());
   CHECK(WriterLock::read_holder(dir.path())->pid == getpid());
+}
+
+TEST_CASE("sibling connections write from other threads of the lock's holder (issue 34)", "[catalog]") {
+  TempDir dir;
+  Catalog cat = Catalog::open(dir.path());
+  // Another writer process is still refused while the siblings write.
+  std::vector<Catalog> siblings;
+  siblings.push_back(cat.sibling());
+  siblings.push_back(cat.sibling());
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 2; ++t)
+    threads.emplace_back([&, t] {
+      try {
+        for (int i = 0; i < 50; ++i) {
+          CampaignRow row;
+          row.name = "part" + std::to_string(t) + "-" + std::to_string(i);
+          row.spec_text = "name: x";
+          row.spec_hash = "h";
+          row.system = "s" + std::to_string(t);
+          row.workdir = dir.path().string();
+          siblings[static_cast<size_t>(t)].upsert_campaign(row);
+        }
+      } catch (...) {
+        ++failures;
+      }
+    });
+  for (auto& th : threads) th.join();
+  CHECK(failures == 0);
+  CHECK(cat.campaigns().size() == 100);
+  CHECK_THROWS_AS(Catalog::open(dir.path(), Access::read_only).sibling(), CatalogError);
 }

@@ -264,3 +264,55 @@ commit_url: https://github.com/org/repo/commit/{{commit}}
              Catch::Contains("positive percentage"));
   CHECK_THAT(error_of(head + "track: [{metrc: eff}]\n"), Catch::Contains("metrc"));
 }
+
+TEST_CASE("system: one, or a list of systems (issue 34)") {
+  auto one = parse_campaign("name: t\nsystem: daint\n", "c.yaml");
+  CHECK(*one.system == "daint");
+  CHECK(one.systems.empty());
+  auto listed = parse_campaign("name: t\nsystem: [local, daint]\n", "c.yaml");
+  CHECK_FALSE(listed.system);
+  REQUIRE(listed.systems.size() == 2);
+  CHECK(*listed.systems[1] == "daint");
+  CHECK(listed.systems[1].where.line == 2);
+  auto alone = parse_campaign("name: t\nsystem: [local]\n", "c.yaml");  // a list of one is one system
+  CHECK(*alone.system == "local");
+  CHECK(alone.systems.empty());
+  CHECK(error_of("name: t\nsystem: [local, local]\n") ==
+        "c.yaml:2:17: system[1]: system 'local' is listed twice");
+  CHECK(error_of("name: t\nsystem: [auto, local]\n") ==
+        "c.yaml:2:10: system[0]: each system of a list is a profile's name or path (not auto)");
+  auto p = parse_campaign("name: t\nsystem: [a, b]\n", "c.yaml");
+  p.part = "b";
+  CHECK(p.catalog_name() == "t@b");
+}
+
+TEST_CASE("reference: per system, a value and its bounds (issue 34)") {
+  auto c = parse_campaign(R"(name: t
+reference:
+  daint:
+    throughputs@ranks=4: {value: 320, lower: -5%, upper: 10%}
+    eff@max: [0.9, -0.1]
+  local:
+    times@ranks=1: {value: 2, upper: +25%}
+)",
+                          "c.yaml");
+  REQUIRE(c.references.size() == 3);
+  CHECK(c.references[0].system == "daint");
+  CHECK(c.references[0].metric == "throughputs@ranks=4");
+  CHECK(c.references[0].value == 320);
+  CHECK(*c.references[0].lower == Approx(-0.05));
+  CHECK(*c.references[0].upper == Approx(0.10));
+  CHECK(c.references[0].where.line == 4);
+  CHECK(*c.references[1].lower == Approx(-0.1));
+  CHECK_FALSE(c.references[1].upper);
+  CHECK_FALSE(c.references[2].lower);
+  CHECK(*c.references[2].upper == Approx(0.25));
+  CHECK(error_of("name: t\nreference: {a: {m: {value: 1, lower: 5%}}}\n") ==
+        "c.yaml:2:20: reference.a.m: the lower bound is at most 0 (a fraction below the value)");
+  CHECK(error_of("name: t\nreference: {a: {m: {value: 1, uper: 5%}}}\n")
+            .find("reference.a.m.uper: unknown key") != std::string::npos);
+  CHECK(error_of("name: t\nreference: {a: {m: {value: 1, upper: lots%}}}\n") ==
+        "c.yaml:2:38: reference.a.m.upper: a bound is a fraction (-0.05) or a percentage (-5%)");
+  CHECK(error_of("name: t\nreference: ../refs.yaml\n") ==
+        "c.yaml:2:12: reference: a reference file lies in the campaign's folder or below it");
+}
