@@ -66,6 +66,12 @@ Plot plot_of(const CampaignSite& c, const Track& t, View view, bool large) {
   p.y_label = view == View::absolute ? t.unit : view == View::relative ? "relative" : "speedup";
   if (view == View::relative) p.guides = {1.0, 1 - t.spec.threshold / 100, 1 + t.spec.threshold / 100};
   if (view == View::speedup) p.guides = {1.0};
+  if (view == View::absolute && t.reference) {  // the reference and its band
+    const auto& r = *t.reference;
+    p.guides = {r.value};
+    if (r.lower) p.guides.push_back(r.value * (1 + *r.lower));
+    if (r.upper) p.guides.push_back(r.value * (1 + *r.upper));
+  }
   for (const auto& s : t.history.series) {
     PlotSeries ps;
     ps.name = s.name;
@@ -275,6 +281,14 @@ std::string metric_html(const CampaignSite& c, size_t mi) {
       << history::to_string(t.better) << " is better; a change beyond " << short_number(t.spec.threshold)
       << " % of the baseline (the first run) is a regression or an improvement. Latest: "
       << verdict_span(latest_verdict(t.history)) << "</p>\n";
+  if (t.reference) {
+    const auto& r = *t.reference;
+    h << "<p>Reference on " << esc(r.system) << " (the campaign's <code>reference:</code>): "
+      << short_number(r.value) << ", its band " << (r.lower ? short_number(r.value * (1 + *r.lower)) : "open")
+      << " to " << (r.upper ? short_number(r.value * (1 + *r.upper)) : "open")
+      << ", dashed on the plot of values; a run outside it makes <code>report</code> and <code>history</code> "
+         "exit 3.</p>\n";
+  }
   if (t.problem.empty()) {
     for (View v : {View::relative, View::absolute, View::speedup}) h << svg(plot_of(c, t, v, true));
     h << "<div class=\"scroll\"><table>\n<tr><th>date</th><th>commit</th><th>series</th><th>value</th>"

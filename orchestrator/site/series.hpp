@@ -8,6 +8,7 @@
 // status, in one place.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct Track {
   history::History history;              // empty series when not judged
   std::string problem;                   // why the metric is not followed ("" when it is)
   std::vector<std::string> notes;        // runs without a value, and why
+  // The campaign's reference for the metric on the runs' system (`reference:`, issue 34): its band is
+  // drawn on the plot of values.
+  std::optional<spec::Reference> reference;
 };
 
 // Reads every metric of `specs` from every run (each run's catalog once) and

@@ -90,6 +90,18 @@ CampaignSite campaign_site(const std::string& name, std::vector<history::Run> ru
   c.note = settings.problem;
   const size_t defaults = settings.defaults ? settings.metrics.size() : 0;
   for (const auto& m : extra) settings.metrics.push_back(spec::Tracked{.metric = m});
+  // The references of the runs' system: each a metric followed, with its band.
+  std::vector<spec::Reference> references;
+  try {
+    for (auto& r : report::stored_campaign(runs.back().campaign, runs.back().workdir).references)
+      if (r.system == runs.back().campaign.system) references.push_back(r);
+  } catch (const InputError&) {
+    // a campaign that no longer parses: `following` said so in settings.problem
+  }
+  for (const auto& r : references)
+    if (std::none_of(settings.metrics.begin(), settings.metrics.end(),
+                     [&](const spec::Tracked& t) { return t.metric == r.metric; }))
+      settings.metrics.push_back(spec::Tracked{.metric = r.metric});
   if (settings.metrics.empty() && c.note.empty())
     c.note = "No metric is tracked: list them under `track:` in the campaign (or pass --track METRIC).";
   else if (defaults > 0)
@@ -137,6 +149,8 @@ CampaignSite campaign_site(const std::string& name, std::vector<history::Run> ru
   for (size_t i = 0; i < tracks.size(); ++i) {
     Track& t = tracks[i];
     t.by_default = i < defaults;
+    for (const auto& r : references)
+      if (r.metric == t.spec.metric) t.reference = r;
     MetricPage m;
     m.page = "metrics/" + dir + "/" + metric_names.take(t.spec.metric) + ".html";
     m.track = std::move(t);

@@ -169,3 +169,13 @@ check "the report's references table says so" grep -q '| local | weak.times@rank
 check "... and the cluster's value is within" grep -q "| $remote | weak.times@ranks=4,data=real | .* within |" "$wd/report/report.md"
 "$CAMPAIGN" run "$file" --workdir "$wd" -q >/dev/null 2>&1
 check_eq "run, everything done but a reference missed, exits 3" 3 $?
+"$CAMPAIGN" history "$wd" --campaign multisys@local >"$WORK/history.txt" 2>&1
+check_eq "history of local's part: its newest run misses a reference, exit 3" 3 $?
+check "history says which" grep -q 'local: weak.times@ranks=4,data=real = 4, above its band' "$WORK/history.txt"
+"$CAMPAIGN" history "$file" >"$WORK/history-both.txt" 2>&1
+check_eq "history keeps the systems apart: without --system it asks for one (exit 2)" 2 $?
+"$CAMPAIGN" site "$wd" --out "$WORK/site" >"$WORK/site.txt" 2>&1
+check "the site has each system's part apart" \
+  bash -c 'ls "$1"/metrics | grep -qx "multisys_local" && ls "$1"/metrics | grep -qx "multisys_$2"' _ "$WORK/site" "$remote"
+check "the site shows local's band of weak.times@ranks=4,data=real" \
+  grep -rlq 'Reference on local .*its band 2.7 to 3.3' "$WORK/site/metrics"
