@@ -18,7 +18,8 @@ void add_campaign_options(CLI::App& cmd, CampaignOptions& o) {
   cmd.add_option("FILE", o.file, "Campaign file (campaigns/*.yaml)")->required();
   cmd.add_option("-s,--system", o.system,
                  "System profile: a name from systems/ or a path; default: the campaign's `system`, else the "
-                 "profile whose hostnames match this host, else local");
+                 "profile whose hostnames match this host, else local. A campaign across several systems "
+                 "(`system: [a, b]`): one of them, the others left as they are (default: all)");
   cmd.add_option("-w,--workdir", o.workdir,
                  "Work directory (default: the campaign's `workdir`, else runs/NAME)");
 }

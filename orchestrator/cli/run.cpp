@@ -274,6 +274,13 @@ int run_campaign(const RunOptions& o, bool resume) {
     for (size_t i = 0; i < parts.size(); ++i)
       finals.push_back(
           {&parts[i].loaded.campaign, systems[i], outcomes[i].campaign_id, parts[i].loaded.part});
+    // The report is the whole campaign's: the systems not run now (--system) with what they had.
+    if (parts.front().loaded.part)
+      for (auto& c : catalog.campaigns())
+        if (c.name == parts.front().loaded.campaign.name + "@" + c.system &&
+            std::none_of(finals.begin(), finals.end(),
+                         [&](const FinalPart& f) { return f.campaign_id == c.id; }))
+          finals.push_back({&parts.front().loaded.campaign, c.system, c.id, true});
     auto written = write_final_report(catalog, finals, parts.front().loaded.catalog_dir);
     report = written.path;
     references = written.references;

@@ -283,10 +283,12 @@ std::string metric_html(const CampaignSite& c, size_t mi) {
       << verdict_span(latest_verdict(t.history)) << "</p>\n";
   if (t.reference) {
     const auto& r = *t.reference;
-    h << "<p>Reference on " << esc(r.system) << " (the campaign's <code>reference:</code>): "
-      << short_number(r.value) << ", its band " << (r.lower ? short_number(r.value * (1 + *r.lower)) : "open")
-      << " to " << (r.upper ? short_number(r.value * (1 + *r.upper)) : "open")
-      << ", dashed on the plot of values; a run outside it makes <code>report</code> and <code>history</code> "
+    h << "<p>Reference on " << esc(r.system)
+      << " (the campaign's <code>reference:</code>): " << short_number(r.value) << ", its band "
+      << (r.lower ? short_number(r.value * (1 + *r.lower)) : "open") << " to "
+      << (r.upper ? short_number(r.value * (1 + *r.upper)) : "open")
+      << ", dashed on the plot of values; a run outside it makes <code>report</code> and "
+         "<code>history</code> "
          "exit 3.</p>\n";
   }
   if (t.problem.empty()) {
