@@ -214,10 +214,13 @@ void check_references(const spec::Campaign& base, const std::vector<std::string>
 std::vector<Loaded> load_all(const CampaignOptions& o, const std::string& workdir_option,
                              const ScriptRoot& script_root) {
   spec::Campaign base = spec::load_campaign(o.file);
+  // The systems of a campaign across several, resolved first: their profiles' names may be overridden.
+  std::vector<spec::ResolvedSystem> listed;
+  for (size_t i = 0; i < base.systems.size(); ++i) listed.push_back(spec::resolve_listed(base, i));
   if (!base.overrides.empty()) {
     // An override for a system that does not exist is most likely a typo.
     auto names = spec::available(base.dir, "systems", ".yaml");
-    for (auto& s : base.systems) names.push_back(*s);
+    for (auto& r : listed) names.push_back(r.system.name);
     for (auto& [name, where] : base.overrides_where)
       if (std::find(names.begin(), names.end(), name) == names.end())
         throw InputError(where, "systems." + name,
@@ -230,21 +233,19 @@ std::vector<Loaded> load_all(const CampaignOptions& o, const std::string& workdi
     out.push_back(load_system(base, resolved, o, workdir_option, script_root, false));
     return out;
   }
-  std::vector<std::string> listed, resolved_names;
-  std::vector<spec::ResolvedSystem> all;
-  for (size_t i = 0; i < base.systems.size(); ++i) {
-    all.push_back(spec::resolve_listed(base, i));
-    const std::string& name = all.back().system.name;
+  std::vector<std::string> resolved_names;
+  std::vector<spec::ResolvedSystem>& all = listed;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const std::string& name = all[i].system.name;
     if (std::find(resolved_names.begin(), resolved_names.end(), name) != resolved_names.end())
       throw InputError(base.systems[i].where, "system[" + std::to_string(i) + "]",
                        "profile '" + name + "' is listed twice");
-    listed.push_back(*base.systems[i]);
     resolved_names.push_back(name);
   }
   check_references(base, resolved_names);
   for (size_t i = 0; i < all.size(); ++i) {
     // --system picks one of the systems (by its entry or its profile's name); the others stay as they are.
-    if (!o.system.empty() && o.system != listed[i] && o.system != resolved_names[i]) continue;
+    if (!o.system.empty() && o.system != *base.systems[i] && o.system != resolved_names[i]) continue;
     out.push_back(load_system(base, all[i], o, workdir_option, script_root, true, resolved_names));
   }
   if (out.empty())

@@ -288,8 +288,21 @@ std::string metric_html(const CampaignSite& c, size_t mi) {
       << (r.lower ? short_number(r.value * (1 + *r.lower)) : "open") << " to "
       << (r.upper ? short_number(r.value * (1 + *r.upper)) : "open")
       << ", dashed on the plot of values; a run outside it makes <code>report</code> and "
-         "<code>history</code> "
-         "exit 3.</p>\n";
+         "<code>history</code> exit 3.";
+    // The newest run's values against it.
+    const size_t newest = c.runs.empty() ? 0 : c.runs.size() - 1;
+    for (const auto& sr : t.history.series) {
+      if (newest >= sr.points.size() || !sr.points[newest].value) continue;
+      const double v = *sr.points[newest].value;
+      const bool below = r.lower && v < r.value * (1 + *r.lower),
+                 above = r.upper && v > r.value * (1 + *r.upper);
+      h << " Newest run" << (sr.name.empty() ? "" : ", " + esc(sr.name)) << ": " << short_number(v) << " "
+        << (below || above ? std::string("<span class=\"REGRESSION\">") + (below ? "below" : "above") +
+                                 " its band</span>"
+                           : std::string("within its band"))
+        << ".";
+    }
+    h << "</p>\n";
   }
   if (t.problem.empty()) {
     for (View v : {View::relative, View::absolute, View::speedup}) h << svg(plot_of(c, t, v, true));

@@ -5,11 +5,13 @@
 #     more at random moments, and run again: every case ends completed once at attempt 1 on each side
 #     (each job appends its name to its side's runs.txt; sacct holds one job per remote case name),
 #     the run directories are on each side, and the report has the comparison and ratio of the two.
-#  2. The link lost mid-run: the login node's sshd stops accepting (SIGSTOP) and its connections are
-#     cut, so the remote side cannot reach Slurm; the local side still runs all its cases to the end
-#     meanwhile; once sshd goes on, the remote side reconnects and the run ends with every case once.
-#  3. References: the run within its bounds exits 0 (report too), one outside exits 3 and the report
-#     says which value left which band; `reference set --from` writes bounds the same run passes.
+#  2. The link lost mid-run (the cluster's side as one job array, each system in its own mode): the
+#     login node's sshd stops accepting (SIGSTOP) and its connections are cut, so the remote side
+#     cannot reach Slurm; the local side still runs all its cases to the end meanwhile; once sshd goes
+#     on, the remote side reconnects (the log says so) and the run ends with every case once.
+#  3. References: `reference set --from` writes bounds the same run passes (report exits 0); a value
+#     outside its band makes report, run and history (local's part) exit 3 and say which value left
+#     which band; the site keeps the systems apart and shows the band and the newest value against it.
 #
 # Usage: bash multi_system.sh CAMPAIGN_BINARY SOURCE_DIR        (labels ssh slurm; about 2 minutes)
 source "$(dirname "$0")/lib.sh"
@@ -27,36 +29,37 @@ name: epochs
 sources:
   - {engine: csv, file: epochs.csv, metrics: [epoch_time]}
 YAML
-# campaign NAME SECONDS: the sweep, each case SECONDS long, on both systems.
+# campaign NAME SECONDS [YAML]: the sweep, each case SECONDS long, on both systems; YAML added at the end.
 campaign() {
   cat >"$WORK/camp/$1.yaml" <<YAML
 name: $1
 system: [local, $profile]
 matrix:
-  ranks: [1, 2, 4]
+  n: [1, 2, 4]
   data: [real, dummy]
-case_name: w-{{data}}-n{{ranks}}
+case_name: w-{{data}}-n{{n}}
 params: {seconds: $2}
 job:
   partition: cpu
-  ranks: ranks
+  ranks: n
   cpus_per_rank: 1
   oversubscribe: true
   launch: false
   walltime: 5m
   command: >-
     echo \$PWD >> ../runs.txt; sleep {{seconds}};
-    printf 'epoch,epoch_time\n0,9\n1,%s\n2,%s\n' {{ranks}} {{ranks}} > epochs.csv
+    printf 'epoch,epoch_time\n0,9\n1,%s\n2,%s\n' {{n}} {{n}} > epochs.csv
 collectors: [epochs]
 analyses:
   - name: weak
     scaling: weak
-    x: ranks
+    x: n
     time: {metric: epoch_time}
-    samples: 100 * ranks
+    samples: 100 * n
     group_by: [data]
     compare: {axis: system, baseline: local}
     ratio: {axis: system, numerator: $remote, denominator: local}
+${3:-}
 YAML
 }
 campaign multisys 1
@@ -112,7 +115,8 @@ check "the report compares them: the cluster's columns beside local's" grep -q "
 check "... and their ratio" grep -q "| ratio" "$md"
 
 say "the link to the login node lost mid-run: the local side goes on"
-campaign linkloss 2
+# Each system in its own mode: the cluster's cases as one job array (of one geometry: one rank each).
+campaign linkloss 2 "systems: {$remote: {array: {throttle: 6}, job: {ranks: 1}}}"
 lfile=$WORK/camp/linkloss.yaml
 lw=$WORK/linkloss
 "$CAMPAIGN" run "$lfile" --workdir "$lw" -q >"$WORK/linkloss.out" 2>&1 &
@@ -136,6 +140,8 @@ kill -CONT "$SSHD_PID"
 wait "$pid"
 check_eq "once the link is back the run ends, exit 0" 0 $?
 BG_PIDS=()
+check "the cluster's cases ran as tasks of one array" \
+  test "$(cases "$lw" | awk -F'\t' '$4 ~ /^[0-9]+_[0-9]+$/ { sub(/_.*/, "", $4); print $4 }' | sort -u | wc -l)" -eq 1
 check "the cluster's side logged the lost link" grep -q "ssh .*: the link dropped; reconnecting" "$lw/campaign.log"
 check "... and that it reconnected" grep -q "ssh .*: reconnected" "$lw/campaign.log"
 check_eq "every case ran once on each side" "6 6 0 0" \
@@ -145,7 +151,7 @@ $(sort "$lw/local/runs.txt" | uniq -d | wc -l) $(sort "$WORK/remote/linkloss@$re
 say "references per system"
 cp "$file" "$WORK/camp/refs.yaml"
 sed -i 's/^name: multisys/name: multisys/' "$WORK/camp/refs.yaml"
-"$CAMPAIGN" reference set "$file" --from "$wd" --metric 'weak.times@ranks=4,data=real' --out "$WORK/camp/multisys.reference.yaml"
+"$CAMPAIGN" reference set "$file" --from "$wd" --metric 'weak.times@n=4,data=real' --out "$WORK/camp/multisys.reference.yaml"
 check_eq "reference set exits 0" 0 $?
 check "it wrote the cluster's reference" grep -q "^\"$remote\":" "$WORK/camp/multisys.reference.yaml"
 echo "reference: multisys.reference.yaml" >>"$file"
@@ -157,25 +163,26 @@ sed -i '$d' "$file"
 cat >>"$file" <<YAML
 reference:
   local:
-    weak.times@ranks=4,data=real: {value: 3, lower: -10%, upper: 10%}
+    weak.times@n=4,data=real: {value: 3, lower: -10%, upper: 10%}
   $remote:
-    weak.times@ranks=4,data=real: [4, -0.1, 0.1]
+    weak.times@n=4,data=real: [4, -0.1, 0.1]
 YAML
 "$CAMPAIGN" report "$file" --workdir "$wd" >"$WORK/report-out.txt" 2>&1
 check_eq "a value outside its band: report exits 3" 3 $?
 check "it says which value left which band" \
-  grep -q 'local: weak.times@ranks=4,data=real = 4, above its band \[2.7, 3.3\]' "$WORK/report-out.txt"
-check "the report's references table says so" grep -q '| local | weak.times@ranks=4,data=real | .* above |' "$wd/report/report.md"
-check "... and the cluster's value is within" grep -q "| $remote | weak.times@ranks=4,data=real | .* within |" "$wd/report/report.md"
+  grep -q 'local: weak.times@n=4,data=real = 4, above its band \[2.7, 3.3\]' "$WORK/report-out.txt"
+check "the report's references table says so" grep -q '| local | weak.times@n=4,data=real | .* above |' "$wd/report/report.md"
+check "... and the cluster's value is within" grep -q "| $remote | weak.times@n=4,data=real | .* within |" "$wd/report/report.md"
 "$CAMPAIGN" run "$file" --workdir "$wd" -q >/dev/null 2>&1
 check_eq "run, everything done but a reference missed, exits 3" 3 $?
 "$CAMPAIGN" history "$wd" --campaign multisys@local >"$WORK/history.txt" 2>&1
 check_eq "history of local's part: its newest run misses a reference, exit 3" 3 $?
-check "history says which" grep -q 'local: weak.times@ranks=4,data=real = 4, above its band' "$WORK/history.txt"
+check "history says which" grep -q 'local: weak.times@n=4,data=real = 4, above its band' "$WORK/history.txt"
 "$CAMPAIGN" history "$file" >"$WORK/history-both.txt" 2>&1
 check_eq "history keeps the systems apart: without --system it asks for one (exit 2)" 2 $?
 "$CAMPAIGN" site "$wd" --out "$WORK/site" >"$WORK/site.txt" 2>&1
 check "the site has each system's part apart" \
   bash -c 'ls "$1"/metrics | grep -qx "multisys_local" && ls "$1"/metrics | grep -qx "multisys_$2"' _ "$WORK/site" "$remote"
-check "the site shows local's band of weak.times@ranks=4,data=real" \
-  grep -rlq 'Reference on local .*its band 2.7 to 3.3' "$WORK/site/metrics"
+check "the site shows local's band of weak.times@n=4,data=real" \
+  grep -rlq 'Reference on local .*its band 2.7 to 3.3.*Newest run[^:]*: 4 <span class="REGRESSION">above its band' \
+  "$WORK/site/metrics"
