@@ -107,15 +107,25 @@ Backend make_backend(const spec::System& system, const fs::path& workdir, const 
 
 std::vector<Opened> open_campaigns(const CampaignOptions& o, const AccessOptions& access, Verbosity v,
                                    const std::function<void(const Loaded&)>& check) {
-  std::map<std::string, Backend> backends;  // by system
+  std::map<std::string, Backend> backends;         // by system
+  std::map<std::string, std::string> unreachable;  // by system: why
   // Nothing is written before the campaign is known good (README: a bad input leaves no trace), but
   // where the jobs run over ssh: their folder there is found by asking the login node, logged.
   std::vector<Loaded> all =
       load_all(o, "", [&](const spec::Campaign& c, const spec::System& s, const fs::path& workdir) {
         if (!s.ssh) return workdir.string();
         setup_logging(workdir, v);
-        Backend& b = backends[s.name] = make_backend(s, workdir, c.catalog_name(), access);
-        return b.script_root;
+        try {
+          Backend& b = backends[s.name] = make_backend(s, workdir, c.catalog_name(), access);
+          return b.script_root;
+        } catch (const transport::AccessError&) {
+          throw;  // a key or host key to mend: said at once, for every system
+        } catch (const transport::TransportError& e) {
+          // One system of several out of reach: the others go on; this one is said and left as it is.
+          if (c.part.empty()) throw;
+          unreachable[s.name] = e.what();
+          return workdir.string();  // nothing of it is rendered or submitted now
+        }
       });
   if (check)
     for (auto& l : all) check(l);
@@ -123,17 +133,28 @@ std::vector<Opened> open_campaigns(const CampaignOptions& o, const AccessOptions
   for (auto& l : all) {
     // One log for the campaign, beside its catalog, whichever systems it runs on.
     setup_logging(l.catalog_dir, v);
+    if (auto it = unreachable.find(l.plan.system.name); it != unreachable.end()) {
+      const std::string why = "system " + l.plan.system.name + " cannot be reached: " + it->second;
+      out.push_back(Opened{std::move(l), Backend{}, why});
+      continue;
+    }
     Backend backend = std::move(backends[l.plan.system.name]);
     if (!backend.scheduler)
       backend = make_backend(l.plan.system, l.workdir, l.campaign.catalog_name(), access);
-    out.push_back(Opened{std::move(l), std::move(backend)});
+    out.push_back(Opened{std::move(l), std::move(backend), ""});
   }
   return out;
+}
+
+void require_reachable(const std::vector<Opened>& parts) {
+  for (auto& p : parts)
+    if (!p.unreachable.empty()) throw transport::TransportError(p.unreachable);
 }
 
 Opened open_campaign(const CampaignOptions& o, const AccessOptions& access, Verbosity v,
                      const std::function<void(const Loaded&)>& check) {
   auto all = open_campaigns(o, access, v, check);
+  require_reachable(all);
   if (all.size() > 1) {
     std::vector<std::string> names;
     for (auto& p : all) names.push_back(p.loaded.plan.system.name);

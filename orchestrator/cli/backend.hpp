@@ -55,12 +55,18 @@ Backend make_backend(const spec::System& system, const std::filesystem::path& wo
 struct Opened {
   Loaded loaded;
   Backend backend;
+  // One system of a campaign across several whose login node did not answer: why (no backend then).
+  std::string unreachable;
 };
+// Throws the TransportError of the first part that could not be reached (the commands that need
+// every system they were given).
+void require_reachable(const std::vector<Opened>& parts);
 // `check`, when given, looks at what was loaded before anything is written (a command's own checks of
 // its options against the plan); it throws to stop.
 Opened open_campaign(const CampaignOptions& o, const AccessOptions& access, Verbosity v,
                      const std::function<void(const Loaded&)>& check = {});
-// Every system of a campaign across several (cli::load_all): one Opened each, the ssh ones connected.
+// Every system of a campaign across several (cli::load_all): one Opened each, the ssh ones connected;
+// one whose login node does not answer has `unreachable` set (the others may go on without it).
 std::vector<Opened> open_campaigns(const CampaignOptions& o, const AccessOptions& access, Verbosity v,
                                    const std::function<void(const Loaded&)>& check = {});
 

@@ -27,6 +27,7 @@ void add_cancel(CLI::App& app) {
   cmd->callback([o] {
     // A campaign across several systems: each of them (--system: that one), one after the other.
     auto parts = open_campaigns(o->campaign, o->access, Verbosity::normal);
+    require_reachable(parts);
     Catalog catalog = Catalog::open(parts.front().loaded.catalog_dir);
     for (auto& opened : parts) {
       Loaded& l = opened.loaded;

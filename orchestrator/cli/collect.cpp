@@ -53,6 +53,7 @@ void add_collect(CLI::App& app, int& status) {
   collect->callback([co, &status] {
     // A campaign across several systems: each of them (--system: that one).
     auto parts = open_campaigns(co->campaign, co->access, Verbosity::normal);
+    require_reachable(parts);
     Catalog catalog = Catalog::open(parts.front().loaded.catalog_dir);
     for (auto& opened : parts) {
       Loaded& l = opened.loaded;

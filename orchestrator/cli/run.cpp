@@ -231,20 +231,33 @@ int run_campaign(const RunOptions& o, bool resume) {
     auto it = chosen.find(p.loaded.plan.system.name);
     return it == chosen.end() ? std::optional<matrix::Chosen>() : it->second;
   };
-  if (parts.size() == 1) {
-    outcomes[0] = drive(parts[0], catalog, o, resume, chosen_of(parts[0]), tags,
-                        several ? joined_progress(print, systems, systems[0]) : print, hook);
+  // A system whose login node did not answer at the start: said, the others run without it.
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (!parts[i].unreachable.empty()) {
+      spdlog::error("{}; its cases wait: `campaign run` again once it answers", parts[i].unreachable);
+      outcomes[i].rc = 1;
+      outcomes[i].error = std::make_exception_ptr(transport::TransportError(parts[i].unreachable));
+    }
+  std::vector<size_t> reachable;
+  std::vector<std::string> shown;  // on the progress line
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (parts[i].unreachable.empty()) reachable.push_back(i), shown.push_back(systems[i]);
+  if (reachable.size() == 1) {
+    const size_t i = reachable.front();
+    outcomes[i] = drive(parts[i], catalog, o, resume, chosen_of(parts[i]), tags,
+                        several ? joined_progress(print, shown, systems[i]) : print, hook);
   } else {
     // Each system on a thread of its own, over its own connection to the catalog: a system whose link
     // or scheduler hangs holds up none of the others.
     std::vector<std::thread> threads;
     std::vector<Catalog> connections;
-    for (size_t i = 0; i < parts.size(); ++i) connections.push_back(catalog.sibling());
-    for (size_t i = 0; i < parts.size(); ++i)
-      threads.emplace_back([&, i] {
+    for (size_t k = 0; k < reachable.size(); ++k) connections.push_back(catalog.sibling());
+    for (size_t k = 0; k < reachable.size(); ++k)
+      threads.emplace_back([&, k] {
+        const size_t i = reachable[k];
         try {
-          outcomes[i] = drive(parts[i], connections[i], o, resume, chosen_of(parts[i]), tags,
-                              joined_progress(print, systems, systems[i]), hook);
+          outcomes[i] = drive(parts[i], connections[k], o, resume, chosen_of(parts[i]), tags,
+                              joined_progress(print, shown, systems[i]), hook);
         } catch (...) {
           outcomes[i].error = std::current_exception();
           outcomes[i].rc = 1;

@@ -152,6 +152,7 @@ void add_status(CLI::App& app) {
       access.start_jobs = false;
       // A campaign across several systems: each of them (--system: that one).
       auto parts = open_campaigns(CampaignOptions{target, o->system, o->workdir}, access, Verbosity::normal);
+      require_reachable(parts);
       workdir = parts.front().loaded.catalog_dir;
       try {
         Catalog catalog = Catalog::open(workdir);

@@ -9,6 +9,8 @@
 #     login node's sshd stops accepting (SIGSTOP) and its connections are cut, so the remote side
 #     cannot reach Slurm; the local side still runs all its cases to the end meanwhile; once sshd goes
 #     on, the remote side reconnects (the log says so) and the run ends with every case once.
+#     A login node that refuses connections when `run` starts: the local side runs every case, `run`
+#     names the system it could not reach and exits 1.
 #  3. References: `reference set --from` writes bounds the same run passes (report exits 0); a value
 #     outside its band makes report, run and history (local's part) exit 3 and say which value left
 #     which band; the site keeps the systems apart and shows the band and the newest value against it.
@@ -147,6 +149,16 @@ check "... and that it reconnected" grep -q "ssh .*: reconnected" "$lw/campaign.
 check_eq "every case ran once on each side" "6 6 0 0" \
   "$(wc -l <"$lw/local/runs.txt") $(wc -l <"$WORK/remote/linkloss@$remote/runs.txt") \
 $(sort "$lw/local/runs.txt" | uniq -d | wc -l) $(sort "$WORK/remote/linkloss@$remote/runs.txt" | uniq -d | wc -l)"
+
+say "a login node that does not answer at the start: the other systems run without it"
+ssh_profile testcluster "$WORK/dead.yaml" port=1 jump=none
+sed -i 's/^name: .*/name: dead-cluster/' "$WORK/dead.yaml"
+sed -e "s|^system: .*|system: [local, $WORK/dead.yaml]|" -e 's/^name: multisys/name: halfdead/' \
+  -e 's/numerator: ssh-testcluster/numerator: dead-cluster/' "$file" >"$WORK/camp/halfdead.yaml"
+"$CAMPAIGN" run "$WORK/camp/halfdead.yaml" --workdir "$WORK/halfdead" -q >"$WORK/halfdead.out" 2>&1
+check_eq "run exits 1: one system was not reached" 1 $?
+check "it says which system and why" grep -q 'system dead-cluster cannot be reached' "$WORK/halfdead.out"
+check_eq "the local side ran every case meanwhile" 6 "$(wc -l <"$WORK/halfdead/local/runs.txt")"
 
 say "references per system"
 cp "$file" "$WORK/camp/refs.yaml"
