@@ -35,7 +35,9 @@ void add_reference(CLI::App& app) {
       "Write the campaign's references from a past run: each metric's value on each of its systems, bounded "
       "by +-TOLERANCE %, or by 3 standard deviations of its repetitions where wider; other systems' "
       "references in the file stay");
-  add_campaign_options(*set, o->campaign);
+  set->add_option("FILE", o->campaign.file, "Campaign file (campaigns/*.yaml)")->required();
+  set->add_option("-s,--system", o->campaign.system,
+                  "One of the campaign's systems (default: each system the run has)");
   set->add_option("--from", o->from, "The run: its work directory")->required();
   set->add_option("--metric", o->metrics,
                   "A metric in history's syntax (repeatable; default: the campaign's `track:`, else each "

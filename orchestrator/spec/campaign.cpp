@@ -673,9 +673,9 @@ Campaign parse_campaign(const std::string& text, const std::string& file_name) {
   c.sha256 = sha256_hex(text);
   MapReader r(file_name, doc.root, "");
   c.name = as_string(file_name, r.require("name"), "name");
-  if (c.name.empty() || c.name.find('/') != std::string::npos ||
-      c.name.find_first_of(" \t") != std::string::npos)
-    fail(file_name, r.get("name"), "name", "a campaign name is a non-empty word without '/' or spaces");
+  // '@' is the catalog's: NAME@SYSTEM names one system's part of a campaign across several.
+  if (c.name.empty() || c.name.find_first_of("/@ \t") != std::string::npos)
+    fail(file_name, r.get("name"), "name", "a campaign name is a non-empty word without '/', '@' or spaces");
   parse_body(r, c, false);
   if (auto v = r.get("systems"); v.IsDefined()) {
     MapReader sys(file_name, v, "systems");

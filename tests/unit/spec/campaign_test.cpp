@@ -316,3 +316,8 @@ reference:
   CHECK(error_of("name: t\nreference: ../refs.yaml\n") ==
         "c.yaml:2:12: reference: a reference file lies in the campaign's folder or below it");
 }
+
+TEST_CASE("a campaign's name holds no '@': NAME@SYSTEM is a part's in the catalog") {
+  CHECK(error_of("name: a@b\n") ==
+        "c.yaml:1:7: name: a campaign name is a non-empty word without '/', '@' or spaces");
+}
