@@ -155,13 +155,9 @@ Opened open_campaign(const CampaignOptions& o, const AccessOptions& access, Verb
                      const std::function<void(const Loaded&)>& check) {
   auto all = open_campaigns(o, access, v, check);
   require_reachable(all);
-  if (all.size() > 1) {
-    std::vector<std::string> names;
-    for (auto& p : all) names.push_back(p.loaded.plan.system.name);
-    throw InputError(Location{o.file}, "system",
-                     "the campaign runs on several systems (" + join(names, ", ") +
-                         "): this command takes one of them, --system NAME");
-  }
+  std::vector<std::string> names;
+  for (auto& p : all) names.push_back(p.loaded.plan.system.name);
+  require_one_system(names, o.file, ": this command takes one of them, --system NAME");
   return std::move(all.front());
 }
 

@@ -81,6 +81,10 @@ std::vector<Loaded> load_all(const CampaignOptions& o, const std::string& workdi
                              const ScriptRoot& script_root = {});
 Loaded load(const CampaignOptions& o, const std::string& workdir_option = "",
             const ScriptRoot& script_root = {});
+// An InputError at `file` when `systems` are several: "the campaign runs on several systems (a, b)"
+// and `what` (why one is needed).
+void require_one_system(const std::vector<std::string>& systems, const std::string& file,
+                        const std::string& what);
 
 // For the commands that read what ran (status, show, results, trace): the work directory TARGET
 // names ("" is the current directory), a campaign file's resolved as `run` would without checking the
@@ -132,6 +136,9 @@ std::string paths_text(const std::string& campaign_file);
 #include "report/input.hpp"
 
 namespace campaign::cli {
+
+// Whether catalog row `c` is one system's part of the campaign `name` (NAME@SYSTEM).
+bool is_part_of(const CampaignRecord& c, const std::string& name);
 
 // Collects finished cases (with `again`, collected ones too); returns how many failed. `fetch`, when
 // given, is called first with the attempts about to be collected (to bring their files back from a

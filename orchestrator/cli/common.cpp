@@ -255,15 +255,20 @@ std::vector<Loaded> load_all(const CampaignOptions& o, const std::string& workdi
   return out;
 }
 
+void require_one_system(const std::vector<std::string>& systems, const std::string& file,
+                        const std::string& what) {
+  if (systems.size() > 1)
+    throw InputError(Location{file}, "system",
+                     "the campaign runs on several systems (" + join(systems, ", ") + ")" + what);
+}
+
+bool is_part_of(const CampaignRecord& c, const std::string& name) { return c.name == name + "@" + c.system; }
+
 Loaded load(const CampaignOptions& o, const std::string& workdir_option, const ScriptRoot& script_root) {
   auto all = load_all(o, workdir_option, script_root);
-  if (all.size() > 1) {
-    std::vector<std::string> names;
-    for (auto& l : all) names.push_back(l.plan.system.name);
-    throw InputError(Location{o.file}, "system",
-                     "the campaign runs on several systems (" + join(names, ", ") +
-                         "): this command takes one of them, --system NAME");
-  }
+  std::vector<std::string> names;
+  for (auto& l : all) names.push_back(l.plan.system.name);
+  require_one_system(names, o.file, ": this command takes one of them, --system NAME");
   return std::move(all.front());
 }
 

@@ -150,13 +150,9 @@ int run_combined(const std::vector<history::HistoryDocument>& all, const std::st
 // campaign across several systems has a history per system: --system picks one.
 std::pair<fs::path, std::string> runs_of_campaign_file(const std::string& file, const std::string& system) {
   auto parts = load_all(CampaignOptions{file, system, "", matrix::Fit::skip});
-  if (parts.size() > 1) {
-    std::vector<std::string> names;
-    for (auto& l : parts) names.push_back(l.plan.system.name);
-    throw InputError(Location{file}, "system",
-                     "the campaign runs on several systems (" + join(names, ", ") +
-                         "), each with a history of its own: pick one with --system NAME");
-  }
+  std::vector<std::string> names;
+  for (auto& l : parts) names.push_back(l.plan.system.name);
+  require_one_system(names, file, ", each with a history of its own: pick one with --system NAME");
   return {parts.front().catalog_dir.parent_path(), parts.front().campaign.catalog_name()};
 }
 

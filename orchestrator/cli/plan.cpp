@@ -189,7 +189,7 @@ void add_plan(CLI::App& app) {
   cmd->callback([o] {
     // A campaign across several systems: each system's cases and node-hours apart, then summed.
     auto parts = load_all(o->campaign, o->out);
-    const bool several = parts.size() > 1 || parts.front().part;
+    const bool several = parts.front().part;  // one of several systems (a lone system is no part)
     nlohmann::json systems = nlohmann::json::array();
     double total_hours = 0;
     size_t total_cases = 0;

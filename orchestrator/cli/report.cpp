@@ -103,9 +103,8 @@ void add_report(CLI::App& app, int& status) {
       campaigns.push_back(report::stored_campaign(all.front(), workdir));
       const std::string base = campaigns.front().name;
       for (auto& c : all)
-        if (c.name == all.front().name ||
-            (c.spec_hash == all.front().spec_hash && c.name == base + "@" + c.system &&
-             all.front().name == base + "@" + all.front().system))
+        if (c.id == all.front().id ||
+            (c.spec_hash == all.front().spec_hash && is_part_of(all.front(), base) && is_part_of(c, base)))
           records.push_back(c);
     } else {
       for (auto& n : names) {
@@ -117,8 +116,7 @@ void add_report(CLI::App& app, int& status) {
     std::vector<FinalPart> parts;
     for (size_t i = 0; i < records.size(); ++i)
       parts.push_back({&campaigns[std::min(i, campaigns.size() - 1)], records[i].system, records[i].id,
-                       records[i].name.find('@') != std::string::npos &&
-                           records[i].name.substr(records[i].name.rfind('@') + 1) == records[i].system});
+                       is_part_of(records[i], campaigns.front().name)});
     report::ReportRequest req;
     bool files = !ro->terminal || rep->count("--format") || rep->count("--out");
     if (files) req.formats = report::parse_formats(ro->formats);
@@ -128,7 +126,8 @@ void add_report(CLI::App& app, int& status) {
       const std::set<std::int64_t> chosen = chosen_cases(catalog, selection, false, "campaign report");
       for (auto& p : parts)
         for (auto& k : catalog.cases_of(p.campaign_id))
-          if (chosen.count(k.id)) req.cases->insert(parts.size() > 1 ? p.system + "/" + k.name : k.name);
+          if (chosen.count(k.id))
+            req.cases->insert(parts.size() > 1 ? report::case_in_report(p.system, k.name) : k.name);
       if (req.cases->empty())
         throw InputError({"campaign report"}, "--case/--only",
                          selection.describe() + ": no case of campaign " + records.front().name + " matches");

@@ -212,7 +212,7 @@ int run_campaign(const RunOptions& o, bool resume) {
   if (unchosen && chosen.empty()) throw *unchosen;
   if (!selection.empty())
     std::erase_if(parts, [&](const Opened& p) { return !chosen.count(p.loaded.plan.system.name); });
-  const bool several = parts.size() > 1 || parts.front().loaded.part;
+  const bool several = parts.front().loaded.part;  // one of several systems (a lone system is no part)
   for (auto& [system, c] : chosen) {
     const size_t added = c->needed.size() - c->chosen.size();
     if (!o.quiet)
@@ -290,7 +290,7 @@ int run_campaign(const RunOptions& o, bool resume) {
     // The report is the whole campaign's: the systems not run now (--system) with what they had.
     if (parts.front().loaded.part)
       for (auto& c : catalog.campaigns())
-        if (c.name == parts.front().loaded.campaign.name + "@" + c.system &&
+        if (is_part_of(c, parts.front().loaded.campaign.name) &&
             std::none_of(finals.begin(), finals.end(),
                          [&](const FinalPart& f) { return f.campaign_id == c.id; }))
           finals.push_back({&parts.front().loaded.campaign, c.system, c.id, true});

@@ -45,7 +45,7 @@ void add_validate(CLI::App& app) {
     try {
       // A campaign across several systems: each of them checked (--system: that one).
       auto parts = load_all(*o);
-      const bool several = parts.size() > 1 || parts.front().part;
+      const bool several = parts.front().part;  // one of several systems (a lone system is no part)
       nlohmann::json systems = nlohmann::json::array();
       for (auto& l : parts) {
         render::RenderOptions ro{l.workdir, self_exe(), 1, 0, {}};

@@ -147,6 +147,8 @@ std::set<std::string> sampled_used(const std::vector<analysis::AnalysisSpec>& sp
   return names;
 }
 
+std::string case_in_report(const std::string& system, const std::string& name) { return system + "/" + name; }
+
 ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign, std::int64_t campaign_id,
                          const ReportRequest& request, std::ostream* terminal) {
   return make_report(catalog, campaign, std::vector<std::int64_t>{campaign_id}, request, terminal);
@@ -156,8 +158,8 @@ ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign,
                          const std::vector<std::int64_t>& campaign_ids, const ReportRequest& request,
                          std::ostream* terminal) {
   const auto& specs = campaign.analyses;
-  std::map<std::int64_t, std::string> system_of;
-  for (auto& c : catalog.campaigns()) system_of[c.id] = c.system;
+  std::map<std::int64_t, CampaignRecord> records;
+  for (auto& c : catalog.campaigns()) records[c.id] = c;
   // Several systems' parts side by side: each case named SYSTEM/NAME, its `system` parameter telling
   // them apart in the tables (the analyses split or compare by it like any parameter), its work
   // directory (a place, not a parameter) left out.
@@ -168,8 +170,8 @@ ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign,
     auto part = case_results(catalog, id, metrics_used(specs), sampled_used(specs));
     auto part_usage = case_usage(catalog, id);
     if (several) {
-      for (auto& c : part) c.name = system_of[id] + "/" + c.name, c.params.erase("workdir");
-      for (auto& u : part_usage) u.case_name = system_of[id] + "/" + u.case_name;
+      for (auto& c : part) c.name = case_in_report(records[id].system, c.name), c.params.erase("workdir");
+      for (auto& u : part_usage) u.case_name = case_in_report(records[id].system, u.case_name);
     }
     cases.insert(cases.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
     usage.insert(usage.end(), std::make_move_iterator(part_usage.begin()),
@@ -191,8 +193,6 @@ ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign,
   input.provenance.campaign = campaign.name;
   input.provenance.campaign_hash = campaign.sha256;
   std::vector<std::string> systems, versions, tags;
-  std::map<std::int64_t, CampaignRecord> records;
-  for (auto& c : catalog.campaigns()) records[c.id] = c;
   for (auto id : campaign_ids)
     if (auto it = records.find(id); it != records.end()) {
       const CampaignRecord& c = it->second;

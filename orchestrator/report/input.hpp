@@ -60,7 +60,8 @@ struct ReportRequest {
 ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign, std::int64_t campaign_id,
                          const ReportRequest& request, std::ostream* terminal);
 // A campaign across several systems: its parts (one campaign row each) in one report, each case named
-// SYSTEM/NAME.
+// SYSTEM/NAME (case_in_report).
+std::string case_in_report(const std::string& system, const std::string& name);
 ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign,
                          const std::vector<std::int64_t>& campaign_ids, const ReportRequest& request,
                          std::ostream* terminal);
