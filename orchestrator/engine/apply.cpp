@@ -240,6 +240,11 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
   PollAnswer answer;
   answer.jobs = scheduler_.query(request.ids);
   answer.now = wall();
+  bool changed = false;
+  if (auto unmarked = unmarked_in_ended(latest, answer.jobs, memory_); !unmarked.empty()) {
+    const auto markers = workspace_.read_markers(marker_dirs(unmarked));
+    changed = apply_decision([&] { return on_markers(unmarked, markers, answer.now, memory_); }, latest);
+  }
   PackedQuery packed = packed_query(latest, request, answer.jobs, memory_);
   if (!packed.allocations.empty()) {
     try {
@@ -263,7 +268,7 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
   auto texts =
       dirs.empty() ? std::vector<std::optional<std::string>>{} : workspace_.read_in(dirs, pack::kStartMarker);
   read_start_markers(packed, texts, stepless_cases_, answer);
-  return apply_decision([&] { return on_poll(latest, request, answer, rules_, memory_); }, latest);
+  return apply_decision([&] { return on_poll(latest, request, answer, rules_, memory_); }, latest) || changed;
 }
 
 void Engine::confirm_unreachable(std::vector<AttemptRow>& latest) {

@@ -221,6 +221,19 @@ Actions on_markers(const std::vector<AttemptRow>& latest, const std::vector<std:
   return out;
 }
 
+std::vector<AttemptRow> unmarked_in_ended(const std::vector<AttemptRow>& latest,
+                                          const std::vector<sched::JobInfo>& jobs, const Memory& memory) {
+  std::set<std::string> ended;
+  for (auto& j : jobs)
+    if (is_final(j.state)) ended.insert(j.id);
+  std::vector<AttemptRow> out;
+  if (ended.empty()) return out;
+  for (auto& a : latest)
+    if (has_job(a) && !a.step_name.empty() && ended.count(a.job_id) && !memory.marker_exit.count(a.id))
+      out.push_back(a);
+  return out;
+}
+
 PollRequest what_to_poll(const std::vector<AttemptRow>& latest, const Rules& rules, Memory& memory) {
   PollRequest r;
   std::set<std::string> asked;  // packed attempts share their allocation's job

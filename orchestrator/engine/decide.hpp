@@ -113,6 +113,12 @@ Actions on_reconcile(const std::vector<AttemptRow>& latest, const std::vector<sc
 std::vector<std::string> marker_dirs(const std::vector<AttemptRow>& latest);
 Actions on_markers(const std::vector<AttemptRow>& latest, const std::vector<std::optional<int>>& markers,
                    Time now, Memory& memory);
+// The packed attempts of the allocations a poll found ended whose exit markers are not known yet. A
+// driver writes its last cases' exit markers and then ends: the markers read before the poll may have
+// missed them, and where no step record vouches for a case (the local executor, LSF) its marker is all
+// there is. They are read again before the poll's answer is judged (Engine::poll).
+std::vector<AttemptRow> unmarked_in_ended(const std::vector<AttemptRow>& latest,
+                                          const std::vector<sched::JobInfo>& jobs, const Memory& memory);
 
 // The job ids the next poll asks about: the active jobs, and the completions awaiting the
 // accounting every `confirm_every_polls` while other jobs run (jobs that left the queue cost the

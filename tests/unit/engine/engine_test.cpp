@@ -15,6 +15,8 @@
 #include <thread>
 
 #include "../temp_dir.hpp"
+#include "pack/driver.hpp"
+#include "pack/manifest.hpp"
 #include "spec/library.hpp"
 #include "transport/local_shell.hpp"
 
@@ -45,6 +47,8 @@ class FakeScheduler final : public sched::Scheduler {
   int twice = 0;  // the next submissions make two jobs of one name (a submission answered twice)
   int lose = 0;   // the next submissions' connection is lost before they reach the scheduler
   int queries = 0;
+  // Runs at the next query, before it answers: what happened between the markers' read and the poll.
+  std::function<void()> before_query;
   // When set, each submitted job writes its exit marker (0) this long after its submission, from
   // another thread, the way job scripts do (.exit.tmp renamed to .exit).
   std::optional<std::chrono::milliseconds> marker_after;
@@ -85,6 +89,7 @@ class FakeScheduler final : public sched::Scheduler {
   std::vector<sched::JobInfo> query(const std::vector<std::string>& ids) override {
     if (down) throw sched::SchedulerUnavailable("controller down");
     ++queries;
+    if (before_query) std::exchange(before_query, nullptr)();
     std::vector<sched::JobInfo> out;
     for (auto& id : ids)
       if (auto it = jobs.find(id); it != jobs.end()) {
@@ -610,6 +615,49 @@ pack: {nodes: 1, walltime: "01:00:00"}
     CHECK(s.sched.cancelled == std::vector<std::string>{s.sched.order.at(0)});
     CHECK(s.state_of("p1") == State::cancelled);
   }
+}
+
+TEST_CASE("a packed allocation that wrote its cases' exit markers and ended between two reads: none lost") {
+  // The local executor and LSF keep no step records: a packed case's exit marker is its only record.
+  // Its driver writes the last cases' markers and then ends; when that falls after the tick's marker
+  // read and before its poll, the poll sees the allocation ended and must read those markers first.
+  const char* packed = R"(name: packed
+matrix:
+  n: [1, 2, 3]
+case_name: p{{n}}
+job: {partition: mc, ranks: 1, cpus_per_rank: 1, walltime: "00:10:00", command: "true"}
+pack: {nodes: 1, walltime: "01:00:00"}
+)";
+  Setup s(packed, 100);
+  s.engine.tick(true);
+  REQUIRE(s.sched.jobs.size() == 1);
+  const std::string alloc = s.sched.order.at(0);
+  s.sched.jobs.at(alloc).info.state = State::running;
+  for (const char* c : {"p1", "p2", "p3"}) {
+    const AttemptRow a = s.attempt_of(c);
+    pack::StartMarker m;
+    m.allocation = a.job_name, m.job_name = a.step_name, m.launched = true;
+    std::ofstream(fs::path(a.run_dir) / pack::kStartMarker) << pack::to_json(m);
+  }
+  s.advance(std::chrono::seconds(10));
+  s.engine.tick(true);
+  CHECK(s.state_of("p1") == State::running);
+  // p1 fails by itself and p2, p3 succeed, all after the markers were read: the driver then ends.
+  s.sched.before_query = [&] {
+    for (auto [c, status] : {std::pair{"p1", 3}, {"p2", 0}, {"p3", 0}})
+      std::ofstream(fs::path(s.attempt_of(c).run_dir) / render::kExitMarker) << status << "\n";
+    s.sched.jobs.at(alloc).info.state = State::completed;
+  };
+  s.advance(std::chrono::seconds(10));
+  s.engine.tick(true);
+  s.advance(std::chrono::seconds(10));
+  s.polls(3);
+  const AttemptRow p1 = s.attempt_of("p1");
+  CHECK(p1.state == State::failed);
+  CHECK(p1.exit_code == 3);
+  CHECK(p1.reason.find("without an exit marker") == std::string::npos);
+  CHECK(s.state_of("p2") == State::completed);
+  CHECK(s.state_of("p3") == State::completed);
 }
 
 TEST_CASE("a submission whose caller lost the connection after it landed is adopted, never submitted again") {
