@@ -429,6 +429,42 @@ std::vector<CaseRecord> Catalog::cases_of(std::int64_t campaign_id) {
   });
 }
 
+std::vector<std::pair<std::int64_t, bool>> Catalog::case_ids_of(std::int64_t campaign_id) {
+  Impl& c = *impl_;
+  return c.guard("case_ids_of", [&] {
+    auto q = c.query("SELECT id, in_spec FROM cases WHERE campaign_id = ? ORDER BY id");
+    q->bind(1, campaign_id);
+    std::vector<std::pair<std::int64_t, bool>> out;
+    while (q->executeStep()) out.emplace_back(q->getColumn(0).getInt64(), q->getColumn(1).getInt() != 0);
+    return out;
+  });
+}
+
+namespace {
+
+std::map<std::int64_t, std::string> case_column(SQLite::Statement& q, std::int64_t campaign_id) {
+  q.bind(1, campaign_id);
+  std::map<std::int64_t, std::string> out;
+  while (q.executeStep()) out.emplace_hint(out.end(), q.getColumn(0).getInt64(), q.getColumn(1).getString());
+  return out;
+}
+
+}  // namespace
+
+std::map<std::int64_t, std::string> Catalog::case_definitions(std::int64_t campaign_id) {
+  Impl& c = *impl_;
+  return c.guard("case_definitions", [&] {
+    return case_column(*c.query("SELECT id, definition FROM cases WHERE campaign_id = ? ORDER BY id"), campaign_id);
+  });
+}
+
+std::map<std::int64_t, std::string> Catalog::case_params(std::int64_t campaign_id) {
+  Impl& c = *impl_;
+  return c.guard("case_params", [&] {
+    return case_column(*c.query("SELECT id, params FROM cases WHERE campaign_id = ? ORDER BY id"), campaign_id);
+  });
+}
+
 // --- metrics -------------------------------------------------------------
 
 void Catalog::replace_metrics(std::int64_t attempt_id, const std::vector<Metric>& metrics) {

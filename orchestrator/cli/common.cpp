@@ -64,6 +64,12 @@ std::set<std::int64_t> chosen_cases(Catalog& catalog, const matrix::Selection& s
                                     const std::string& command) {
   std::vector<std::pair<std::string, nlohmann::json>> cases;
   std::set<std::int64_t> chosen;
+  if (s.empty()) {  // every case: no parameters to read
+    for (auto& c : catalog.campaigns())
+      for (auto [id, in_spec] : catalog.case_ids_of(c.id))
+        if (in_spec || all) chosen.insert(id);
+    return chosen;
+  }
   for (auto& c : catalog.campaigns())
     for (auto& k : catalog.cases_of(c.id)) {
       if (!k.in_spec && !all) continue;

@@ -71,9 +71,10 @@ void print_table(const std::vector<AttemptRow>& rows, bool all,
 }
 
 // The cases whose use contradicts their request, by name (the latest attempt's usage metrics).
-std::map<std::string, std::string> usage_marks(Catalog& catalog, std::int64_t campaign_id) {
+std::map<std::string, std::string> usage_marks(Catalog& catalog, std::int64_t campaign_id,
+                                               const std::vector<AttemptRow>& latest) {
   std::map<std::string, std::string> out;
-  for (auto& c : report::case_usage(catalog, campaign_id))
+  for (auto& c : report::case_usage(catalog, campaign_id, latest))
     if (!c.check.empty()) out[c.case_name] = c.check;
   return out;
 }
@@ -181,13 +182,13 @@ void add_status(CLI::App& app) {
       // Where its jobs ran over ssh: each system of a campaign across several has its own folder.
       auto remote = stage::read_remote_record(fs::exists(c.workdir) ? fs::path(c.workdir) : workdir);
       auto rows = catalog.latest_attempts(c.id);
+      const auto usage = usage_marks(catalog, c.id, rows);
       if (!selection.empty()) {
         std::erase_if(rows, [&](const AttemptRow& a) { return !chosen.count(a.case_id); });
         if (rows.empty()) continue;  // another campaign of this catalog has the chosen cases
       }
       if (o->json) {
-        all.push_back(to_json(c, rows, catalog.events_of_kind(c.id, "duplicate"), remote, o->all,
-                              usage_marks(catalog, c.id)));
+        all.push_back(to_json(c, rows, catalog.events_of_kind(c.id, "duplicate"), remote, o->all, usage));
         continue;
       }
       std::map<State, int> counts;
@@ -198,7 +199,7 @@ void add_status(CLI::App& app) {
       if (remote && remote->system == c.system)
         std::cout << "jobs run on ssh " << remote->host << " in " << remote->workdir << "\n";
       std::cout << "\n";
-      print_table(rows, o->all, usage_marks(catalog, c.id), std::cout);
+      print_table(rows, o->all, usage, std::cout);
       if (auto retired = std::count_if(rows.begin(), rows.end(), [](auto& a) { return !a.in_spec; });
           retired && !o->all)
         std::cout << "(" << retired

@@ -52,11 +52,11 @@ void add_trace(CLI::App& app) {
     if (!rec) throw Error("campaign " + name + " has not run in " + workdir.string());
     trace::Options opts{.by = o->by == "node" ? trace::By::node : trace::By::case_,
                         .iterations = o->iterations};
-    auto json = trace::build(trace::read(catalog, *rec), opts);
+    std::size_t events = 0;
+    const std::string text = trace::write(trace::read(catalog, *rec), opts, &events);
     fs::path out = o->out.empty() ? workdir / "trace.json" : fs::absolute(o->out);
-    // replace: a reason quoting a program's bytes must not stop the trace
-    write_file_atomic(out, json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-    std::cout << "wrote " << json["traceEvents"].size() << " trace events to " << out.string() << "\n";
+    write_file_atomic(out, text);
+    std::cout << "wrote " << events << " trace events to " << out.string() << "\n";
   });
 }
 

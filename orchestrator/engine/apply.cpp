@@ -2,6 +2,8 @@
 // performed on the catalog and the scheduler, with the rows the loop caches kept in step.
 #include <spdlog/spdlog.h>
 
+#include <unordered_map>
+
 #include "engine/engine.hpp"
 #include "engine/rules.hpp"
 #include "pack/driver.hpp"
@@ -18,8 +20,17 @@ const std::vector<State> kEveryState = {
 }  // namespace
 
 bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest, const Memory* before) {
-  std::map<std::int64_t, AttemptRow*> rows;
-  for (auto& a : latest) rows[a.id] = &a;
+  // The rows the actions name, found in one pass (most decisions name few of a campaign's rows).
+  std::unordered_map<std::int64_t, AttemptRow*> rows;
+  for (auto& m : actions.marks) rows.emplace(m.attempt, nullptr);
+  for (auto& r : actions.returns) rows.emplace(r.attempt, nullptr);
+  for (auto& r : actions.reverts) rows.emplace(r.attempt, nullptr);
+  for (auto& d : actions.duplicates) rows.emplace(d.attempt, nullptr);
+  if (!rows.empty())
+    for (auto& a : latest)
+      if (auto it = rows.find(a.id); it != rows.end()) it->second = &a;
+  for (auto& [id, row] : rows)
+    if (!row) throw std::out_of_range("no attempt " + std::to_string(id) + " among the rows");
   // Said once the writes are committed: a kill -9 or an error before leaves none of them done.
   std::vector<std::pair<bool, std::string>> said;  // (warning, text)
   std::vector<AttemptRow*> completed;              // confirmed completions, to collect
@@ -228,6 +239,12 @@ void Engine::record_energy() {
 }
 
 bool Engine::apply_markers(std::vector<AttemptRow>& latest) {
+  if (read_marker_in_) {
+    auto some = marker_rows(latest, read_marker_in_);
+    if (some.empty()) return false;
+    const auto markers = workspace_.read_markers(marker_dirs(some));
+    return apply_decision([&] { return on_markers(some, markers, wall(), memory_); }, latest);
+  }
   auto dirs = marker_dirs(latest);
   if (dirs.empty()) return false;
   const auto markers = workspace_.read_markers(dirs);
@@ -263,10 +280,20 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
     }
   }
   // Start markers through the workspace: on this machine or on the login node.
+  // A case waiting to start whose directory the watch saw nothing in has not started: not read.
   std::vector<std::string> dirs;
-  for (const AttemptRow* a : packed.markers) dirs.push_back(a->run_dir);
-  auto texts =
-      dirs.empty() ? std::vector<std::optional<std::string>>{} : workspace_.read_in(dirs, pack::kStartMarker);
+  std::vector<size_t> read;  // indices into packed.markers
+  for (size_t k = 0; k < packed.markers.size(); ++k) {
+    const AttemptRow* a = packed.markers[k];
+    if (read_start_in_ && a->state == State::queued && !read_start_in_(a->run_dir)) continue;
+    dirs.push_back(a->run_dir);
+    read.push_back(k);
+  }
+  std::vector<std::optional<std::string>> texts(packed.markers.size());
+  if (!dirs.empty()) {
+    auto got = workspace_.read_in(dirs, pack::kStartMarker);
+    for (size_t i = 0; i < read.size() && i < got.size(); ++i) texts[read[i]] = std::move(got[i]);
+  }
   read_start_markers(packed, texts, stepless_cases_, answer);
   return apply_decision([&] { return on_poll(latest, request, answer, rules_, memory_); }, latest) || changed;
 }

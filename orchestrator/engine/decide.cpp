@@ -198,6 +198,14 @@ std::vector<std::string> marker_dirs(const std::vector<AttemptRow>& latest) {
   return dirs;
 }
 
+std::vector<AttemptRow> marker_rows(const std::vector<AttemptRow>& latest,
+                                    const std::function<bool(const std::string&)>& read) {
+  std::vector<AttemptRow> out;
+  for (auto& a : latest)
+    if (has_job(a) && read(a.run_dir)) out.push_back(a);
+  return out;
+}
+
 Actions on_markers(const std::vector<AttemptRow>& latest, const std::vector<std::optional<int>>& markers,
                    Time now, Memory& memory) {
   Actions out;

@@ -15,6 +15,7 @@
 #include "engine/marker_watch.hpp"
 #include "engine/markers.hpp"
 #include "engine/rules.hpp"
+#include "pack/manifest.hpp"
 #include "render/catalog_rows.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -341,9 +342,10 @@ int Engine::run() {
   // waiting job now, not after the loop's quiet gap and poll interval (the engine learns of the
   // start at its next poll, as of any start).
   if (workspace_.watchable())
-    watch.emplace(io, render::kExitMarker, [&] {
+    watch.emplace(io, std::vector<std::string>{render::kExitMarker, pack::kStartMarker}, [&](bool job_ended) {
       try {
-        scheduler_.start_waiting();  // nothing, for a scheduler with a daemon of its own
+        // A packed case's end frees nothing of the scheduler's: its allocation holds the cores.
+        if (job_ended) scheduler_.start_waiting();  // nothing, for a scheduler with a daemon of its own
       } catch (const sched::SchedulerUnavailable&) {
         // the next poll asks again
       }
@@ -367,6 +369,8 @@ int Engine::run() {
   // that comes meanwhile wakes it only to wait for the rest. Real time, whatever clock the engine
   // is given: it measures this process, not the run.
   Clock::time_point quiet_until = Clock::now();
+  Clock::time_point last_full_read = now();
+  bool watched_once = false;
   std::function<void(const boost::system::error_code&)> on_tick = [&](const boost::system::error_code& ec) {
     if (signal_received || (ec && ec != boost::asio::error::operation_aborted)) return;
     if (Clock::now() < quiet_until) {
@@ -376,12 +380,38 @@ int Engine::run() {
     }
     const auto cpu_before = process_cpu();
     bool poll_now = now() >= next_poll;
-    bool changed = tick(poll_now);
+    // Where the watch sees every marker, the tick reads those it saw (and the unwatched ones); all
+    // of them every kFullMarkerRead all the same, the truth the watch only speeds up. The same for
+    // the start markers of packed cases waiting in their allocation, read at the polls.
+    std::optional<MarkerWatch::Changes> exits, starts;
     if (watch) {
-      std::set<std::string> dirs;
+      exits = watch->take_changes(0);
+      if (poll_now) starts = watch->take_changes(1);
+      if (exits->all || (starts && starts->all) || !scheduler_.runs_jobs_here() ||
+          now() - last_full_read >= kFullMarkerRead) {
+        exits.reset(), starts.reset();
+        last_full_read = now();
+      }
+    }
+    auto picks = [&](const MarkerWatch::Changes& c) {
+      return [&](const std::string& dir) { return c.dirs.count(dir) || !watch->watching(dir); };
+    };
+    if (exits) read_marker_in_ = picks(*exits);
+    if (starts) read_start_in_ = picks(*starts);
+    bool changed = false;
+    try {
+      changed = tick(poll_now);
+    } catch (...) {
+      read_marker_in_ = read_start_in_ = nullptr;
+      throw;
+    }
+    read_marker_in_ = read_start_in_ = nullptr;
+    if (watch && (changed || !watched_once)) {
+      std::vector<MarkerWatch::Dir> dirs;
       for (auto& a : latest_)
-        if (is_active(a.state) && !a.job_id.empty()) dirs.insert(a.run_dir);
+        if (is_active(a.state) && !a.job_id.empty()) dirs.push_back({&a.run_dir, a.step_name.empty()});
       watch->watch(dirs);
+      watched_once = true;
     }
     // The poll interval backs off unless the scheduler must be asked soon: a job whose marker says
     // it failed waits for the scheduler's verdict, a submission's outcome is unknown. Jobs that

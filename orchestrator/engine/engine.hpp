@@ -220,6 +220,10 @@ class Engine {
   std::optional<Clock::time_point> unreachable_since_;  // the scheduler has failed every poll since
   std::vector<AttemptRow> latest_;                      // cached_latest()
   bool latest_valid_ = false;
+  // While set (run(), between full reads): the run directories whose exit markers the tick reads.
+  std::function<bool(const std::string&)> read_marker_in_;
+  // And the directories whose start markers a poll reads for the packed cases waiting to start.
+  std::function<bool(const std::string&)> read_start_in_;
   bool poll_soon_ = false;            // something needs the scheduler's answer soon
   bool more_to_submit_ = false;       // the last submission slice ended with ready cases left
   int others_in_queue_ = 0;           // the user's jobs outside this campaign

@@ -7,9 +7,9 @@
 
 namespace campaign::engine {
 
-MarkerWatch::MarkerWatch(boost::asio::io_context& io, std::string marker_name,
-                         std::function<void()> on_marker)
-    : marker_(std::move(marker_name)), on_marker_(std::move(on_marker)), stream_(io) {
+MarkerWatch::MarkerWatch(boost::asio::io_context& io, std::vector<std::string> markers,
+                         std::function<void(bool)> on_marker)
+    : markers_(std::move(markers)), on_marker_(std::move(on_marker)), stream_(io), changes_(markers_.size()) {
   fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (fd_ < 0) return;
   stream_.assign(fd_);
@@ -21,36 +21,71 @@ MarkerWatch::~MarkerWatch() {
   stream_.close(ec);  // closes fd_, which drops every watch
 }
 
-void MarkerWatch::watch(const std::set<std::string>& dirs) {
+void MarkerWatch::watch(const std::vector<Dir>& dirs) {
   if (fd_ < 0) return;
+  ++generation_;
+  for (const Dir& d : dirs) {
+    auto [it, added] = by_dir_.try_emplace(*d.path);
+    it->second.generation = generation_;
+    it->second.job = d.job;
+    if (!added) continue;
+    int wd = inotify_add_watch(fd_, d.path->c_str(), IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR);
+    if (wd < 0) {
+      by_dir_.erase(it);  // not watchable (gone, remote, limit): read every time
+      continue;
+    }
+    it->second.wd = wd;
+    by_wd_[wd] = *d.path;
+    for (auto& c : changes_) c.dirs.insert(*d.path);  // its markers may have come before the watch
+  }
   for (auto it = by_dir_.begin(); it != by_dir_.end();) {
-    if (dirs.count(it->first)) {
+    if (it->second.generation == generation_) {
       ++it;
       continue;
     }
-    inotify_rm_watch(fd_, it->second);
+    inotify_rm_watch(fd_, it->second.wd);
+    by_wd_.erase(it->second.wd);
+    for (auto& c : changes_) c.dirs.erase(it->first);
     it = by_dir_.erase(it);
   }
-  for (auto& d : dirs) {
-    if (by_dir_.count(d)) continue;
-    int wd = inotify_add_watch(fd_, d.c_str(), IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR);
-    if (wd >= 0) by_dir_[d] = wd;  // else: not watchable (gone, remote, limit): the timer covers it
-  }
+}
+
+MarkerWatch::Changes MarkerWatch::take_changes(size_t k) {
+  Changes out = std::move(changes_.at(k));
+  changes_[k] = {};
+  if (fd_ < 0) out.all = true;
+  return out;
 }
 
 void MarkerWatch::read_events() {
   stream_.async_read_some(boost::asio::buffer(buffer_, sizeof buffer_),
                           [this](const boost::system::error_code& ec, size_t n) {
                             if (ec) return;  // closed
-                            bool seen = false;
+                            bool seen = false, job_ended = false;
                             for (size_t off = 0; off + sizeof(inotify_event) <= n;) {
                               inotify_event ev;
                               std::memcpy(&ev, buffer_ + off, sizeof ev);
                               const char* name = buffer_ + off + sizeof(inotify_event);
-                              if (ev.len > 0 && marker_ == name) seen = true;
                               off += sizeof(inotify_event) + ev.len;
+                              if (ev.mask & IN_Q_OVERFLOW) {
+                                for (auto& c : changes_) c.all = true;
+                                seen = job_ended = true;
+                                continue;
+                              }
+                              if (ev.len == 0) continue;
+                              auto dir = by_wd_.find(ev.wd);
+                              if (dir == by_wd_.end()) continue;
+                              for (size_t k = 0; k < markers_.size(); ++k) {
+                                if (markers_[k] != name) continue;
+                                changes_[k].dirs.insert(dir->second);
+                                if (k == 0) {
+                                  seen = true;
+                                  auto w = by_dir_.find(dir->second);
+                                  job_ended |= w != by_dir_.end() && w->second.job;
+                                }
+                              }
                             }
-                            if (seen) on_marker_();
+                            if (seen) on_marker_(job_ended);
                             read_events();
                           });
 }

@@ -39,6 +39,10 @@ class Backoff {
 inline constexpr double kQuietFactor = 20;
 Clock::duration quiet_gap(Clock::duration tick_cpu, double cap_s);
 
+// Where a watch sees every exit marker (the jobs run on this machine), a tick reads the markers it
+// saw; every run directory's marker is read at least this often all the same.
+inline constexpr std::chrono::seconds kFullMarkerRead{30};
+
 // At most `per_minute` submissions in any sliding minute.
 class RateLimit {
  public:

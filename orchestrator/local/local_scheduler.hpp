@@ -81,6 +81,7 @@ class LocalScheduler final : public sched::Scheduler {
   std::string name() const override { return "local"; }
   bool starts_jobs_when_polled() const override { return options_.start_jobs; }
   void start_waiting() override;
+  bool runs_jobs_here() const override { return true; }
   std::string submit(const sched::SubmitRequest& request) override;
   std::vector<sched::JobInfo> query(const std::vector<std::string>& ids) override;
   std::vector<sched::JobInfo> find_by_name(const std::vector<std::string>& names) override;

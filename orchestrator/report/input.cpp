@@ -14,19 +14,26 @@ namespace campaign::report {
 std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t campaign_id,
                                                const std::set<std::string>& metrics,
                                                const std::set<std::string>& sampled) {
-  auto latest = catalog.latest_attempts(campaign_id);
-  std::map<std::int64_t, const AttemptRow*> latest_by_attempt;
-  for (auto& a : latest) latest_by_attempt[a.id] = &a;
-  std::map<std::int64_t, nlohmann::json> params;
-  for (auto& c : catalog.cases_of(campaign_id)) params[c.id] = c.params;
+  return case_results(catalog, campaign_id, catalog.latest_attempts(campaign_id), metrics, sampled);
+}
+
+std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t campaign_id,
+                                               const std::vector<AttemptRow>& latest,
+                                               const std::set<std::string>& metrics,
+                                               const std::set<std::string>& sampled) {
+  // Each case's parameters as stored, parsed one at a time (a tree per case of 100,000 is most of
+  // the memory of a report).
+  std::map<std::int64_t, std::string> params = catalog.case_params(campaign_id);
   std::map<std::int64_t, analysis::CaseResult> by_attempt;
   for (auto& a : latest) {
     if (!a.in_spec) continue;
     analysis::CaseResult r;
     r.name = a.case_name;
     r.step = a.step;
-    for (auto& [k, v] : params[a.case_id].items())
-      r.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    if (auto p = params.find(a.case_id); p != params.end()) {
+      const auto parsed = nlohmann::json::parse(p->second);
+      for (auto& [k, v] : parsed.items()) r.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    }
     r.state = std::string(to_string(a.state));
     r.job_id = a.job_id;
     r.nodelist = a.node_list;
@@ -167,8 +174,9 @@ ReportResult make_report(Catalog& catalog, const spec::Campaign& campaign,
   std::vector<analysis::CaseResult> cases;
   std::vector<CaseUsage> usage;
   for (auto id : campaign_ids) {
-    auto part = case_results(catalog, id, metrics_used(specs), sampled_used(specs));
-    auto part_usage = case_usage(catalog, id);
+    const auto latest = catalog.latest_attempts(id);
+    auto part = case_results(catalog, id, latest, metrics_used(specs), sampled_used(specs));
+    auto part_usage = case_usage(catalog, id, latest);
     if (several) {
       for (auto& c : part) c.name = case_in_report(records[id].system, c.name), c.params.erase("workdir");
       for (auto& u : part_usage) u.case_name = case_in_report(records[id].system, u.case_name);

@@ -28,6 +28,11 @@ namespace campaign::report {
 std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t campaign_id,
                                                const std::set<std::string>& metrics = {},
                                                const std::set<std::string>& sampled = {});
+// The same from the campaign's latest attempts already read (Catalog::latest_attempts).
+std::vector<analysis::CaseResult> case_results(Catalog& catalog, std::int64_t campaign_id,
+                                               const std::vector<AttemptRow>& latest,
+                                               const std::set<std::string>& metrics,
+                                               const std::set<std::string>& sampled);
 
 // The campaign's analyses (parsed with it, spec/analyses.hpp) checked against
 // what the plan and the collectors offer: every step, parameter, value and

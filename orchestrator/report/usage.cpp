@@ -98,15 +98,28 @@ const std::set<std::string>& usage_metric_names() {
 }
 
 std::vector<CaseUsage> case_usage(Catalog& catalog, std::int64_t campaign_id) {
+  return case_usage(catalog, campaign_id, catalog.latest_attempts(campaign_id));
+}
+
+std::vector<CaseUsage> case_usage(Catalog& catalog, std::int64_t campaign_id,
+                                  const std::vector<AttemptRow>& latest) {
+  // The usage metrics first: a case without any (and without energy) needs no request parsed.
+  std::map<std::int64_t, std::map<std::string, double>> metrics;
+  catalog.for_each_series(campaign_id, usage_metric_names(), [&](Catalog::Series&& s) {
+    if (!s.values.empty()) metrics[s.attempt_id][s.name] = s.values.back();
+  });
   std::map<std::int64_t, std::string> definitions;
-  for (auto& c : catalog.cases_of(campaign_id)) definitions[c.id] = c.definition;
   std::map<std::int64_t, CaseUsage> by_attempt;
   std::vector<std::int64_t> order;
   std::vector<HeldEnergy> held;
   std::vector<std::int64_t> held_by;
-  for (auto& a : catalog.latest_attempts(campaign_id)) {
+  for (auto& a : latest) {
+    const bool energy = a.energy_j && !a.job_id.empty();
+    const bool used = a.in_spec && metrics.count(a.id);
+    if (!energy && !used) continue;
+    if (definitions.empty()) definitions = catalog.case_definitions(campaign_id);
     auto request = request_of(definitions[a.case_id]);
-    if (a.energy_j && !a.job_id.empty()) {  // a case left out of the file still held its part
+    if (energy) {  // a case left out of the file still held its part
       held.push_back({a.job_id, *a.energy_j, request.cores, static_cast<double>(a.elapsed_s.value_or(0))});
       held_by.push_back(a.id);
     }
@@ -118,11 +131,8 @@ std::vector<CaseUsage> case_usage(Catalog& catalog, std::int64_t campaign_id) {
   for (std::size_t i = 0; i < held.size(); ++i)
     if (auto it = by_attempt.find(held_by[i]); it != by_attempt.end())
       it->second.metrics["sacct_energy_j"] = shares[i];
-  catalog.for_each_series(campaign_id, usage_metric_names(), [&](Catalog::Series&& s) {
-    auto it = by_attempt.find(s.attempt_id);
-    if (it == by_attempt.end() || s.values.empty()) return;
-    it->second.metrics[s.name] = s.values.back();
-  });
+  for (auto& [id, m] : metrics)
+    if (auto it = by_attempt.find(id); it != by_attempt.end()) it->second.metrics.insert(m.begin(), m.end());
   std::vector<CaseUsage> out;
   for (auto id : order) {
     auto& c = by_attempt[id];

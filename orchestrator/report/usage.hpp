@@ -64,6 +64,9 @@ struct CaseUsage {
 // `sacct_energy_j` (its share of its job's accounted energy, sacct_energy_shares); cases without any
 // are left out.
 std::vector<CaseUsage> case_usage(Catalog& catalog, std::int64_t campaign_id);
+// The same from the campaign's latest attempts already read (Catalog::latest_attempts).
+std::vector<CaseUsage> case_usage(Catalog& catalog, std::int64_t campaign_id,
+                                  const std::vector<AttemptRow>& latest);
 
 // Each analysis whose cases (its step's usable cases it did not leave out) include one whose use
 // contradicts its request gets a note naming the case and the contradiction, so the tables built on

@@ -207,6 +207,9 @@ class Scheduler {
   // For such an executor: start the waiting jobs that fit now, and nothing else (called the moment
   // a job's exit marker appears, so that its cores do not wait for the run loop's next poll).
   virtual void start_waiting() {}
+  // True when the jobs run on this machine, so that their files (exit markers) are written through
+  // this kernel and an inotify watch sees each one (engine/marker_watch.hpp).
+  virtual bool runs_jobs_here() const { return false; }
 
   // Job arrays: whether this back end submits them, the index of an array's first task, and the
   // id of task `index` of array job `array_id` (the id query() and cancel() take for that task).

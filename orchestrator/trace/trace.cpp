@@ -50,11 +50,35 @@ Moments moments_of(const AttemptRow& a, const std::vector<const EventRow*>& even
   return m;
 }
 
+// Where the events go as they are drawn: a JSON array (build), or the text of one (write), so that
+// a campaign of 100,000 cases does not hold a document tree of its million events.
+class Sink {
+ public:
+  explicit Sink(json* array) : array_(array) {}
+  explicit Sink(std::string* text) : text_(text) {}
+  void push_back(json e) {
+    if (array_) {
+      array_->push_back(std::move(e));
+    } else {
+      if (count_) text_->push_back(',');
+      // replace: a reason quoting a program's bytes must not stop the trace
+      *text_ += e.dump(-1, ' ', false, json::error_handler_t::replace);
+    }
+    ++count_;
+  }
+  std::size_t size() const { return count_; }
+
+ private:
+  json* array_ = nullptr;
+  std::string* text_ = nullptr;
+  std::size_t count_ = 0;
+};
+
 // Process and thread ids, each announced once with its name (metadata events) in the order rows are
 // first asked for, which is the order the viewers show them in.
 class Rows {
  public:
-  explicit Rows(json& events) : events_(events) {}
+  explicit Rows(Sink& events) : events_(events) {}
 
   int pid(const std::string& process) {
     auto [it, added] = pids_.try_emplace(process, static_cast<int>(pids_.size()) + 1);
@@ -77,7 +101,7 @@ class Rows {
   static json meta(const char* name, int pid, int tid, json args) {
     return {{"name", name}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", std::move(args)}};
   }
-  json& events_;
+  Sink& events_;
   std::map<std::string, int> pids_;
   std::map<std::pair<int, std::string>, int> tids_;
 };
@@ -115,7 +139,7 @@ json attempt_args(const AttemptRow& a) {
 
 // One attempt on the row (pid, tid): "attempt N" around its phases, and instants for how it ended
 // badly or went back to the plan.
-void draw_attempt(json& out, const AttemptRow& a, const std::vector<const EventRow*>& events, Us record_end,
+void draw_attempt(Sink& out, const AttemptRow& a, const std::vector<const EventRow*>& events, Us record_end,
                   int pid, int tid) {
   Moments m = moments_of(a, events);
   // A phase without its end is still going on (to the end of the record) or was left when the attempt
@@ -188,7 +212,7 @@ std::map<std::int64_t, double> by_step(const Catalog::Series* s) {
   return out;
 }
 
-void draw_epochs(json& out, const Collected& c, int pid, int tid) {
+void draw_epochs(Sink& out, const Collected& c, int pid, int tid) {
   auto ends = by_step(c.epoch_end);
   for (auto& [epoch, start] : by_step(c.epoch_start)) {
     auto end = ends.find(epoch);
@@ -198,7 +222,7 @@ void draw_epochs(json& out, const Collected& c, int pid, int tid) {
   }
 }
 
-void draw_iterations(json& out, const std::map<std::string, const Catalog::Series*>& rank, int pid, int tid,
+void draw_iterations(Sink& out, const std::map<std::string, const Catalog::Series*>& rank, int pid, int tid,
                      std::optional<std::size_t> limit) {
   auto get = [&](std::string_view name) {
     auto it = rank.find(std::string(name));
@@ -225,8 +249,10 @@ std::set<std::string> series_names() {
   return names;
 }
 
-json build(const Input& in, const Options& options) {
-  json events = json::array();
+namespace {
+
+// Draws every event into `events`; returns the trace's otherData.
+json draw(const Input& in, const Options& options, Sink& events) {
   Rows rows(events);
 
   std::map<std::int64_t, std::vector<const EventRow*>> events_of;
@@ -290,7 +316,27 @@ json build(const Input& in, const Options& options) {
              {"clock", "microseconds since the Unix epoch; the catalog records whole seconds"}};
   if (!in.campaign.code.version.empty()) other["code_version"] = in.campaign.code.version;
   if (!in.campaign.code.commit.empty()) other["commit"] = in.campaign.code.commit;
+  return other;
+}
+
+}  // namespace
+
+json build(const Input& in, const Options& options) {
+  json events = json::array();
+  Sink sink(&events);
+  json other = draw(in, options, sink);
   return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}, {"otherData", std::move(other)}};
+}
+
+std::string write(const Input& in, const Options& options, std::size_t* count) {
+  std::string text = "{\"traceEvents\":[";
+  Sink sink(&text);
+  json other = draw(in, options, sink);
+  text += "],\"displayTimeUnit\":\"ms\",\"otherData\":";
+  text += other.dump(-1, ' ', false, json::error_handler_t::replace);
+  text += "}\n";
+  if (count) *count = sink.size();
+  return text;
 }
 
 }  // namespace campaign::trace

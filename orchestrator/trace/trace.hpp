@@ -57,5 +57,8 @@ Input read(Catalog& catalog, const CampaignRecord& campaign);
 
 // The trace: {"traceEvents": [...], "displayTimeUnit": "ms", "otherData": {...}}.
 nlohmann::json build(const Input& in, const Options& options = {});
+// The same trace as JSON text (the document build() makes, traceEvents first), written event by
+// event: what `campaign trace` writes, without holding the document's tree. `count`: its events.
+std::string write(const Input& in, const Options& options = {}, std::size_t* count = nullptr);
 
 }  // namespace campaign::trace

@@ -269,6 +269,17 @@ TEST_CASE("trace: epochs and per-rank stalls on sub-rows", "[trace]") {
   CHECK(on_row(first, "a rank 1", "X", "data stall").size() == 1);
 }
 
+TEST_CASE("trace: the text `campaign trace` writes is the document build makes", "[trace]") {
+  for (auto by : {trace::By::case_, trace::By::node}) {
+    std::size_t count = 0;
+    const std::string text = trace::write(campaign_rows().in, {.by = by}, &count);
+    const json t = trace::build(campaign_rows().in, {.by = by});
+    CHECK(json::parse(text) == t);
+    CHECK(count == t["traceEvents"].size());
+    CHECK(text.back() == '\n');
+  }
+}
+
 TEST_CASE("trace: by node, a group per node with the cases that ran on it", "[trace]") {
   json t = trace::build(campaign_rows().in, {.by = trace::By::node});
   CHECK(t["otherData"]["rows"] == "node");
