@@ -394,7 +394,7 @@ int Engine::run() {
       }
     }
     auto picks = [&](const MarkerWatch::Changes& c) {
-      return [&](const std::string& dir) { return c.dirs.count(dir) || !watch->watching(dir); };
+      return [&](const std::string& dir) { return c.dirs.count(dir) || watch->unwatched().count(dir); };
     };
     if (exits) read_marker_in_ = picks(*exits);
     if (starts) read_start_in_ = picks(*starts);
@@ -409,7 +409,7 @@ int Engine::run() {
     if (watch && (changed || !watched_once)) {
       std::vector<MarkerWatch::Dir> dirs;
       for (auto& a : latest_)
-        if (is_active(a.state) && !a.job_id.empty()) dirs.push_back({&a.run_dir, a.step_name.empty()});
+        if (is_active(a.state) && !a.job_id.empty()) dirs.push_back({a.id, &a.run_dir, a.step_name.empty()});
       watch->watch(dirs);
       watched_once = true;
     }

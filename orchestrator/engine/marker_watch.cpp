@@ -22,31 +22,34 @@ MarkerWatch::~MarkerWatch() {
 }
 
 void MarkerWatch::watch(const std::vector<Dir>& dirs) {
+  unwatched_.clear();
   if (fd_ < 0) return;
   ++generation_;
   for (const Dir& d : dirs) {
-    auto [it, added] = by_dir_.try_emplace(*d.path);
+    auto [it, added] = by_key_.try_emplace(d.key);
     it->second.generation = generation_;
     it->second.job = d.job;
     if (!added) continue;
     int wd = inotify_add_watch(fd_, d.path->c_str(), IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR);
     if (wd < 0) {
-      by_dir_.erase(it);  // not watchable (gone, remote, limit): read every time
+      by_key_.erase(it);  // not watchable (gone, remote, limit): read every time
+      unwatched_.insert(*d.path);
       continue;
     }
     it->second.wd = wd;
-    by_wd_[wd] = *d.path;
+    it->second.dir = *d.path;
+    by_wd_[wd] = d.key;
     for (auto& c : changes_) c.dirs.insert(*d.path);  // its markers may have come before the watch
   }
-  for (auto it = by_dir_.begin(); it != by_dir_.end();) {
+  for (auto it = by_key_.begin(); it != by_key_.end();) {
     if (it->second.generation == generation_) {
       ++it;
       continue;
     }
     inotify_rm_watch(fd_, it->second.wd);
     by_wd_.erase(it->second.wd);
-    for (auto& c : changes_) c.dirs.erase(it->first);
-    it = by_dir_.erase(it);
+    for (auto& c : changes_) c.dirs.erase(it->second.dir);
+    it = by_key_.erase(it);
   }
 }
 
@@ -61,33 +64,33 @@ void MarkerWatch::read_events() {
   stream_.async_read_some(boost::asio::buffer(buffer_, sizeof buffer_),
                           [this](const boost::system::error_code& ec, size_t n) {
                             if (ec) return;  // closed
-                            bool seen = false, job_ended = false;
-                            for (size_t off = 0; off + sizeof(inotify_event) <= n;) {
-                              inotify_event ev;
-                              std::memcpy(&ev, buffer_ + off, sizeof ev);
-                              const char* name = buffer_ + off + sizeof(inotify_event);
-                              off += sizeof(inotify_event) + ev.len;
-                              if (ev.mask & IN_Q_OVERFLOW) {
-                                for (auto& c : changes_) c.all = true;
-                                seen = job_ended = true;
-                                continue;
-                              }
-                              if (ev.len == 0) continue;
-                              auto dir = by_wd_.find(ev.wd);
-                              if (dir == by_wd_.end()) continue;
-                              for (size_t k = 0; k < markers_.size(); ++k) {
-                                if (markers_[k] != name) continue;
-                                changes_[k].dirs.insert(dir->second);
-                                if (k == 0) {
-                                  seen = true;
-                                  auto w = by_dir_.find(dir->second);
-                                  job_ended |= w != by_dir_.end() && w->second.job;
-                                }
-                              }
-                            }
-                            if (seen) on_marker_(job_ended);
+                            take_events(n);
                             read_events();
                           });
+}
+
+void MarkerWatch::take_events(size_t n) {
+  bool seen = false, job_ended = false;
+  for (size_t off = 0; off + sizeof(inotify_event) <= n;) {
+    inotify_event ev;
+    std::memcpy(&ev, buffer_ + off, sizeof ev);
+    const char* name = buffer_ + off + sizeof(inotify_event);
+    off += sizeof(inotify_event) + ev.len;
+    if (ev.mask & IN_Q_OVERFLOW) {  // events were lost: every directory is to be read
+      for (auto& c : changes_) c.all = true;
+      seen = job_ended = true;
+      continue;
+    }
+    auto key = ev.len ? by_wd_.find(ev.wd) : by_wd_.end();
+    if (key == by_wd_.end()) continue;
+    const Watched& w = by_key_.at(key->second);
+    for (size_t k = 0; k < markers_.size(); ++k) {
+      if (markers_[k] != name) continue;
+      changes_[k].dirs.insert(w.dir);
+      if (k == 0) seen = true, job_ended |= w.job;
+    }
+  }
+  if (seen) on_marker_(job_ended);
 }
 
 }  // namespace campaign::engine

@@ -11,6 +11,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
+#include <cstdint>
 #include <functional>
 #include <set>
 #include <string>
@@ -32,15 +33,16 @@ class MarkerWatch {
 
   // Watches exactly these directories from now on (adds the new ones, drops the others).
   struct Dir {
+    std::int64_t key;  // what stands for the directory (its attempt's id): hashed instead of the path
     const std::string* path;
     bool job = true;  // a scheduler's job's own directory: its exit marker frees what the job held
   };
   void watch(const std::vector<Dir>& dirs);
   bool available() const { return fd_ >= 0; }
-  size_t watched() const { return by_dir_.size(); }
-  // Whether `dir` is watched: a directory whose watch could not be added (gone, the watch limit) is
-  // one to read every time.
-  bool watching(const std::string& dir) const { return by_dir_.count(dir) > 0; }
+  size_t watched() const { return by_key_.size(); }
+  // The directories the last watch() named that could not be watched (gone, the watch limit): to
+  // read every time.
+  const std::set<std::string>& unwatched() const { return unwatched_; }
 
   // The watched directories where marker `k` (an index into `markers`) appeared since the last call
   // for it, and those first watched since (a marker may have come before its watch). `all`: the
@@ -53,19 +55,22 @@ class MarkerWatch {
 
  private:
   void read_events();
+  void take_events(size_t n);  // the `n` bytes of events read into buffer_
 
   struct Watched {
     int wd = -1;
     bool job = true;
     unsigned long generation = 0;  // the last watch() that named it
+    std::string dir;
   };
   std::vector<std::string> markers_;
   std::function<void(bool)> on_marker_;
   int fd_ = -1;
   boost::asio::posix::stream_descriptor stream_;
-  std::unordered_map<std::string, Watched> by_dir_;
-  std::unordered_map<int, std::string> by_wd_;
+  std::unordered_map<std::int64_t, Watched> by_key_;
+  std::unordered_map<int, std::int64_t> by_wd_;
   unsigned long generation_ = 0;
+  std::set<std::string> unwatched_;
   std::vector<Changes> changes_;  // one per marker
   alignas(8) char buffer_[8192];
 };

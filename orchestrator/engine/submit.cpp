@@ -125,6 +125,10 @@ bool Engine::submit_job(const std::vector<AttemptRow*>& rows, const sched::Submi
 bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
   more_to_submit_ = false;
   if (now() < submit_pause_until_) return false;
+  // Every tick asks; once every case has its job, the choice (maps of every row) is skipped.
+  if (std::none_of(latest.begin(), latest.end(),
+                   [](const AttemptRow& a) { return a.in_spec && a.state == State::planned; }))
+    return false;
   SubmitLimits limits;
   limits.others_in_queue = others_in_queue_;
   limits.arrays = scheduler_.has_arrays();
