@@ -221,6 +221,15 @@ case_name: c{{n}}
 job: {partition: mc, nodes: 1, walltime: "01:00:00", command: "true"}
 )";
 
+// Three one-core cases packed into one allocation of a node.
+const char* kPacked = R"(name: packed
+matrix:
+  n: [1, 2, 3]
+case_name: p{{n}}
+job: {partition: mc, ranks: 1, cpus_per_rank: 1, walltime: "00:10:00", command: "true"}
+pack: {nodes: 1, walltime: "01:00:00"}
+)";
+
 // A staging step the two training cases depend on.
 const char* kDeps = R"(name: deps
 matrix:
@@ -576,15 +585,8 @@ job: {partition: "{{partition}}", nodes: 1, walltime: "00:10:00", command: "true
 }
 
 TEST_CASE("cancel --case of a packed case: its running step alone, else refused, or the allocation") {
-  const char* packed = R"(name: packed
-matrix:
-  n: [1, 2, 3]
-case_name: p{{n}}
-job: {partition: mc, ranks: 1, cpus_per_rank: 1, walltime: "00:10:00", command: "true"}
-pack: {nodes: 1, walltime: "01:00:00"}
-)";
   SECTION("Slurm: the case's step is cancelled, the allocation and the others go on") {
-    Setup s(packed, 100);
+    Setup s(kPacked, 100);
     s.engine.tick(true);
     REQUIRE(s.sched.jobs.size() == 1);
     const std::string alloc = s.sched.order.at(0);
@@ -609,7 +611,7 @@ pack: {nodes: 1, walltime: "01:00:00"}
     CHECK(s.sched.cancelled.back() == alloc);
   }
   SECTION("without steps to cancel (LSF, local): the allocation, its other cases with it") {
-    Setup s(packed, 100);
+    Setup s(kPacked, 100);
     s.engine.tick(true);
     CHECK(s.engine.cancel("p2") == 3);
     CHECK(s.sched.cancelled == std::vector<std::string>{s.sched.order.at(0)});
@@ -621,14 +623,7 @@ TEST_CASE("a packed allocation that wrote its cases' exit markers and ended betw
   // The local executor and LSF keep no step records: a packed case's exit marker is its only record.
   // Its driver writes the last cases' markers and then ends; when that falls after the tick's marker
   // read and before its poll, the poll sees the allocation ended and must read those markers first.
-  const char* packed = R"(name: packed
-matrix:
-  n: [1, 2, 3]
-case_name: p{{n}}
-job: {partition: mc, ranks: 1, cpus_per_rank: 1, walltime: "00:10:00", command: "true"}
-pack: {nodes: 1, walltime: "01:00:00"}
-)";
-  Setup s(packed, 100);
+  Setup s(kPacked, 100);
   s.engine.tick(true);
   REQUIRE(s.sched.jobs.size() == 1);
   const std::string alloc = s.sched.order.at(0);
