@@ -3,7 +3,9 @@
 #include "local/local_scheduler.hpp"
 
 #include <signal.h>
+#include <sys/stat.h>
 
+#include <fstream>
 #include <set>
 
 #include "helpers.hpp"
@@ -613,9 +615,13 @@ TEST_CASE("start_waiting starts a waiting job once a job ended, and asks nothing
   TempDir tmp("start-waiting");
   LocalScheduler s(options(tmp.path, 1));
   CHECK(s.starts_jobs_when_polled());
-  auto first = s.submit(request(make_job(tmp.path, "first", "true"), "first"));
+  // The first job holds the one core until the test opens its gate (a FIFO), not until a race ends.
+  const fs::path gate = tmp.path / "gate";
+  REQUIRE(::mkfifo(gate.c_str(), 0600) == 0);
+  auto first = s.submit(request(make_job(tmp.path, "first", "read line < " + gate.string()), "first"));
   auto second = s.submit(request(make_job(tmp.path, "second", "true"), "second"));
   CHECK(record_of(tmp.path, second).start_ms == 0);  // one core: it waits
+  std::ofstream(gate) << "go\n";                     // blocks until the first job reads the gate
   REQUIRE(eventually([&] { return fs::exists(tmp.path / ".local" / "jobs" / (first + ".1.status")); }));
   CHECK(record_of(tmp.path, second).start_ms == 0);  // nobody called since the first one ended
   s.start_waiting();
