@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "helpers.hpp"
@@ -58,6 +59,21 @@ int zombie_children() {
   }
   return n;
 }
+
+}  // namespace
+
+namespace {
+
+// A FIFO a job waits on (its command `read line < FIFO`) until the test opens it: the job holds its
+// cores or GPUs exactly as long as the test needs, not for a sleep's length and a hope.
+struct Gate {
+  fs::path path;
+  Gate(const fs::path& dir, const std::string& name) : path(dir / (name + ".gate")) {
+    REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+  }
+  std::string wait() const { return "read line < " + path.string(); }
+  void open() const { std::ofstream(path) << "go\n"; }  // blocks until the job reads it
+};
 
 }  // namespace
 
@@ -149,10 +165,10 @@ TEST_CASE("the concurrency limit holds jobs back in submission order", "[local]"
   TempDir tmp("slots");
   LocalScheduler s(options(tmp.path, 2));
   // A takes both slots (its launcher line says 2 ranks), so B, C wait although each needs one.
-  auto a = s.submit(request(make_job(tmp.path, "a",
-                                     ": campaign launch -n 2 -- train; sleep 0.6; "
-                                     "date +%s%N > end"),
-                            "a"));
+  Gate gate(tmp.path, "a");
+  auto a = s.submit(request(
+      make_job(tmp.path, "a", ": campaign launch -n 2 -- train; " + gate.wait() + "; date +%s%N > end"),
+      "a"));
   auto b = s.submit(request(make_job(tmp.path, "b", "date +%s%N > start"), "b"));
   auto c = s.submit(request(make_job(tmp.path, "c", "true"), "c", {}, {"--ntasks=1"}));
   CHECK(record_of(tmp.path, a).demand.cores == 2);
@@ -164,6 +180,7 @@ TEST_CASE("the concurrency limit holds jobs back in submission order", "[local]"
   CHECK_FALSE(jb.start);
   CHECK(s.queued_jobs_of_user() == 3);
 
+  gate.open();
   CHECK(wait_end(s, a).state == State::completed);
   CHECK(wait_end(s, b).state == State::completed);
   CHECK(wait_end(s, c).state == State::completed);
@@ -234,11 +251,14 @@ TEST_CASE("each job sees its own GPUs, and none when it asks for none", "[local]
   TempDir tmp("gpus");
   LocalScheduler s(options(tmp.path, 8, {"3", "5"}));
   CHECK(s.machine().gpus == 2);
+  std::map<std::string, Gate> gates;
   auto gpu_job = [&](const std::string& name) {
+    const Gate& gate = gates.try_emplace(name, tmp.path, name).first->second;
     return s.submit(
         request(make_job(tmp.path, name,
                          "#LOCAL --cores=1 --gpus=1\necho \"${CUDA_VISIBLE_DEVICES-unset}\" > seen; "
-                         "date +%s%N > start; sleep 0.4; date +%s%N > end"),
+                         "date +%s%N > start; " +
+                             gate.wait() + "; date +%s%N > end"),
                 name));
   };
   auto a = gpu_job("a"), b = gpu_job("b"), c = gpu_job("c");
@@ -248,7 +268,13 @@ TEST_CASE("each job sees its own GPUs, and none when it asks for none", "[local]
   CHECK(info(s, a).state == State::running);
   CHECK(info(s, b).state == State::running);
   CHECK(info(s, c).state == State::queued);
-  for (auto& id : {a, b, c, cpu}) CHECK(wait_end(s, id).state == State::completed);
+  gates.at("a").open();
+  gates.at("b").open();
+  CHECK(wait_end(s, a).state == State::completed);
+  CHECK(wait_end(s, b).state == State::completed);
+  REQUIRE(eventually([&] { return info(s, c).state == State::running; }));
+  gates.at("c").open();
+  for (auto& id : {c, cpu}) CHECK(wait_end(s, id).state == State::completed);
   std::set<std::string> seen{read(tmp.path / "a" / "seen"), read(tmp.path / "b" / "seen")};
   CHECK(seen == std::set<std::string>{"3\n", "5\n"});
   CHECK((read(tmp.path / "c" / "seen") == "3\n" || read(tmp.path / "c" / "seen") == "5\n"));
@@ -285,12 +311,14 @@ TEST_CASE("an exclusive job is shown the GPUs it asked for, as beside others", "
 TEST_CASE("an exclusive job holds the whole machine", "[local]") {
   TempDir tmp("exclusive");
   LocalScheduler s(options(tmp.path, 4));
-  auto whole = s.submit(
-      request(make_job(tmp.path, "whole", "#LOCAL --exclusive\nsleep 0.4; date +%s%N > end"), "whole"));
+  Gate gate(tmp.path, "whole");
+  auto whole = s.submit(request(
+      make_job(tmp.path, "whole", "#LOCAL --exclusive\n" + gate.wait() + "; date +%s%N > end"), "whole"));
   auto small =
       s.submit(request(make_job(tmp.path, "small", "#LOCAL --cores=1\ndate +%s%N > start"), "small"));
   CHECK(record_of(tmp.path, whole).held_cores.size() == 4);
   CHECK(info(s, small).state == State::queued);
+  gate.open();
   CHECK(wait_end(s, small).state == State::completed);
   CHECK(std::stoll(read(tmp.path / "small" / "start")) >= std::stoll(read(tmp.path / "whole" / "end")));
 }
@@ -311,11 +339,13 @@ TEST_CASE("a job is pinned to its cores on the machine's CPUs", "[local]") {
 TEST_CASE("afterok dependencies wait, and cancel when they fail", "[local]") {
   TempDir tmp("deps");
   LocalScheduler s(options(tmp.path));
-  auto a = s.submit(request(make_job(tmp.path, "a", "sleep 0.4; date +%s%N > end"), "a"));
+  Gate gate(tmp.path, "a");
+  auto a = s.submit(request(make_job(tmp.path, "a", gate.wait() + "; date +%s%N > end"), "a"));
   auto b = s.submit(request(make_job(tmp.path, "b", "date +%s%N > start"), "b", {a}));
   auto jb = info(s, b);
   CHECK(jb.state == State::queued);
   CHECK(jb.reason == "Dependency");
+  gate.open();
   CHECK(wait_end(s, b).state == State::completed);
   CHECK(std::stoll(read(tmp.path / "b" / "start")) >= std::stoll(read(tmp.path / "a" / "end")));
 
@@ -615,13 +645,11 @@ TEST_CASE("start_waiting starts a waiting job once a job ended, and asks nothing
   TempDir tmp("start-waiting");
   LocalScheduler s(options(tmp.path, 1));
   CHECK(s.starts_jobs_when_polled());
-  // The first job holds the one core until the test opens its gate (a FIFO), not until a race ends.
-  const fs::path gate = tmp.path / "gate";
-  REQUIRE(::mkfifo(gate.c_str(), 0600) == 0);
-  auto first = s.submit(request(make_job(tmp.path, "first", "read line < " + gate.string()), "first"));
+  Gate gate(tmp.path, "first");  // the first job holds the one core until the gate opens
+  auto first = s.submit(request(make_job(tmp.path, "first", gate.wait()), "first"));
   auto second = s.submit(request(make_job(tmp.path, "second", "true"), "second"));
   CHECK(record_of(tmp.path, second).start_ms == 0);  // one core: it waits
-  std::ofstream(gate) << "go\n";                     // blocks until the first job reads the gate
+  gate.open();
   REQUIRE(eventually([&] { return fs::exists(tmp.path / ".local" / "jobs" / (first + ".1.status")); }));
   CHECK(record_of(tmp.path, second).start_ms == 0);  // nobody called since the first one ended
   s.start_waiting();
