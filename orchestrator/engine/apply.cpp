@@ -239,16 +239,16 @@ void Engine::record_energy() {
 }
 
 bool Engine::apply_markers(std::vector<AttemptRow>& latest) {
-  if (read_marker_in_) {
-    auto some = marker_rows(latest, read_marker_in_);
-    if (some.empty()) return false;
-    const auto markers = workspace_.read_markers(marker_dirs(some));
-    return apply_decision([&] { return on_markers(some, markers, wall(), memory_); }, latest);
-  }
-  auto dirs = marker_dirs(latest);
+  if (!read_marker_in_) return apply_markers_of(latest, latest, wall());
+  return apply_markers_of(marker_rows(latest, read_marker_in_), latest, wall());
+}
+
+bool Engine::apply_markers_of(const std::vector<AttemptRow>& rows, std::vector<AttemptRow>& latest,
+                              Time now) {
+  auto dirs = marker_dirs(rows);
   if (dirs.empty()) return false;
   const auto markers = workspace_.read_markers(dirs);
-  return apply_decision([&] { return on_markers(latest, markers, wall(), memory_); }, latest);
+  return apply_decision([&] { return on_markers(rows, markers, now, memory_); }, latest);
 }
 
 bool Engine::poll(std::vector<AttemptRow>& latest) {
@@ -257,11 +257,7 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
   PollAnswer answer;
   answer.jobs = scheduler_.query(request.ids);
   answer.now = wall();
-  bool changed = false;
-  if (auto unmarked = unmarked_in_ended(latest, answer.jobs, memory_); !unmarked.empty()) {
-    const auto markers = workspace_.read_markers(marker_dirs(unmarked));
-    changed = apply_decision([&] { return on_markers(unmarked, markers, answer.now, memory_); }, latest);
-  }
+  const bool changed = apply_markers_of(unmarked_in_ended(latest, answer.jobs, memory_), latest, answer.now);
   PackedQuery packed = packed_query(latest, request, answer.jobs, memory_);
   if (!packed.allocations.empty()) {
     try {

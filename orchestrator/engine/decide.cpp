@@ -459,19 +459,18 @@ void end_packed(Actions& out, Memory& memory, const AttemptRow& a, const sched::
 Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& request, const PollAnswer& answer,
                 const Rules& rules, Memory& memory) {
   Actions out;
-  std::map<std::string, const sched::JobInfo*> by_id;
-  for (auto& j : answer.jobs) by_id[j.id] = &j;
+  JobsById jobs(answer.jobs);
   // Completions on the marker: confirmed or corrected once the job has ended for the scheduler too.
   if (request.confirm)
     for (auto& a : latest) {
       auto u = memory.unconfirmed.find(a.id);
       if (u == memory.unconfirmed.end()) continue;
-      auto found = by_id.find(u->second.job_id);
+      const sched::JobInfo* found = jobs.find(u->second.job_id);
       if (!a.step_name.empty())
-        confirm_packed(out, memory, a, found == by_id.end() ? nullptr : found->second, answer, rules);
-      else if (found != by_id.end() && is_final(found->second->state) && found->second->state != State::lost)
-        confirm(out, memory, a, found->second, "");
-      else if (found == by_id.end()) {
+        confirm_packed(out, memory, a, found, answer, rules);
+      else if (found && is_final(found->state) && found->state != State::lost)
+        confirm(out, memory, a, found, "");
+      else if (!found) {
         auto& since = u->second.unrecorded_since;
         if (!since) since = answer.now;
         if (answer.now - *since >= std::chrono::duration<double>(rules.accounting_wait_s))
@@ -481,7 +480,6 @@ Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& reques
       }
     }
   std::set<std::string> cancelled;
-  JobsById jobs(answer.jobs);
   for (auto& a : latest) {
     if (!has_job(a)) continue;
     auto marker = memory.marker_exit.find(a.id);

@@ -175,6 +175,8 @@ class Engine {
   // have none yet (a packed allocation's ends after its cases; Scheduler::consumed_energy).
   void record_energy();
   bool apply_markers(std::vector<AttemptRow>& latest);
+  // The exit markers of `rows` (some of `latest`, or all) read and decided on.
+  bool apply_markers_of(const std::vector<AttemptRow>& rows, std::vector<AttemptRow>& latest, Time now);
   bool poll(std::vector<AttemptRow>& latest);
   void confirm_unreachable(std::vector<AttemptRow>& latest);
   bool submit_ready(std::vector<AttemptRow>& latest);
