@@ -11,6 +11,12 @@
 # -DCAMPAIGN_PCH=OFF -DCAMPAIGN_UNITY=OFF checks that. Measured: cmake/unity.cmake.
 option(CAMPAIGN_PCH "Precompile the headers most files include" ON)
 
+# The Catch2 test programs are compiled at -O1 whatever the build type: the code they test is in the
+# libraries, built as the build type says; the tests' own files are half of a build, and a batch of
+# them compiles in 6.2 s of CPU at -O1 against 10.1 s at -O3 (unit_collect's first batch, 2-core VM).
+# Their precompiled headers with them (a precompiled header is used only under the flags it was made with).
+set(CAMPAIGN_TEST_OPTIMIZE -O1)
+
 set(CAMPAIGN_PCH_STD <algorithm> <chrono> <filesystem> <fstream> <functional> <map> <memory>
                      <optional> <set> <sstream> <string> <string_view> <vector>)
 set(CAMPAIGN_PCH_LIBS <nlohmann/json.hpp> <fmt/format.h> <spdlog/spdlog.h> <yaml-cpp/yaml.h>)
@@ -25,6 +31,7 @@ if(CAMPAIGN_PCH)
                                                  Catch2::Catch2)
   target_precompile_headers(campaign_pch_test PRIVATE ${CAMPAIGN_PCH_STD} ${CAMPAIGN_PCH_LIBS}
                                                       <catch2/catch.hpp>)
+  target_compile_options(campaign_pch_test PRIVATE ${CAMPAIGN_TEST_OPTIMIZE})
 
   add_library(campaign_pch_cli OBJECT ${CMAKE_SOURCE_DIR}/cmake/pch_owner.cpp)
   target_link_libraries(campaign_pch_cli PUBLIC spdlog::spdlog nlohmann_json::nlohmann_json yaml-cpp
@@ -40,4 +47,13 @@ function(campaign_use_pch kind)
       target_precompile_headers(${target} REUSE_FROM campaign_pch_${kind})
     endforeach()
   endif()
+endfunction()
+
+# campaign_test_program(TARGETS...): a Catch2 test program: compiled at CAMPAIGN_TEST_OPTIMIZE, with the
+# tests' precompiled headers.
+function(campaign_test_program)
+  foreach(target ${ARGN})
+    target_compile_options(${target} PRIVATE ${CAMPAIGN_TEST_OPTIMIZE})
+    campaign_use_pch(test ${target})
+  endforeach()
 endfunction()

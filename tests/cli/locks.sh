@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# README's test command runs three tests at a time; what keeps it honest is the locks (ctest's
+# README's test command runs four tests at a time; what keeps it honest is the locks (ctest's
 # RESOURCE_LOCK): every test that uses a Slurm test cluster (label slurm) holds the lock of the one its
-# environment names (TESTCLUSTER=testcluster2: `testcluster2`, else `testcluster`), and
+# environment names (TESTCLUSTER=testcluster2 or testcluster3: that one, else `testcluster`), and
 # every test of the local executor or of the PyTorch workload (labels local, workload) holds `cores`;
 # the loader study and the data-loading campaign, whose timings are the studies' numbers, run alone.
 # Reads ctest's own list of the registered tests (ctest --show-only=json-v1).
@@ -15,7 +15,7 @@ check "ctest lists the tests: $(head -2 "$tmp/err")" test -s "$tmp/tests.json"
 out=$(/usr/bin/python3 - "$tmp/tests.json" <<'PY'
 import json, sys
 need = {"slurm": "testcluster", "local": "cores", "workload": "cores"}
-clusters = {"testcluster": 0, "testcluster2": 0}
+clusters = {"testcluster": 0, "testcluster2": 0, "testcluster3": 0}
 tests = json.load(open(sys.argv[1]))["tests"]
 counts = dict.fromkeys(need, 0)
 alone = {"workload_minicosmo_loaders", "data_loading_local"}  # their timings are the study's
@@ -26,7 +26,8 @@ for t in tests:
         if not props.get("RUN_SERIAL"):
             print(f"{t['name']}: not RUN_SERIAL")
     labels, locks = props.get("LABELS", []), props.get("RESOURCE_LOCK", [])
-    cluster = "testcluster2" if "TESTCLUSTER=testcluster2" in props.get("ENVIRONMENT", []) else "testcluster"
+    env = [e.split("=", 1)[1] for e in props.get("ENVIRONMENT", []) if e.startswith("TESTCLUSTER=")]
+    cluster = env[0] if env else "testcluster"
     if "slurm" in labels:
         clusters[cluster] += 1
     for label, lock in need.items():
@@ -43,7 +44,7 @@ PY
 )
 echo "$out" | tail -1
 check_eq "every slurm test holds testcluster, every local and workload test holds cores" "" "$(echo "$out" | head -n -1)"
-check "the suite has slurm, local and workload tests, and slurm tests on both clusters" \
-  grep -qE "slurm=[1-9][0-9]* local=[1-9][0-9]* workload=[1-9][0-9]* testcluster=[1-9][0-9]* testcluster2=[1-9]" \
+check "the suite has slurm, local and workload tests, and slurm tests on each of the three clusters" \
+  grep -qE "slurm=[1-9][0-9]* local=[1-9][0-9]* workload=[1-9][0-9]* testcluster=[1-9][0-9]* testcluster2=[1-9][0-9]* testcluster3=[1-9]" \
   <<<"$(echo "$out" | tail -1)"
 finish 3

@@ -6,8 +6,8 @@
 #   stop-cluster.sh           stop the daemons; keep jobs, accounting database and logs for the next start
 #   stop-cluster.sh --purge   also cancel all jobs first and delete all state (next start is a fresh cluster)
 #
-# Idempotent: stopping a stopped cluster does nothing. TESTCLUSTER=testcluster2 stops the second
-# cluster's slurmctld and slurmds only (munged, MariaDB and slurmdbd are the first's; see env.sh).
+# Idempotent: stopping a stopped cluster does nothing. TESTCLUSTER=testcluster2 (or testcluster3) stops
+# that cluster's slurmctld and slurmds only (munged, MariaDB and slurmdbd are the first's; see env.sh).
 SCRIPT_OPTIONS="--purge" source "$(dirname "$0")/../../tools/usage.sh" "$@"
 set -euo pipefail
 
@@ -82,7 +82,7 @@ slurmds=()
 for n in "${NODES[@]}"; do slurmds+=("slurmd-$n=$RUN/slurmd-$n.pid"); done
 stop '^slurmd$' "${slurmds[@]}"
 stop '^slurmctld$' "slurmctld=$RUN/slurmctld.pid"
-# The second cluster's ends here: munged, MariaDB and slurmdbd are the first's, and serve both.
+# The second and third clusters' end here: munged, MariaDB and slurmdbd are the first's, and serve all three.
 if ((TESTCLUSTER_INDEX == 1)); then
     stop '^slurmdbd$' "slurmdbd=$RUN/slurmdbd.pid"
     # mysqld_safe ignores TERM, but exits by itself after a clean shutdown of the server it watches.
