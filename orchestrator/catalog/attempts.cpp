@@ -27,9 +27,12 @@ void Catalog::begin_submit(std::int64_t attempt_id, std::string_view job_name, s
       {SubmitStart{attempt_id, std::string(job_name), walltime_s, nodes, std::string(step_name), {}}});
 }
 
-void Catalog::begin_submit(const std::vector<SubmitStart>& starts) {
+void Catalog::begin_submit(const std::vector<SubmitStart>& starts, const std::vector<AttemptRow*>& rows) {
   Impl& c = *impl_;
   c.require_writer("begin_submit");
+  if (!rows.empty() && rows.size() != starts.size())
+    throw CatalogError(c.where() + ": begin_submit: " + std::to_string(rows.size()) + " rows for " +
+                       std::to_string(starts.size()) + " attempts");
   for (auto& s : starts) {
     if (s.job_name.empty()) throw CatalogError(c.where() + ": begin_submit: empty job name");
     if (s.walltime_s <= 0 || s.nodes <= 0)
@@ -41,6 +44,7 @@ void Catalog::begin_submit(const std::vector<SubmitStart>& starts) {
     auto q = c.query(
         "UPDATE attempts SET job_name = ?, walltime_s = ?, nodes = ?, submitted = ?, job_id = NULL, "
         "reason = '', step_name = NULLIF(?, ''), array_task = ? WHERE id = ?");
+    const std::int64_t now = c.now();
     for (auto& s : starts) {
       Current cur = c.current(s.attempt);
       if (cur.state != State::planned)
@@ -50,7 +54,7 @@ void Catalog::begin_submit(const std::vector<SubmitStart>& starts) {
       q->bind(1, s.job_name);
       q->bind(2, s.walltime_s);
       q->bind(3, s.nodes);
-      q->bind(4, c.now());
+      q->bind(4, now);
       q->bind(5, s.step_name);
       if (s.array_task)
         q->bind(6, static_cast<std::int64_t>(*s.array_task));
@@ -63,6 +67,19 @@ void Catalog::begin_submit(const std::vector<SubmitStart>& starts) {
                       (s.array_task ? ", task " + std::to_string(*s.array_task) : ""));
     }
     tx.commit();
+    for (size_t k = 0; k < rows.size(); ++k) {  // as read_attempt reads what was written
+      const SubmitStart& s = starts[k];
+      AttemptRow& r = *rows[k];
+      r.state = State::submitting;
+      r.job_name = s.job_name;
+      r.walltime_s = s.walltime_s;
+      r.nodes = s.nodes;
+      r.submitted = from_secs(now);
+      r.job_id.clear();
+      r.reason.clear();
+      r.step_name = s.step_name;
+      r.array_task = s.array_task;
+    }
   });
 }
 
@@ -104,23 +121,43 @@ bool Catalog::record_job_id(std::int64_t attempt_id, std::string_view job_id, St
   return c.guard("record_job_id", [&] {
     Impl::Tx tx(c);
     Current cur = c.current(attempt_id);
-    if (cur.state != State::submitting) {
-      if (cur.job_id == job_id) return false;
-      throw TransitionError(c.where() + ": " + cur.describe() + " is " + state_name(cur.state) +
-                            (cur.job_id.empty() ? std::string() : " with job " + cur.job_id) +
-                            ", cannot record job " + std::string(job_id));
-    }
-    if (seen == State::planned)
-      throw TransitionError(c.where() + ": " + cur.describe() +
-                            ": a job was found, it cannot go back to planned");
-    auto q = c.query("UPDATE attempts SET job_id = ? WHERE id = ?");
-    q->bind(1, std::string(job_id));
-    q->bind(2, attempt_id);
-    q->exec();
-    c.set_state(cur, seen, "job " + std::string(job_id));
+    const bool recorded = c.record_job(cur, job_id, seen);
     tx.commit();
-    return true;
+    return recorded;
   });
+}
+
+bool Catalog::record_job_id(AttemptRow& row, std::string_view job_id) {
+  Impl& c = *impl_;
+  c.require_writer("record_job_id");
+  if (job_id.empty()) throw CatalogError(c.where() + ": record_job_id: empty job id");
+  return c.guard("record_job_id", [&] {
+    Impl::Tx tx(c);
+    Current cur = current_of(row);
+    const bool recorded = c.record_job(cur, job_id, State::queued);
+    tx.commit();
+    row.job_id = job_id;
+    row.state = cur.state;
+    return recorded;
+  });
+}
+
+bool Catalog::Impl::record_job(Current& cur, std::string_view job_id, State seen) {
+  if (cur.state != State::submitting) {
+    if (cur.job_id == job_id) return false;
+    throw TransitionError(where() + ": " + cur.describe() + " is " + state_name(cur.state) +
+                          (cur.job_id.empty() ? std::string() : " with job " + cur.job_id) +
+                          ", cannot record job " + std::string(job_id));
+  }
+  if (seen == State::planned)
+    throw TransitionError(where() + ": " + cur.describe() +
+                          ": a job was found, it cannot go back to planned");
+  auto q = query("UPDATE attempts SET job_id = ? WHERE id = ?");
+  q->bind(1, std::string(job_id));
+  q->bind(2, cur.id);
+  q->exec();
+  set_state(cur, seen, "job " + std::string(job_id));
+  return true;
 }
 
 bool Catalog::update_state(std::int64_t attempt_id, State to, const JobUpdate& info) {
@@ -129,29 +166,45 @@ bool Catalog::update_state(std::int64_t attempt_id, State to, const JobUpdate& i
   return c.guard("update_state", [&] {
     Impl::Tx tx(c);
     Current cur = c.current(attempt_id);
-    if (to == cur.state) {
-      c.store_info(attempt_id, info, false);
-      tx.commit();
-      return false;
-    }
-    if (to == State::planned || to == State::submitting)
-      throw TransitionError(c.where() + ": " + cur.describe() + ": use " +
-                            (to == State::planned ? "revert_submitting" : "begin_submit") + " to reach " +
-                            state_name(to));
-    if (cur.state == State::submitting)
-      throw TransitionError(c.where() + ": " + cur.describe() +
-                            " is submitting: record its job id or revert it first");
-    c.store_info(attempt_id, info, true);
-    std::string message = info.reason.value_or("");
-    if (info.exit_code) {
-      if (!message.empty()) message += ' ';
-      message += "exit ";
-      message += std::to_string(*info.exit_code);
-    }
-    c.set_state(cur, to, message);
+    const bool moved = c.change_state(cur, to, info);
     tx.commit();
-    return true;
+    return moved;
   });
+}
+
+bool Catalog::update_state(AttemptRow& row, State to, const JobUpdate& info) {
+  Impl& c = *impl_;
+  c.require_writer("update_state");
+  return c.guard("update_state", [&] {
+    Impl::Tx tx(c);
+    Current cur = current_of(row);
+    const bool moved = c.change_state(cur, to, info);
+    tx.commit();
+    apply_written(row, to, info, moved);
+    return moved;
+  });
+}
+
+bool Catalog::Impl::change_state(Current& cur, State to, const JobUpdate& info) {
+  if (to == cur.state) {
+    store_info(cur.id, info, false);
+    return false;
+  }
+  if (to == State::planned || to == State::submitting)
+    throw TransitionError(where() + ": " + cur.describe() + ": use " +
+                          (to == State::planned ? "revert_submitting" : "begin_submit") + " to reach " +
+                          state_name(to));
+  if (cur.state == State::submitting)
+    throw TransitionError(where() + ": " + cur.describe() +
+                          " is submitting: record its job id or revert it first");
+  std::string message = info.reason.value_or("");
+  if (info.exit_code) {
+    if (!message.empty()) message += ' ';
+    message += "exit ";
+    message += std::to_string(*info.exit_code);
+  }
+  set_state(cur, to, message, &info);
+  return true;
 }
 
 void Catalog::return_to_plan(std::int64_t attempt_id, std::string_view why) {

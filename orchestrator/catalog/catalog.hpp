@@ -166,6 +166,8 @@ struct AttemptRow {
   // false: completed on the job's exit marker, the scheduler's accounting not
   // read yet; not collected and not done until it is (JobUpdate::confirmed).
   bool confirmed = true;
+
+  bool operator==(const AttemptRow&) const = default;
 };
 
 struct Metric {
@@ -296,12 +298,16 @@ class Catalog {
   };
   // The same for the attempts of one allocation or array, in one durable transaction (one fsync,
   // not one per case); all or none.
-  void begin_submit(const std::vector<SubmitStart>& starts);
+  // `rows`, when given, are the starts' rows (in order) as the catalog holds them: left as it then
+  // holds them, not read back.
+  void begin_submit(const std::vector<SubmitStart>& starts, const std::vector<AttemptRow*>& rows = {});
   // submitting -> `seen` (queued by default; running or an end state when
   // reconciliation adopts a job that has already moved on), storing the job
   // id. Returns false, changing nothing, when the attempt already has this
   // job id (a repeated call); throws TransitionError otherwise.
   bool record_job_id(std::int64_t attempt_id, std::string_view job_id, State seen = State::queued);
+  // The same (queued) for a row the caller holds as the catalog holds it: see update_state(AttemptRow&).
+  bool record_job_id(AttemptRow& row, std::string_view job_id);
   // Moves the attempt to `to` if transitions.hpp allows it and stores `info`;
   // returns true. When `to` is the current state only `info` is stored (no
   // event) and it returns false. planned and submitting are reached through
@@ -309,6 +315,10 @@ class Catalog {
   // through record_job_id or revert_submitting; anything else throws
   // TransitionError.
   bool update_state(std::int64_t attempt_id, State to, const JobUpdate& info = {});
+  // The same for an attempt whose row the caller holds as the catalog holds it (the engine's rows,
+  // kept in step with its writes): the transition is checked against the row, not read again, and
+  // the row is left as the catalog then holds it, not read back. Unchanged when this throws.
+  bool update_state(AttemptRow& row, State to, const JobUpdate& info = {});
   // submitting -> planned: reconciliation found no job of that name.
   void revert_submitting(std::int64_t attempt_id, std::string_view why);
   // queued|running -> planned for a packed attempt whose allocation ended before its step started:

@@ -262,7 +262,7 @@ std::int64_t Catalog::Impl::insert_event(const EventScope& scope, std::string_vi
   return db.getLastInsertRowid();
 }
 
-void Catalog::Impl::set_state(Current& cur, State to, std::string_view message) {
+void Catalog::Impl::set_state(Current& cur, State to, std::string_view message, const JobUpdate* info) {
   if (!allowed(cur.state, to))
     throw TransitionError(where() + ": " + cur.describe() + " cannot go from " + state_name(cur.state) +
                           " to " + state_name(to));
@@ -275,11 +275,15 @@ void Catalog::Impl::set_state(Current& cur, State to, std::string_view message) 
   if (cur.state == State::completed && to != State::collected && to != State::collect_failed && cur.confirmed)
     throw TransitionError(where() + ": " + cur.describe() + " is a confirmed completion: it cannot become " +
                           state_name(to));
-  auto q = query("UPDATE attempts SET state = ?, updated = ? WHERE id = ?");
-  q->bind(1, state_name(to));
-  q->bind(2, now());
-  q->bind(3, cur.id);
-  q->exec();
+  if (info) {
+    write_info(cur.id, *info, &to);  // one statement for the state and what came with it
+  } else {
+    auto q = query("UPDATE attempts SET state = ?, updated = ? WHERE id = ?");
+    q->bind(1, state_name(to));
+    q->bind(2, now());
+    q->bind(3, cur.id);
+    q->exec();
+  }
   insert_event({cur.campaign_id, cur.case_id, cur.id}, "state", cur.state, to, message);
   cur.state = to;
 }
@@ -297,13 +301,19 @@ std::int64_t Catalog::Impl::insert_attempt(std::int64_t campaign_id, std::int64_
 }
 
 void Catalog::Impl::store_info(std::int64_t attempt_id, const JobUpdate& info, bool state_changed) {
+  write_info(attempt_id, info, nullptr, state_changed);
+}
+
+void Catalog::Impl::write_info(std::int64_t attempt_id, const JobUpdate& info, const State* to,
+                               bool state_changed) {
+  state_changed |= to != nullptr;
   auto q = query(
       "UPDATE attempts SET reason = CASE WHEN ?1 THEN coalesce(?2, '') ELSE coalesce(?2, reason) END, "
       "exit_code = coalesce(?3, exit_code), started = coalesce(?4, started), "
       "ended = coalesce(?5, ended), elapsed_s = coalesce(?6, elapsed_s), "
       "node_list = coalesce(?7, node_list), confirmed = coalesce(?10, confirmed), updated = ?8, "
       "cause = CASE WHEN ?1 THEN coalesce(?11, '') ELSE coalesce(?11, cause) END, "
-      "energy_j = coalesce(?12, energy_j) WHERE id = ?9");
+      "energy_j = coalesce(?12, energy_j), state = coalesce(?13, state) WHERE id = ?9");
   q->bind(1, state_changed ? 1 : 0);
   bind_opt(*q, 2, info.reason);
   bind_opt(*q, 3, info.exit_code);
@@ -316,7 +326,36 @@ void Catalog::Impl::store_info(std::int64_t attempt_id, const JobUpdate& info, b
   bind_opt(*q, 10, info.confirmed ? std::optional<int>(*info.confirmed ? 1 : 0) : std::nullopt);
   bind_opt(*q, 11, info.cause ? std::optional<std::string>(cause_text(*info.cause)) : std::nullopt);
   bind_opt(*q, 12, info.energy_j);
+  bind_opt(*q, 13, to ? std::optional<std::string>(state_name(*to)) : std::nullopt);
   q->exec();
+}
+
+Current current_of(const AttemptRow& row) {
+  Current c;
+  c.id = row.id;
+  c.case_id = row.case_id;
+  c.campaign_id = row.campaign_id;
+  c.number = row.number;
+  c.state = row.state;
+  c.job_id = row.job_id;
+  c.case_key = row.case_key;
+  c.confirmed = row.confirmed;
+  return c;
+}
+
+// Column for column what store_info's UPDATE writes and read_attempt reads (a test holds the two
+// equal: catalog_test "update_state on a row").
+void apply_written(AttemptRow& row, State to, const JobUpdate& info, bool state_changed) {
+  if (info.reason || state_changed) row.reason = info.reason.value_or("");
+  if (info.cause || state_changed) row.cause = info.cause.value_or(Cause::none);
+  if (info.exit_code) row.exit_code = info.exit_code;
+  if (info.started) row.started = info.started;
+  if (info.ended) row.ended = info.ended;
+  if (info.elapsed_s) row.elapsed_s = info.elapsed_s;
+  if (info.node_list) row.node_list = *info.node_list;
+  if (info.confirmed) row.confirmed = *info.confirmed;
+  if (info.energy_j && !std::isnan(*info.energy_j)) row.energy_j = info.energy_j;  // SQLite: NaN is NULL
+  row.state = to;
 }
 
 void Catalog::Impl::write_metrics(std::int64_t attempt_id, const std::vector<Metric>& metrics) {

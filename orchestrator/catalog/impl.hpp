@@ -90,6 +90,10 @@ struct Current {
 
   std::string describe() const;
 };
+// What a transition needs, from a row the caller holds as the catalog holds it.
+Current current_of(const AttemptRow& row);
+// `row` as read_attempt reads it back after store_info(info, state_changed) and a move to `to`.
+void apply_written(AttemptRow& row, State to, const JobUpdate& info, bool state_changed);
 
 struct Catalog::Impl {
   // Declared first so that it is released last, after the database closes.
@@ -99,6 +103,7 @@ struct Catalog::Impl {
   SQLite::Database db;
   // Declared after db: statements must be finalized before the connection.
   std::unordered_map<std::string, std::unique_ptr<SQLite::Statement>> cache;
+  std::unordered_map<const char*, SQLite::Statement*> by_literal;  // into `cache`
   Clock clock = system_now;
 
   // `uri`: `p` is an SQLite URI (Catalog::memory_uri), not a file name.
@@ -121,6 +126,19 @@ struct Catalog::Impl {
 
   // Prepared on first use, then reused: reset and with bindings cleared.
   Query query(const std::string& sql);
+  // The same for a string literal, found by its address: no copy and no hash of its text at every
+  // call (the engine runs a few statements per case; the lookup was a tenth of their cost).
+  template <size_t N>
+  Query query(const char (&sql)[N]) {
+    auto it = by_literal.find(sql);
+    if (it == by_literal.end()) {
+      query(std::string(sql));  // prepared (and reset) through the cache by text
+      it = by_literal.emplace(sql, cache.at(sql).get()).first;
+    }
+    it->second->reset();
+    it->second->clearBindings();
+    return Query(*it->second);
+  }
 
   std::int64_t now() { return to_secs(clock()); }
   std::string where() const { return path.string(); }
@@ -148,8 +166,9 @@ struct Catalog::Impl {
   std::int64_t insert_event(const EventScope& scope, std::string_view kind, std::optional<State> from,
                             std::optional<State> to, std::string_view message);
 
-  // The one place an attempt's state changes. Callers hold a transaction.
-  void set_state(Current& cur, State to, std::string_view message);
+  // The one place an attempt's state changes; with `info`, stored with it in the same statement
+  // (store_info's rule for a state change). Callers hold a transaction.
+  void set_state(Current& cur, State to, std::string_view message, const JobUpdate* info = nullptr);
 
   // A new planned attempt and its creation event. Callers hold a transaction.
   std::int64_t insert_attempt(std::int64_t campaign_id, std::int64_t case_id, int number,
@@ -157,6 +176,15 @@ struct Catalog::Impl {
 
   // Stores what a poll learned; see JobUpdate for the rule on `reason`.
   void store_info(std::int64_t attempt_id, const JobUpdate& info, bool state_changed);
+  // store_info's statement, also writing the state `to` when given (for set_state only).
+  void write_info(std::int64_t attempt_id, const JobUpdate& info, const State* to,
+                  bool state_changed = false);
+  // record_job_id's checks and writes for `cur`; true when it recorded the job. Callers hold a
+  // transaction.
+  bool record_job(Current& cur, std::string_view job_id, State seen);
+  // update_state's checks and writes for `cur` (store_info, set_state); true when the state moved.
+  // Callers hold a transaction.
+  bool change_state(Current& cur, State to, const JobUpdate& info);
 
   // Deletes the attempt's metrics and inserts `metrics`. Callers hold a transaction.
   void write_metrics(std::int64_t attempt_id, const std::vector<Metric>& metrics);
@@ -170,11 +198,17 @@ struct Catalog::Impl {
   // catalog time.
   int tx_depth = 0;
   void begin_tx() {
-    query(tx_depth ? "SAVEPOINT nested" : "BEGIN IMMEDIATE")->exec();
+    if (tx_depth)
+      query("SAVEPOINT nested")->exec();
+    else
+      query("BEGIN IMMEDIATE")->exec();
     ++tx_depth;
   }
   void commit_tx() {
-    query(tx_depth > 1 ? "RELEASE nested" : "COMMIT")->exec();
+    if (tx_depth > 1)
+      query("RELEASE nested")->exec();
+    else
+      query("COMMIT")->exec();
     --tx_depth;
   }
   void rollback_tx() noexcept {

@@ -135,9 +135,11 @@ PartOutcome drive(Opened& opened, Catalog& catalog, const RunOptions& o, bool re
     } catch (const transport::TransportError& e) {
       // It stays completed: collected at the end of this run or by `campaign collect`.
       spdlog::warn("{}: cannot fetch its files yet: {}", a.case_name, e.what());
-      return;
+      return false;
     }
-    if (it != collectors.end() && !it->second.empty()) collect::collect_attempt(catalog, a, it->second);
+    if (it == collectors.end() || it->second.empty()) return false;  // nothing to collect: completed
+    collect::collect_attempt(catalog, a, it->second);
+    return true;
   };
   PartOutcome out;
   out.selected = eo.selected;

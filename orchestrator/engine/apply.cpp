@@ -19,7 +19,7 @@ const std::vector<State> kEveryState = {
 
 }  // namespace
 
-bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest, const Memory* before) {
+bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest, bool decided) {
   // The rows the actions name, found in one pass (most decisions name few of a campaign's rows).
   std::unordered_map<std::int64_t, AttemptRow*> rows;
   for (auto& m : actions.marks) rows.emplace(m.attempt, nullptr);
@@ -48,7 +48,7 @@ bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest, cons
   try {
     // The scheduler first: when cancelling fails, no state has changed (the next poll decides again).
     if (!actions.cancel.empty()) scheduler_.cancel(actions.cancel);
-    const auto recorded = before ? memory_changes(*before, memory_) : std::vector<Observation>{};
+    const auto recorded = decided ? memory_.changes() : std::vector<Observation>{};
     std::optional<Catalog::WriteGroup> group;  // none for a poll that changed nothing (most of them)
     if (!actions.empty() || !recorded.empty()) group.emplace(catalog_);
     for (auto& d : actions.duplicates) {
@@ -63,13 +63,16 @@ bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest, cons
     }
     for (auto& m : actions.marks) {
       AttemptRow& row = *rows.at(m.attempt);
+      bool moved = false;
       if (!m.adopt_job.empty()) {
         catalog_.record_job_id(row.id, m.adopt_job, m.state);
+        moved = catalog_.update_state(row.id, m.state, m.update);
+        refresh(row);
         changed = true;
+      } else {
+        moved = catalog_.update_state(row, m.state, m.update);  // the row kept as written, not read back
       }
-      const bool moved = catalog_.update_state(row.id, m.state, m.update);
       const bool settles = m.update.confirmed.value_or(false);  // a completion on its marker, settled
-      refresh(row);
       if (moved && is_final(m.state)) {
         const auto& exit = m.update.exit_code;
         said.emplace_back(false, row.case_name + ": " +
@@ -109,7 +112,7 @@ bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest, cons
     catalog_.record_observations(recorded);
     if (group) group->commit();
   } catch (...) {
-    if (before) memory_ = *before;  // as the catalog still has it
+    if (decided) memory_.undo();  // as the catalog still has it
     for (auto& [row, was] : saved) *row = std::move(was);
     throw;
   }
@@ -120,23 +123,21 @@ bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest, cons
   // Collected after the commit: a completion is in the catalog, confirmed, before its outputs are
   // read (what a run leaves completed and not collected, it collects at its end; `campaign collect`).
   if (options_.on_completed)
-    for (AttemptRow* row : completed) {
-      options_.on_completed(*row);
-      refresh(*row);  // collected, or collect_failed
-    }
+    for (AttemptRow* row : completed)
+      if (options_.on_completed(*row)) refresh(*row);  // collected, or collect_failed
   return changed;
 }
 
 bool Engine::apply_decision(const std::function<Actions()>& decide, std::vector<AttemptRow>& latest) {
-  const Memory before = memory_;
+  memory_.mark();
   Actions actions;
   try {
     actions = decide();
   } catch (...) {
-    memory_ = before;
+    memory_.undo();
     throw;
   }
-  return apply(actions, latest, &before);
+  return apply(actions, latest, true);
 }
 
 std::string Engine::record_of(const AttemptRow& a) const {
@@ -281,7 +282,7 @@ bool Engine::poll(std::vector<AttemptRow>& latest) {
   std::vector<size_t> read;  // indices into packed.markers
   for (size_t k = 0; k < packed.markers.size(); ++k) {
     const AttemptRow* a = packed.markers[k];
-    if (read_start_in_ && a->state == State::queued && !read_start_in_(a->run_dir)) continue;
+    if (read_start_in_ && a->state == State::queued && !read_start_in_(a->id)) continue;
     dirs.push_back(a->run_dir);
     read.push_back(k);
   }

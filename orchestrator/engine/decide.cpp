@@ -221,10 +221,10 @@ std::vector<std::string> marker_dirs(const std::vector<AttemptRow>& latest) {
 }
 
 std::vector<AttemptRow> marker_rows(const std::vector<AttemptRow>& latest,
-                                    const std::function<bool(const std::string&)>& read) {
+                                    const std::function<bool(std::int64_t attempt)>& read) {
   std::vector<AttemptRow> out;
   for (auto& a : latest)
-    if (has_job(a) && read(a.run_dir)) out.push_back(a);
+    if (has_job(a) && read(a.id)) out.push_back(a);
   return out;
 }
 
@@ -341,7 +341,7 @@ sched::JobInfo as_job(const sched::StepInfo& s) {
 // its allocation ending in a failure afterwards does not.
 void confirm_packed(Actions& out, Memory& memory, const AttemptRow& a, const sched::JobInfo* allocation,
                     const PollAnswer& answer, const Rules& rules) {
-  auto& u = memory.unconfirmed.at(a.id);
+  const auto& u = memory.unconfirmed.at(a.id);
   const sched::StepInfo* step = step_of(a, answer.steps.steps);
   if (step && step->state == State::cancelled) {
     // Steps are cancelled when their allocation ends (srun may still exit 0 on a failed node): the
@@ -375,7 +375,7 @@ void confirm_packed(Actions& out, Memory& memory, const AttemptRow& a, const sch
       }
     } else {
       // The accounting may lag minutes behind: wait for its record by time, not by a count of polls.
-      if (!u.unrecorded_since) u.unrecorded_since = answer.now;
+      if (!u.unrecorded_since) memory.unconfirmed[a.id].unrecorded_since = answer.now;
       const auto wait = std::chrono::duration<double>(rules.accounting_wait_s);
       if (answer.now - *u.unrecorded_since < wait ||
           (answer.accounting_failing_since && answer.now - *answer.accounting_failing_since < wait))
@@ -412,7 +412,7 @@ void end_packed(Actions& out, Memory& memory, const AttemptRow& a, const sched::
   // start marker that cannot be read now is no evidence that the driver never launched it.
   const auto wait = std::chrono::duration<double>(rules.accounting_wait_s);
   if (!step && vouched && !no_step && !own_failure &&
-      (answer.now - memory.awaiting_steps.emplace(a.id, answer.now).first->second < wait ||
+      (answer.now - memory.awaiting_steps.hold(a.id, answer.now) < wait ||
        (answer.accounting_failing_since && answer.now - *answer.accounting_failing_since < wait)))
     return;  // the accounting's record of the allocation's end, and with it of its steps, is on its way
   // Its script's exit marker says it was launched as surely as its start marker does (which may not
@@ -471,9 +471,9 @@ Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& reques
       else if (found && is_final(found->state) && found->state != State::lost)
         confirm(out, memory, a, found, "");
       else if (!found) {
-        auto& since = u->second.unrecorded_since;
-        if (!since) since = answer.now;
-        if (answer.now - *since >= std::chrono::duration<double>(rules.accounting_wait_s))
+        if (!u->second.unrecorded_since) memory.unconfirmed[a.id].unrecorded_since = answer.now;
+        if (answer.now - *u->second.unrecorded_since >=
+            std::chrono::duration<double>(rules.accounting_wait_s))
           confirm(out, memory, a, nullptr,
                   fmt::format("the scheduler has had no record of job {} for {:.0f} s", a.job_id,
                               rules.accounting_wait_s));
@@ -487,7 +487,7 @@ Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& reques
     if (!job) {
       // A packed case's non-zero marker alone cannot say whether it ran (its srun may have been
       // refused by its dying allocation): it waits for its allocation's record like a job without one.
-      const bool waited = answer.now - memory.missing.emplace(a.id, answer.now).first->second >=
+      const bool waited = answer.now - memory.missing.hold(a.id, answer.now) >=
                           std::chrono::duration<double>(rules.lost_after_s);
       if (marker != memory.marker_exit.end() && (a.step_name.empty() || waited)) {
         // the scheduler forgot the job; its marker did not

@@ -394,7 +394,7 @@ int Engine::run() {
       }
     }
     auto picks = [&](const MarkerWatch::Changes& c) {
-      return [&](const std::string& dir) { return c.dirs.count(dir) || watch->unwatched().count(dir); };
+      return [&](std::int64_t attempt) { return c.keys.count(attempt) || watch->unwatched().count(attempt); };
     };
     if (exits) read_marker_in_ = picks(*exits);
     if (starts) read_start_in_ = picks(*starts);

@@ -80,8 +80,9 @@ struct EngineOptions {
   double submit_record_wait_s = 120;
   // Progress: called after every tick that changed something (and at start and end).
   std::function<void(const std::string& line, bool final)> progress;
-  // Called for each attempt whose completion the scheduler confirmed (collection).
-  std::function<void(const AttemptRow&)> on_completed;
+  // Called for each attempt whose completion the scheduler confirmed (collection); true when it
+  // wrote the attempt (collected, collect_failed), whose row the engine then reads again.
+  std::function<bool(const AttemptRow&)> on_completed;
   // Test hook: called with "after_submit" between the scheduler's answer and
   // the catalog commit of the job id (crash tests kill the process there).
   std::function<void(const std::string& point)> hook;
@@ -155,10 +156,10 @@ class Engine {
 
  private:
   // The effects (apply.cpp): observations gathered, decided on (decide.hpp), the actions performed:
-  // the scheduler's first (a failing cancel changes no state), then every catalog write and
-  // the memory the decision changed since `before` in one transaction, then what is said and
-  // collected. Until the commit, a failure puts memory_ back to `before`.
-  bool apply(const Actions& actions, std::vector<AttemptRow>& latest, const Memory* before = nullptr);
+  // the scheduler's first (a failing cancel changes no state), then every catalog write and, when
+  // `decided`, the memory the decision changed since its mark (Memory::mark) in one transaction,
+  // then what is said and collected. Until the commit, a failure puts memory_ back to the mark.
+  bool apply(const Actions& actions, std::vector<AttemptRow>& latest, bool decided = false);
   // apply(decide()), where `decide` may change memory_: a change that counts only once its actions
   // are carried out, and is recorded with them. When they fail (a cancel the scheduler did not
   // take), memory_ is as it was, and the next poll decides again from the same knowledge.
@@ -222,13 +223,27 @@ class Engine {
   std::optional<Clock::time_point> unreachable_since_;  // the scheduler has failed every poll since
   std::vector<AttemptRow> latest_;                      // cached_latest()
   bool latest_valid_ = false;
-  // While set (run(), between full reads): the run directories whose exit markers the tick reads.
-  std::function<bool(const std::string&)> read_marker_in_;
-  // And the directories whose start markers a poll reads for the packed cases waiting to start.
-  std::function<bool(const std::string&)> read_start_in_;
-  bool poll_soon_ = false;            // something needs the scheduler's answer soon
-  bool more_to_submit_ = false;       // the last submission slice ended with ready cases left
-  int others_in_queue_ = 0;           // the user's jobs outside this campaign
+  // While set (run(), between full reads): the attempts whose exit markers the tick reads.
+  std::function<bool(std::int64_t attempt)> read_marker_in_;
+  // And the attempts whose start markers a poll reads for the packed cases waiting to start.
+  std::function<bool(std::int64_t attempt)> read_start_in_;
+  bool poll_soon_ = false;       // something needs the scheduler's answer soon
+  bool more_to_submit_ = false;  // the last submission slice ended with ready cases left
+  // The rest of the choice a slice ended in, for the next slice: choosing again (every planned case
+  // packed into allocations anew) for each allocation of a 100,000-case campaign was most of its
+  // submission's CPU. Taken only while it still holds (resume_choice).
+  struct PendingChoice {
+    SubmitChoice choice;
+    size_t next = 0;                  // the first batch not submitted yet
+    std::vector<std::string> job_of;  // the job id each batch got
+    int others_in_queue = 0;          // as the choice counted them
+  };
+  std::optional<PendingChoice> pending_choice_;
+  // The pending choice's rest, when every member of it is still planned, in the campaign, and no
+  // batch of it depends on a job: else nullopt (choose again).
+  std::optional<PendingChoice> resume_choice(const std::vector<AttemptRow>& latest);
+  SubmitChoice choose(const std::vector<AttemptRow>& latest);  // choose_submissions, with this run's limits
+  int others_in_queue_ = 0;                                    // the user's jobs outside this campaign
   std::string last_job_id_;           // the scheduler's answer to the last submission
   bool unclear_submissions_ = false;  // some submission's outcome had to be reconciled in this run
   int duplicates_cancelled_ = 0;

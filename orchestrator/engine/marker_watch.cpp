@@ -33,13 +33,12 @@ void MarkerWatch::watch(const std::vector<Dir>& dirs) {
     int wd = inotify_add_watch(fd_, d.path->c_str(), IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR);
     if (wd < 0) {
       by_key_.erase(it);  // not watchable (gone, remote, limit): read every time
-      unwatched_.insert(*d.path);
+      unwatched_.insert(d.key);
       continue;
     }
     it->second.wd = wd;
-    it->second.dir = *d.path;
     by_wd_[wd] = d.key;
-    for (auto& c : changes_) c.dirs.insert(*d.path);  // its markers may have come before the watch
+    for (auto& c : changes_) c.keys.insert(d.key);  // its markers may have come before the watch
   }
   for (auto it = by_key_.begin(); it != by_key_.end();) {
     if (it->second.generation == generation_) {
@@ -48,7 +47,7 @@ void MarkerWatch::watch(const std::vector<Dir>& dirs) {
     }
     inotify_rm_watch(fd_, it->second.wd);
     by_wd_.erase(it->second.wd);
-    for (auto& c : changes_) c.dirs.erase(it->second.dir);
+    for (auto& c : changes_) c.keys.erase(it->first);
     it = by_key_.erase(it);
   }
 }
@@ -86,7 +85,7 @@ void MarkerWatch::take_events(size_t n) {
     const Watched& w = by_key_.at(key->second);
     for (size_t k = 0; k < markers_.size(); ++k) {
       if (markers_[k] != name) continue;
-      changes_[k].dirs.insert(w.dir);
+      changes_[k].keys.insert(key->second);
       if (k == 0) seen = true, job_ended |= w.job;
     }
   }

@@ -13,9 +13,9 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <cstdint>
 #include <functional>
-#include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace campaign::engine {
@@ -33,23 +33,25 @@ class MarkerWatch {
 
   // Watches exactly these directories from now on (adds the new ones, drops the others).
   struct Dir {
-    std::int64_t key;  // what stands for the directory (its attempt's id): hashed instead of the path
+    std::int64_t
+        key;  // what stands for the directory (its attempt's id): hashed and named instead of the path
     const std::string* path;
     bool job = true;  // a scheduler's job's own directory: its exit marker frees what the job held
   };
   void watch(const std::vector<Dir>& dirs);
   bool available() const { return fd_ >= 0; }
   size_t watched() const { return by_key_.size(); }
-  // The directories the last watch() named that could not be watched (gone, the watch limit): to
-  // read every time.
-  const std::set<std::string>& unwatched() const { return unwatched_; }
+  // The keys of the directories the last watch() named that could not be watched (gone, the watch
+  // limit): to read every time.
+  const std::unordered_set<std::int64_t>& unwatched() const { return unwatched_; }
 
-  // The watched directories where marker `k` (an index into `markers`) appeared since the last call
-  // for it, and those first watched since (a marker may have come before its watch). `all`: the
-  // kernel's queue overflowed and events were lost, or nothing is watched: read every directory.
+  // The keys of the watched directories where marker `k` (an index into `markers`) appeared since
+  // the last call for it, and of those first watched since (a marker may have come before its
+  // watch). `all`: the kernel's queue overflowed and events were lost, or nothing is watched: read
+  // every directory.
   struct Changes {
     bool all = false;
-    std::set<std::string> dirs;
+    std::unordered_set<std::int64_t> keys;
   };
   Changes take_changes(size_t k = 0);
 
@@ -61,7 +63,6 @@ class MarkerWatch {
     int wd = -1;
     bool job = true;
     unsigned long generation = 0;  // the last watch() that named it
-    std::string dir;
   };
   std::vector<std::string> markers_;
   std::function<void(bool)> on_marker_;
@@ -70,7 +71,7 @@ class MarkerWatch {
   std::unordered_map<std::int64_t, Watched> by_key_;
   std::unordered_map<int, std::int64_t> by_wd_;
   unsigned long generation_ = 0;
-  std::set<std::string> unwatched_;
+  std::unordered_set<std::int64_t> unwatched_;
   std::vector<Changes> changes_;  // one per marker
   alignas(8) char buffer_[8192];
 };

@@ -25,8 +25,7 @@ void decode(const Observation& o, int& status) {
 void decode(const Observation& o, Memory::Unconfirmed& u) { u = {o.value, o.since}; }
 
 template <class V>
-void diff(const char* fact, const std::map<std::int64_t, V>& before, const std::map<std::int64_t, V>& after,
-          std::vector<Observation>& out) {
+void diff(const char* fact, const Facts<V>& before, const Facts<V>& after, std::vector<Observation>& out) {
   for (auto& [id, v] : after)
     if (auto it = before.find(id); it == before.end() || !(it->second == v)) {
       Encoded e = encode(v);
@@ -36,8 +35,20 @@ void diff(const char* fact, const std::map<std::int64_t, V>& before, const std::
     if (!after.count(id)) out.push_back({id, fact, false, std::nullopt, {}});
 }
 
+// diff(as at the mark, now) from what was noted: the same observations in the same order.
 template <class V>
-bool apply(const char* fact, const Observation& o, std::map<std::int64_t, V>& map) {
+void noted_changes(const char* fact, const Facts<V>& now, std::vector<Observation>& out) {
+  for (auto& [id, was] : now.noted())
+    if (auto it = now.find(id); it != now.end() && !(was && *was == it->second)) {
+      Encoded e = encode(it->second);
+      out.push_back({id, fact, true, e.since, e.value});
+    }
+  for (auto& [id, was] : now.noted())
+    if (was && !now.count(id)) out.push_back({id, fact, false, std::nullopt, {}});
+}
+
+template <class V>
+bool apply(const char* fact, const Observation& o, Facts<V>& map) {
   if (o.fact != fact) return false;
   if (o.held)
     decode(o, map[o.attempt_id]);
@@ -47,8 +58,7 @@ bool apply(const char* fact, const Observation& o, std::map<std::int64_t, V>& ma
 }
 
 template <class V>
-std::string compare(const char* fact, const std::map<std::int64_t, V>& a,
-                    const std::map<std::int64_t, V>& b) {
+std::string compare(const char* fact, const Facts<V>& a, const Facts<V>& b) {
   for (auto& [id, v] : a)
     if (auto it = b.find(id); it == b.end() || !(it->second == v))
       return fmt::format("{} of attempt {}: {} in one, {} in the other", fact, id, encode(v).value,
@@ -74,7 +84,35 @@ Memory fold_memory(const std::vector<Observation>& recorded) {
   for (const Observation& o : recorded)
     apply("missing", o, m.missing) || apply("marker_exit", o, m.marker_exit) ||
         apply("unconfirmed", o, m.unconfirmed) || apply("awaiting_steps", o, m.awaiting_steps);
+  m.mark();  // what is recorded already
   return m;
+}
+
+void Memory::mark() {
+  marked_polls_ = polls_since_confirm;
+  marked_awaiting_ = awaiting_submission;  // (empty but for submissions of unknown outcome)
+  missing.mark();
+  marker_exit.mark();
+  unconfirmed.mark();
+  awaiting_steps.mark();
+}
+
+void Memory::undo() {
+  polls_since_confirm = marked_polls_;
+  awaiting_submission = marked_awaiting_;
+  missing.undo();
+  marker_exit.undo();
+  unconfirmed.undo();
+  awaiting_steps.undo();
+}
+
+std::vector<Observation> Memory::changes() const {
+  std::vector<Observation> out;
+  noted_changes("missing", missing, out);
+  noted_changes("marker_exit", marker_exit, out);
+  noted_changes("unconfirmed", unconfirmed, out);
+  noted_changes("awaiting_steps", awaiting_steps, out);
+  return out;
 }
 
 std::string memory_difference(const Memory& a, const Memory& b) {

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <unordered_map>
 
 #include "batch/files.hpp"
 #include "engine/engine.hpp"
@@ -51,8 +53,7 @@ bool Engine::submit_batch(const Batch& b, const std::vector<AttemptRow*>& rows,
     if (s.kind == batch::Kind::array) st.array_task = first_task + static_cast<long>(k);
     starts.push_back(std::move(st));
   }
-  catalog_.begin_submit(starts);
-  for (auto* row : rows) refresh(*row);
+  catalog_.begin_submit(starts, rows);  // the rows kept as written, not read back
 
   sched::SubmitRequest req;
   req.job_name = job_name;
@@ -112,23 +113,95 @@ bool Engine::submit_job(const std::vector<AttemptRow*>& rows, const sched::Submi
   }
   last_job_id_ = id;
   if (options_.hook) options_.hook("after_submit");
-  for (auto* row : rows) {
-    // A task of an array is its own job for the scheduler: query, cancel and accounting by its id.
-    std::string own = row->array_task ? scheduler_.array_task_id(id, *row->array_task) : id;
-    catalog_.record_job_id(row->id, own);
-    refresh(*row);
+  // The job ids of an allocation's or array's cases in one transaction, the rows kept as written.
+  std::vector<AttemptRow> before;
+  for (auto* row : rows) before.push_back(*row);
+  try {
+    Catalog::WriteGroup group(catalog_);
+    for (auto* row : rows)  // a task of an array is its own job: query, cancel and accounting by its id
+      catalog_.record_job_id(*row, row->array_task ? scheduler_.array_task_id(id, *row->array_task) : id);
+    group.commit();
+  } catch (...) {
+    for (size_t k = 0; k < rows.size(); ++k) *rows[k] = std::move(before[k]);  // as the catalog has them
+    throw;
   }
   spdlog::info("{}: submitted job {} ({})", who, id, req.job_name);
   return true;
 }
 
+std::optional<Engine::PendingChoice> Engine::resume_choice(const std::vector<AttemptRow>& latest) {
+  std::optional<PendingChoice> p = std::move(pending_choice_);
+  pending_choice_.reset();
+  if (!p || p->others_in_queue != others_in_queue_ || plan_.campaign.budget_node_hours) return std::nullopt;
+  std::unordered_map<std::int64_t, bool> planned;  // the rest's members -> still planned
+  for (size_t k = p->next; k < p->choice.batches.size(); ++k) {
+    const Batch& b = p->choice.batches[k];
+    if (!b.after.empty() || !b.after_batches.empty()) return std::nullopt;
+    for (size_t m : b.members) planned.emplace(p->choice.ready[m].attempt, false);
+  }
+  for (auto& a : latest)
+    if (auto it = planned.find(a.id); it != planned.end())
+      it->second = a.in_spec && a.state == State::planned;
+  for (auto& [_, ok] : planned)
+    if (!ok) return std::nullopt;
+  return p;
+}
+
 bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
   more_to_submit_ = false;
+  std::optional<PendingChoice> pending = resume_choice(latest);
   if (now() < submit_pause_until_) return false;
   // Every tick asks; once every case has its job, the choice (maps of every row) is skipped.
-  if (std::none_of(latest.begin(), latest.end(),
-                   [](const AttemptRow& a) { return a.in_spec && a.state == State::planned; }))
+  if (!pending && std::none_of(latest.begin(), latest.end(),
+                               [](const AttemptRow& a) { return a.in_spec && a.state == State::planned; }))
     return false;
+  bool changed = false;
+  if (!pending) {
+    pending.emplace();
+    pending->choice = choose(latest);
+    pending->job_of.assign(pending->choice.batches.size(), "");
+    pending->others_in_queue = others_in_queue_;
+    changed = apply(pending->choice.actions, latest);
+  }
+  const SubmitChoice& choice = pending->choice;
+  std::vector<std::string>& job_of = pending->job_of;  // the job id each batch got
+  // A long burst of submissions (each a scheduler command) is cut into slices so that markers and
+  // polls are not starved: the next slice follows at once, with the rest of this choice.
+  auto slice_end = now() + std::chrono::duration_cast<Clock::duration>(
+                               std::chrono::duration<double>(options_.submit_slice_s));
+  std::unordered_map<std::int64_t, AttemptRow*> rows;  // the members' rows, by attempt
+  for (size_t k = pending->next; k < choice.batches.size(); ++k)
+    for (size_t m : choice.batches[k].members) rows.emplace(choice.ready[m].attempt, nullptr);
+  for (auto& a : latest)
+    if (auto it = rows.find(a.id); it != rows.end()) it->second = &a;
+  for (size_t k = pending->next; k < choice.batches.size(); ++k) {
+    const Batch& b = choice.batches[k];
+    std::vector<std::string> after = b.after;
+    for (size_t d : b.after_batches) after.push_back(job_of[d]);
+    // A dependency of this choice was not submitted (rejected, or stopped): the next tick decides.
+    if (std::find(after.begin(), after.end(), "") != after.end()) continue;
+    if (now() >= slice_end || !rate_.allow(now())) {
+      more_to_submit_ = now() >= slice_end;
+      pending->next = k;
+      pending_choice_ = std::move(pending);
+      return changed;
+    }
+    std::vector<AttemptRow*> members;
+    for (size_t m : b.members) members.push_back(rows.at(choice.ready[m].attempt));
+    const bool submitted = submit_batch(b, members, after);
+    changed |= submitted;
+    // The batch's job id (an array's, not a task's: dependents wait for the whole array).
+    if (submitted && members.front()->state == State::queued) job_of[k] = last_job_id_;
+    // Refused (wait for the pause) or outcome unknown (the scheduler is in trouble: every further
+    // submit would wait for its timeout too; reconcile first).
+    if (!submitted &&
+        (members.front()->state == State::planned || members.front()->state == State::submitting))
+      return changed;
+  }
+  return changed;
+}
+
+SubmitChoice Engine::choose(const std::vector<AttemptRow>& latest) {
   SubmitLimits limits;
   limits.others_in_queue = others_in_queue_;
   limits.arrays = scheduler_.has_arrays();
@@ -147,38 +220,7 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
   if (!choice.budget_note.empty() && choice.budget_note != budget_note_)
     spdlog::warn("{}", choice.budget_note);  // once, not at every tick
   budget_note_ = choice.budget_note;
-  bool changed = apply(choice.actions, latest);
-  // A long burst of submissions (each a scheduler command) is cut into slices so that markers and
-  // polls are not starved: the next slice follows at once.
-  auto slice_end = now() + std::chrono::duration_cast<Clock::duration>(
-                               std::chrono::duration<double>(options_.submit_slice_s));
-  std::map<std::int64_t, AttemptRow*> rows;
-  for (auto& a : latest) rows[a.id] = &a;
-  std::vector<std::string> job_of(choice.batches.size());  // the job id each batch got
-  for (size_t k = 0; k < choice.batches.size(); ++k) {
-    const Batch& b = choice.batches[k];
-    std::vector<std::string> after = b.after;
-    for (size_t d : b.after_batches) after.push_back(job_of[d]);
-    // A dependency of this choice was not submitted (rejected, or stopped): the next tick decides.
-    if (std::find(after.begin(), after.end(), "") != after.end()) continue;
-    if (now() >= slice_end) {
-      more_to_submit_ = true;
-      break;
-    }
-    if (!rate_.allow(now())) break;
-    std::vector<AttemptRow*> members;
-    for (size_t m : b.members) members.push_back(rows.at(choice.ready[m].attempt));
-    const bool submitted = submit_batch(b, members, after);
-    changed |= submitted;
-    // The batch's job id (an array's, not a task's: dependents wait for the whole array).
-    if (submitted && members.front()->state == State::queued) job_of[k] = last_job_id_;
-    // Refused (wait for the pause) or outcome unknown (the scheduler is in trouble: every further
-    // submit would wait for its timeout too; reconcile first).
-    if (!submitted &&
-        (members.front()->state == State::planned || members.front()->state == State::submitting))
-      return changed;
-  }
-  return changed;
+  return choice;
 }
 
 }  // namespace campaign::engine

@@ -172,10 +172,12 @@ std::string row_difference(const AttemptRow& cached, const AttemptRow& stored) {
        std::to_string(static_cast<int>(stored.cause))},
       {"node_list", cached.node_list, stored.node_list},
       {"confirmed", std::to_string(cached.confirmed), std::to_string(stored.confirmed)},
+      {"energy_j", o(cached.energy_j), o(stored.energy_j)},
   };
   for (auto& [name, a, b] : fields)
     if (a != b) return fmt::format("{} of attempt {}: cached '{}', catalog '{}'", name, stored.id, a, b);
-  return "";
+  // Every field: the case's too.
+  return cached == stored ? "" : fmt::format("attempt {}: a field of its case differs", stored.id);
 }
 
 }  // namespace

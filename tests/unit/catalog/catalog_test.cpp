@@ -252,6 +252,55 @@ TEST_CASE("a job's life: submitting, queued, running, completed, collected", "[c
   CHECK(f.cat.check().empty());
 }
 
+TEST_CASE("begin_submit, record_job_id and update_state on rows leave them as the catalog holds them",
+          "[catalog]") {
+  Fixture f(2);
+  const std::int64_t a = f.latest(f.cases[0]);
+  AttemptRow row = f.cat.attempt(a);
+  f.cat.update_state(a, State::planned, {.reason = "an earlier reason"});  // cleared by the submission
+  row = f.cat.attempt(a);
+  f.cat.begin_submit({{a, "alloc-1", 600, 2, "step-1", 7}}, {&row});
+  CHECK(row == f.cat.attempt(a));
+  CHECK(row.submitted == at(f.now));
+  CHECK_THROWS_AS(f.cat.record_job_id(row, ""), CatalogError);
+  CHECK(f.cat.record_job_id(row, "41"));
+  CHECK(row == f.cat.attempt(a));
+  CHECK_FALSE(f.cat.record_job_id(row, "41"));  // again: nothing
+  CHECK(row == f.cat.attempt(a));
+  // Each update, on the row, then the row against the catalog's: every field as written.
+  const std::vector<std::pair<State, JobUpdate>> updates = {
+      {State::queued, {.reason = "Priority"}},  // no move: info alone
+      {State::queued, {}},                      // no move, nothing: the reason stays
+      {State::running, {.started = at(f.now + 5), .node_list = "nid[001-002]"}},  // a move clears the reason
+      {State::running, {.reason = "still", .cause = Cause::user}},
+      {State::completed,
+       {.exit_code = 0, .ended = at(f.now + 65), .elapsed_s = 60, .energy_j = 12.5, .confirmed = false}},
+      {State::completed, {.energy_j = std::nan(""), .confirmed = true}},  // NaN: stored as NULL, kept
+  };
+  for (auto& [to, info] : updates) {
+    f.now += 1;
+    const bool moves = to != row.state;
+    CHECK(f.cat.update_state(row, to, info) == moves);
+    CHECK(row == f.cat.attempt(a));
+  }
+  CHECK(row.energy_j == 12.5);
+  CHECK(row.reason.empty());  // "still" cleared by the move to completed
+  CHECK(row.cause == Cause::none);
+  // A refused transition leaves the row as it was.
+  const AttemptRow before = row;
+  CHECK_THROWS_AS(f.cat.update_state(row, State::failed), TransitionError);  // a confirmed completion
+  CHECK(row == before);
+  CHECK(row == f.cat.attempt(a));
+  // A cause with a move, and a move without one clears it.
+  const std::int64_t b = f.queue(f.cases[1], "42");
+  AttemptRow other = f.cat.attempt(b);
+  CHECK(
+      f.cat.update_state(other, State::cancelled, {.reason = "cancelled by the user", .cause = Cause::user}));
+  CHECK(other == f.cat.attempt(b));
+  CHECK(other.cause == Cause::user);
+  CHECK(f.cat.check().empty());
+}
+
 TEST_CASE("a completion on the exit marker alone: collected once confirmed, corrected before", "[catalog]") {
   Fixture f(2);
   const std::int64_t a = f.latest(f.cases[0]), b = f.latest(f.cases[1]);

@@ -170,6 +170,7 @@ struct Setup {
   // The engine's clock: moves only when a test says so.
   engine::Clock::time_point steady{};
   Time wall{std::chrono::seconds(1'800'000'000)};
+  std::chrono::seconds submit_takes{0};  // how long each submission takes on the engine's clock
   engine::Engine engine;
 
   Setup(const std::string& yaml, long max_queued, int others = 0)
@@ -195,9 +196,15 @@ struct Setup {
   }
   static engine::EngineOptions options(Setup& s) {
     engine::EngineOptions o;
-    o.on_completed = [&s](const AttemptRow& a) { s.collected.push_back(a.case_name); };
+    o.on_completed = [&s](const AttemptRow& a) {
+      s.collected.push_back(a.case_name);
+      return false;  // nothing written
+    };
     o.steady_now = [&s] { return s.steady; };
     o.wall_now = [&s] { return s.wall; };
+    o.hook = [&s](const std::string& point) {
+      if (point == "after_submit") s.advance(s.submit_takes);
+    };
     return o;
   }
   State state_of(const std::string& case_name) {
@@ -617,6 +624,38 @@ TEST_CASE("cancel --case of a packed case: its running step alone, else refused,
     CHECK(s.sched.cancelled == std::vector<std::string>{s.sched.order.at(0)});
     CHECK(s.state_of("p1") == State::cancelled);
   }
+}
+
+TEST_CASE(
+    "a burst of submissions cut into slices goes on with its choice; a case that left the plan is not in "
+    "it") {
+  // Six whole-node cases of 20 minutes, two to an allocation of an hour: three allocations.
+  const char* yaml = R"(name: slices
+matrix:
+  n: [1, 2, 3, 4, 5, 6]
+case_name: p{{n}}
+job: {partition: mc, ranks: 1, cpus_per_rank: 4, walltime: "00:20:00", command: "true"}
+pack: {nodes: 1, walltime: "01:00:00"}
+)";
+  Setup s(yaml, 100);
+  s.submit_takes = std::chrono::seconds(1);  // past the slice (0.5 s): one allocation a slice
+  s.engine.tick(false);
+  REQUIRE(s.sched.jobs.size() == 1);
+  CHECK(s.attempt_of("p1").job_id == s.sched.order[0]);
+  CHECK(s.attempt_of("p2").job_id == s.sched.order[0]);
+  CHECK(s.state_of("p3") == State::planned);
+  s.engine.tick(false);  // the next slice: the choice's second allocation
+  REQUIRE(s.sched.jobs.size() == 2);
+  CHECK(s.attempt_of("p3").job_id == s.sched.order[1]);
+  CHECK(s.attempt_of("p4").job_id == s.sched.order[1]);
+  // A member of the rest leaves the plan between two slices: the rest is chosen again, without it.
+  CHECK(s.engine.cancel("p6") == 1);
+  s.engine.tick(false);
+  REQUIRE(s.sched.jobs.size() == 3);
+  CHECK(s.attempt_of("p5").job_id == s.sched.order[2]);
+  CHECK(s.state_of("p6") == State::cancelled);
+  s.engine.tick(false);
+  CHECK(s.sched.jobs.size() == 3);
 }
 
 TEST_CASE("a packed allocation that wrote its cases' exit markers and ended between two reads: none lost") {

@@ -19,13 +19,15 @@ Time at(long s) { return Time(std::chrono::seconds(1'800'000'000 + s)); }
 TEST_CASE("every change to the memory, recorded and folded, gives the memory back") {
   std::vector<Observation> log;
   Memory held;
-  auto step = [&](const Memory& next) {
+  Memory m;
+  auto step = [&](Memory& next) {
     auto changes = memory_changes(held, next);
+    CHECK(next.changes() == changes);  // what was noted since the mark: the same, in the same order
     log.insert(log.end(), changes.begin(), changes.end());
+    next.mark();
     held = next;
     CHECK(memory_difference(fold_memory(log), held) == "");
   };
-  Memory m;
   m.missing[1] = at(0);
   m.marker_exit[2] = 137;
   m.unconfirmed[3] = {"77", std::nullopt};
@@ -40,9 +42,34 @@ TEST_CASE("every change to the memory, recorded and folded, gives the memory bac
   m.awaiting_steps.clear();
   step(m);
   m.unconfirmed[3] = {"78", at(20)};  // held again, with another job
+  m.marker_exit[6] = 1;
+  m.marker_exit.erase(6);     // came and went between two marks: nothing
+  m.missing[5] = at(12);      // set to what it was: nothing
+  m.missing.hold(5, at(99));  // held already: kept
   step(m);
   CHECK(fold_memory(log).unconfirmed.at(3) == Memory::Unconfirmed{"78", at(20)});
   CHECK(fold_memory(log).missing == std::map<std::int64_t, Time>{{5, at(12)}});
+}
+
+TEST_CASE("undo puts the memory back as it was at the mark, both parts") {
+  Memory m;
+  m.missing[1] = at(0);
+  m.unconfirmed[3] = {"77", std::nullopt};
+  m.awaiting_submission.insert(4);
+  m.mark();
+  const Memory before = m;
+  m.missing.erase(1);
+  m.missing[2] = at(1);
+  m.unconfirmed[3].unrecorded_since = at(10);
+  m.awaiting_steps.hold(8, at(2));
+  m.awaiting_submission.clear();
+  m.polls_since_confirm = 3;
+  CHECK(m.changes().size() == 4);
+  m.undo();
+  CHECK(memory_difference(m, before) == "");
+  CHECK(m.changes().empty());
+  CHECK(m.awaiting_submission == std::set<std::int64_t>{4});
+  CHECK(m.polls_since_confirm == before.polls_since_confirm);
 }
 
 TEST_CASE("what is not recorded changes nothing in the catalog: the poll cadence, the notes said once") {
