@@ -1,5 +1,6 @@
 // The engine's memory as recorded observations, and write groups: the transaction in which the engine
-// carries out one decision (its attempts' states, their events and the memory it changed).
+// carries out one decision (its attempts' states, their events and the memory it changed); bulk
+// writes, with the checkpoints of the write-ahead log held back until they end.
 #include "catalog/catalog.hpp"
 #include "catalog/impl.hpp"
 
@@ -65,6 +66,28 @@ void Catalog::WriteGroup::commit() {
   Impl& c = *catalog_.impl_;
   c.guard("commit a write group", [&] { c.commit_tx(); });
   done_ = true;
+}
+
+Catalog::BulkWrites::BulkWrites(Catalog& catalog) : catalog_(catalog) {
+  Impl& c = *catalog_.impl_;
+  c.require_writer("bulk writes");
+  c.guard("bulk writes", [&] {
+    pages_ = c.db.execAndGet("PRAGMA wal_autocheckpoint").getInt();
+    cache_ = c.db.execAndGet("PRAGMA cache_size").getInt();
+    c.db.exec("PRAGMA wal_autocheckpoint = 0");
+    c.db.exec("PRAGMA cache_size = -32768");
+  });
+}
+
+Catalog::BulkWrites::~BulkWrites() {
+  Impl& c = *catalog_.impl_;
+  try {
+    c.db.exec("PRAGMA wal_autocheckpoint = " + std::to_string(pages_));
+    c.db.exec("PRAGMA cache_size = " + std::to_string(cache_));
+    if (c.tx_depth == 0) c.db.execAndGet("PRAGMA wal_checkpoint(PASSIVE)");
+  } catch (const std::exception&) {
+    // A checkpoint that fails now is made by a later commit, or when the catalog closes.
+  }
 }
 
 }  // namespace campaign
