@@ -449,11 +449,12 @@ class Catalog {
   };
 
   // --- bulk writes -----------------------------------------------------------
-  // While one lives, commits leave the write-ahead log to grow instead of checkpointing it every
-  // 1000 pages (4 MB), each checkpoint with its two fsyncs; it checkpoints once when it ends.
-  // `import` writes tens of MB of metrics this way. Each commit is as durable as any other
-  // (synchronous=NORMAL, attempts.cpp): an OS crash may roll back the last ones, which are
-  // imported again.
+  // While one lives, commits do not checkpoint the write-ahead log every 1000 pages (4 MB), each
+  // checkpoint with its two fsyncs, waited for by the writer: a thread of its own, with its own
+  // connection, checkpoints what has been committed (PASSIVE: it never blocks the writer), and the
+  // end checkpoints the rest. `import` writes tens of MB of metrics this way. Each commit is as
+  // durable as any other (synchronous=NORMAL, attempts.cpp): an OS crash may roll back the last
+  // ones, which are imported again.
   class BulkWrites {
    public:
     explicit BulkWrites(Catalog& catalog);
@@ -462,9 +463,11 @@ class Catalog {
     ~BulkWrites();
 
    private:
+    struct Checkpointer;
     Catalog& catalog_;
-    int pages_ = 0;  // the limit before, restored
-    int cache_ = 0;  // the page cache's size before, restored
+    int pages_ = 0;                               // the limit before, restored
+    int cache_ = 0;                               // the page cache's size before, restored
+    std::unique_ptr<Checkpointer> checkpointer_;  // none where the log is not a WAL file (memdb)
   };
 
   // --- health --------------------------------------------------------------
