@@ -197,6 +197,10 @@ class SeriesBuilder {
   explicit SeriesBuilder(std::vector<MetricSeries>& out) : out_(out) {}
   void add(std::string_view name, std::string_view unit, std::optional<std::int64_t> step, double value,
            std::optional<std::int64_t> instance = std::nullopt);
+  // The series add() would append a value of this key to, made if new: a caller with a run of
+  // values of one series appends them itself (each step too, when stepped), as add() would.
+  MetricSeries& series(std::string_view name, std::string_view unit, bool stepped,
+                       std::optional<std::int64_t> instance);
 
  private:
   std::vector<MetricSeries>& out_;

@@ -323,26 +323,26 @@ void Catalog::Impl::store_info(std::int64_t attempt_id, const JobUpdate& info, b
   q->exec();
 }
 
-void SeriesBuilder::add(std::string_view name, std::string_view unit, std::optional<std::int64_t> step,
-                        double value, std::optional<std::int64_t> instance) {
+MetricSeries& SeriesBuilder::series(std::string_view name, std::string_view unit, bool stepped,
+                                    std::optional<std::int64_t> instance) {
   if (last_ < out_.size()) {
     const MetricSeries& s = out_[last_];
-    if (s.stepped != step.has_value() || s.instance != instance || s.name != name || s.unit != unit)
-      last_ = static_cast<size_t>(-1);
+    if (s.stepped == stepped && s.instance == instance && s.name == name && s.unit == unit)
+      return out_[last_];
   }
-  if (last_ >= out_.size()) {
-    auto key = std::make_tuple(name, unit, step.has_value(), instance);
-    auto it = index_.find(key);
-    if (it == index_.end()) {
-      it = index_
-               .emplace(std::make_tuple(std::string(name), std::string(unit), step.has_value(), instance),
-                        out_.size())
-               .first;
-      out_.push_back(MetricSeries{std::string(name), std::string(unit), instance, step.has_value(), {}, {}});
-    }
-    last_ = it->second;
+  auto it = index_.find(std::make_tuple(name, unit, stepped, instance));
+  if (it == index_.end()) {
+    it = index_.emplace(std::make_tuple(std::string(name), std::string(unit), stepped, instance), out_.size())
+             .first;
+    out_.push_back(MetricSeries{std::string(name), std::string(unit), instance, stepped, {}, {}});
   }
-  MetricSeries& s = out_[last_];
+  last_ = it->second;
+  return out_[last_];
+}
+
+void SeriesBuilder::add(std::string_view name, std::string_view unit, std::optional<std::int64_t> step,
+                        double value, std::optional<std::int64_t> instance) {
+  MetricSeries& s = series(name, unit, step.has_value(), instance);
   if (step) s.steps.push_back(*step);
   s.vals.push_back(value);
 }
