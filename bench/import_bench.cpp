@@ -5,8 +5,8 @@
 // python3-pandas under /usr/bin/python3) reading every history.csv and
 // grouping by rank count, timed from its start to its exit. Both give the mean
 // epoch time after warm-up and the efficiency per rank count; they must agree
-// (relative 1e-9), else the bench fails. Target (issue 4): at least 5x faster
-// than the pandas code, catalog writes included.
+// (relative 1e-9), else the bench fails. Target: at least 10x faster than the
+// pandas code, catalog writes included (issue 4 asked for 5x).
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -163,7 +163,7 @@ analyses:
   const std::string target = "import + collect + tables vs pandas, speed-up";
   if (!ref.ok) {
     std::printf("pandas: not measured: %s\n", ref.why.c_str());
-    bench::not_measured(target, bench::Op::at_least, 5, "x", "no pandas side");
+    bench::not_measured(target, bench::Op::at_least, 10, "x", "no pandas side");
     ok = false;
   } else {
     std::map<int, std::pair<double, double>> theirs;
@@ -191,7 +191,7 @@ analyses:
       std::printf("FAILED: the two tables differ\n");
       ok = false;
     }
-    bench::target(target, ref.wall_s / total, bench::Op::at_least, 5, "x");
+    bench::target(target, ref.wall_s / total, bench::Op::at_least, 10, "x");
   }
   fs::remove_all(keep ? root / "w" : root);
   return ok ? 0 : 1;

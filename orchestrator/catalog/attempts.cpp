@@ -93,6 +93,34 @@ void Catalog::import_runs(const std::vector<ImportedRun>& runs) {
       if (cur.state != State::planned)
         throw TransitionError(c.where() + ": " + cur.describe() + " is " + state_name(cur.state) +
                               ", only a planned attempt can be imported");
+      if (run.collect_error.empty()) {
+        // planned -> submitting -> completed -> collected, each step checked and its event
+        // written as set_state does, in one update of the attempt's row.
+        const std::pair<State, std::string> path[] = {
+            {State::submitting, "imported from " + run.origin},
+            {State::completed, "a run done outside campaign"},
+            {State::collected, std::to_string(value_count(run.series)) + " metrics"}};
+        Current at = cur;
+        for (const auto& [to, message] : path) {
+          c.check_transition(at, to);
+          at.state = to;
+        }
+        auto q = c.query(
+            "UPDATE attempts SET job_name = 'import', job_id = ?, submitted = ?, state = ?, updated = ? "
+            "WHERE id = ?");
+        q->bind(1, run.origin);
+        q->bind(2, c.now());
+        q->bind(3, state_name(State::collected));
+        q->bind(4, c.now());
+        q->bind(5, run.attempt_id);
+        q->exec();
+        for (const auto& [to, message] : path) {
+          c.insert_event({cur.campaign_id, cur.case_id, cur.id}, "state", cur.state, to, message);
+          cur.state = to;
+        }
+        c.write_series(run.attempt_id, run.series);
+        continue;
+      }
       auto q = c.query("UPDATE attempts SET job_name = 'import', job_id = ?, submitted = ? WHERE id = ?");
       q->bind(1, run.origin);
       q->bind(2, c.now());
@@ -100,15 +128,10 @@ void Catalog::import_runs(const std::vector<ImportedRun>& runs) {
       q->exec();
       c.set_state(cur, State::submitting, "imported from " + run.origin);
       c.set_state(cur, State::completed, "a run done outside campaign");
-      if (run.collect_error.empty()) {
-        c.write_metrics(run.attempt_id, run.metrics);
-        c.set_state(cur, State::collected, std::to_string(run.metrics.size()) + " metrics");
-      } else {
-        JobUpdate info;
-        info.reason = run.collect_error;
-        c.store_info(run.attempt_id, info, true);
-        c.set_state(cur, State::collect_failed, run.collect_error);
-      }
+      JobUpdate info;
+      info.reason = run.collect_error;
+      c.store_info(run.attempt_id, info, true);
+      c.set_state(cur, State::collect_failed, run.collect_error);
     }
     tx.commit();
   });

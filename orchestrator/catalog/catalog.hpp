@@ -27,6 +27,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "catalog/errors.hpp"
@@ -177,6 +178,42 @@ struct Metric {
   std::string unit{};
   std::optional<std::int64_t> instance{};  // of a case with `instances`; unset otherwise
 };
+
+// The values of one (name, unit, per-step or whole-run, instance), in the order given: what the
+// catalog stores as one row of metric_series. A writer that groups its metrics itself (import,
+// on its collecting threads) hands these over instead of one Metric per value.
+struct MetricSeries {
+  std::string name{};
+  std::string unit{};
+  std::optional<std::int64_t> instance{};
+  bool stepped = false;               // one step per value in `steps`; else whole-run values
+  std::vector<std::int64_t> steps{};  // empty unless stepped
+  std::vector<double> vals{};
+};
+
+// Groups metrics into series as the catalog stores them: one per (name, unit, stepped, instance),
+// in order of first appearance, each value in the order added. A run of values of the same series
+// (a column of a history file) is appended without a lookup.
+class SeriesBuilder {
+ public:
+  explicit SeriesBuilder(std::vector<MetricSeries>& out) : out_(out) {}
+  void add(std::string_view name, std::string_view unit, std::optional<std::int64_t> step, double value,
+           std::optional<std::int64_t> instance = std::nullopt);
+  // The series add() would append a value of this key to, made if new: a caller with a run of
+  // values of one series appends them itself (each step too, when stepped), as add() would.
+  MetricSeries& series(std::string_view name, std::string_view unit, bool stepped,
+                       std::optional<std::int64_t> instance);
+
+ private:
+  std::vector<MetricSeries>& out_;
+  size_t last_ = static_cast<size_t>(-1);  // the series the last value went to
+  // The series this builder made, by key (their index in out_).
+  std::map<std::tuple<std::string, std::string, bool, std::optional<std::int64_t>>, size_t, std::less<>>
+      index_;
+};
+
+// The number of values of `series`.
+size_t value_count(const std::vector<MetricSeries>& series);
 
 struct MetricRow : Metric {
   std::int64_t attempt_id = 0;
@@ -331,13 +368,13 @@ class Catalog {
 
   // Adopts runs done outside campaign (`campaign import`): each planned
   // attempt goes planned -> submitting -> completed, then collected with
-  // `metrics`, or collect_failed with `collect_error`; the whole batch in one
+  // `series`, or collect_failed with `collect_error`; the whole batch in one
   // transaction (10,000 imports are one commit, not 40,000).
   struct ImportedRun {
     std::int64_t attempt_id = 0;
-    std::string origin{};  // where the run was found; stored as the job id
-    std::vector<Metric> metrics{};
-    std::string collect_error{};  // non-empty: collect_failed with this reason
+    std::string origin{};                // where the run was found; stored as the job id
+    std::vector<MetricSeries> series{};  // its metrics, grouped as stored (SeriesBuilder)
+    std::string collect_error{};         // non-empty: collect_failed with this reason
   };
   void import_runs(const std::vector<ImportedRun>& runs);
 
@@ -423,6 +460,28 @@ class Catalog {
    private:
     Catalog& catalog_;
     bool done_ = false;
+  };
+
+  // --- bulk writes -----------------------------------------------------------
+  // While one lives, commits do not checkpoint the write-ahead log every 1000 pages (4 MB), each
+  // checkpoint with its two fsyncs, waited for by the writer: a thread of its own, with its own
+  // connection, checkpoints what has been committed (PASSIVE: it never blocks the writer), and the
+  // end checkpoints the rest. `import` writes tens of MB of metrics this way. Each commit is as
+  // durable as any other (synchronous=NORMAL, attempts.cpp): an OS crash may roll back the last
+  // ones, which are imported again.
+  class BulkWrites {
+   public:
+    explicit BulkWrites(Catalog& catalog);
+    BulkWrites(const BulkWrites&) = delete;
+    BulkWrites& operator=(const BulkWrites&) = delete;
+    ~BulkWrites();
+
+   private:
+    struct Checkpointer;
+    Catalog& catalog_;
+    int pages_ = 0;                               // the limit before, restored
+    int cache_ = 0;                               // the page cache's size before, restored
+    std::unique_ptr<Checkpointer> checkpointer_;  // none where the log is not a WAL file (memdb)
   };
 
   // --- health --------------------------------------------------------------

@@ -262,7 +262,7 @@ std::int64_t Catalog::Impl::insert_event(const EventScope& scope, std::string_vi
   return db.getLastInsertRowid();
 }
 
-void Catalog::Impl::set_state(Current& cur, State to, std::string_view message, const JobUpdate* info) {
+void Catalog::Impl::check_transition(const Current& cur, State to) const {
   if (!allowed(cur.state, to))
     throw TransitionError(where() + ": " + cur.describe() + " cannot go from " + state_name(cur.state) +
                           " to " + state_name(to));
@@ -275,6 +275,10 @@ void Catalog::Impl::set_state(Current& cur, State to, std::string_view message, 
   if (cur.state == State::completed && to != State::collected && to != State::collect_failed && cur.confirmed)
     throw TransitionError(where() + ": " + cur.describe() + " is a confirmed completion: it cannot become " +
                           state_name(to));
+}
+
+void Catalog::Impl::set_state(Current& cur, State to, std::string_view message, const JobUpdate* info) {
+  check_transition(cur, to);
   if (info) {
     write_info(cur.id, *info, &to);  // one statement for the state and what came with it
   } else {
@@ -358,50 +362,76 @@ void apply_written(AttemptRow& row, State to, const JobUpdate& info, bool state_
   row.state = to;
 }
 
+MetricSeries& SeriesBuilder::series(std::string_view name, std::string_view unit, bool stepped,
+                                    std::optional<std::int64_t> instance) {
+  if (last_ < out_.size()) {
+    const MetricSeries& s = out_[last_];
+    if (s.stepped == stepped && s.instance == instance && s.name == name && s.unit == unit)
+      return out_[last_];
+  }
+  auto it = index_.find(std::make_tuple(name, unit, stepped, instance));
+  if (it == index_.end()) {
+    it = index_.emplace(std::make_tuple(std::string(name), std::string(unit), stepped, instance), out_.size())
+             .first;
+    out_.push_back(MetricSeries{std::string(name), std::string(unit), instance, stepped, {}, {}});
+  }
+  last_ = it->second;
+  return out_[last_];
+}
+
+void SeriesBuilder::add(std::string_view name, std::string_view unit, std::optional<std::int64_t> step,
+                        double value, std::optional<std::int64_t> instance) {
+  MetricSeries& s = series(name, unit, step.has_value(), instance);
+  if (step) s.steps.push_back(*step);
+  s.vals.push_back(value);
+}
+
+size_t value_count(const std::vector<MetricSeries>& series) {
+  size_t n = 0;
+  for (const auto& s : series) n += s.vals.size();
+  return n;
+}
+
 void Catalog::Impl::write_metrics(std::int64_t attempt_id, const std::vector<Metric>& metrics) {
+  std::vector<MetricSeries> series;
+  SeriesBuilder group(series);
+  for (const Metric& m : metrics) group.add(m.name, m.unit, m.step, m.value, m.instance);
+  write_series(attempt_id, series);
+}
+
+void Catalog::Impl::write_series(std::int64_t attempt_id, const std::vector<MetricSeries>& series) {
   for (const char* sql :
        {"DELETE FROM metrics WHERE attempt_id = ?", "DELETE FROM metric_series WHERE attempt_id = ?"}) {
     auto del = query(sql);
     del->bind(1, attempt_id);
     del->exec();
   }
-  // Group by (name, unit, per-step or not), in order of first appearance.
-  struct Group {
-    const Metric* first;
-    std::vector<std::int64_t> steps;
-    std::vector<double> vals;
-  };
-  std::vector<Group> groups;
-  std::map<std::tuple<std::string_view, std::string_view, bool, std::optional<std::int64_t>>, size_t> index;
-  for (const Metric& m : metrics) {
-    if (m.name.empty()) throw CatalogError(where() + ": a metric without a name");
-    auto key =
-        std::make_tuple(std::string_view(m.name), std::string_view(m.unit), m.step.has_value(), m.instance);
-    auto [it, fresh] = index.emplace(key, groups.size());
-    if (fresh) groups.push_back(Group{&m, {}, {}});
-    Group& g = groups[it->second];
-    if (m.step) g.steps.push_back(*m.step);
-    g.vals.push_back(m.value);
+  for (const MetricSeries& g : series) {
+    if (g.name.empty()) throw CatalogError(where() + ": a metric without a name");
+    if (g.stepped && g.steps.size() != g.vals.size())
+      throw CatalogError(where() + ": metric '" + g.name + "': " + std::to_string(g.steps.size()) +
+                         " steps for " + std::to_string(g.vals.size()) + " values");
   }
   auto ins = query(
       "INSERT INTO metric_series (attempt_id, name, unit, steps, vals, instance) VALUES (?, ?, ?, ?, ?, ?)");
-  for (const Group& g : groups) {
+  for (const MetricSeries& g : series) {
+    if (g.vals.empty()) continue;  // a series is made by its first value: none is no row
     ins->reset();
     ins->bind(1, attempt_id);
-    ins->bindNoCopy(2, g.first->name);
-    ins->bindNoCopy(3, g.first->unit);
+    ins->bindNoCopy(2, g.name);
+    ins->bindNoCopy(3, g.unit);
     bool consecutive = true;  // epochs 0..n-1 or 1..n: the first step says it all (schema v4)
     for (size_t i = 1; consecutive && i < g.steps.size(); ++i)
       consecutive = g.steps[i] == g.steps[0] + static_cast<std::int64_t>(i);
-    if (!g.first->step)
+    if (!g.stepped)
       ins->bind(4);
     else if (consecutive)
       ins->bind(4, g.steps.front());
     else
       ins->bindNoCopy(4, g.steps.data(), static_cast<int>(g.steps.size() * sizeof(std::int64_t)));
     ins->bindNoCopy(5, g.vals.data(), static_cast<int>(g.vals.size() * sizeof(double)));
-    if (g.first->instance)
-      ins->bind(6, *g.first->instance);
+    if (g.instance)
+      ins->bind(6, *g.instance);
     else
       ins->bind(6);
     ins->exec();

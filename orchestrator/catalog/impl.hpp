@@ -169,6 +169,8 @@ struct Catalog::Impl {
   // The one place an attempt's state changes; with `info`, stored with it in the same statement
   // (store_info's rule for a state change). Callers hold a transaction.
   void set_state(Current& cur, State to, std::string_view message, const JobUpdate* info = nullptr);
+  // Throws TransitionError where set_state(cur, to) would refuse.
+  void check_transition(const Current& cur, State to) const;
 
   // A new planned attempt and its creation event. Callers hold a transaction.
   std::int64_t insert_attempt(std::int64_t campaign_id, std::int64_t case_id, int number,
@@ -188,6 +190,8 @@ struct Catalog::Impl {
 
   // Deletes the attempt's metrics and inserts `metrics`. Callers hold a transaction.
   void write_metrics(std::int64_t attempt_id, const std::vector<Metric>& metrics);
+  // The same with the metrics already grouped (SeriesBuilder).
+  void write_series(std::int64_t attempt_id, const std::vector<MetricSeries>& series);
 
   // kAttemptSelect + `where_clause`, whose only parameter is `id`.
   std::vector<AttemptRow> attempts(const std::string& where_clause, std::int64_t id);

@@ -1,5 +1,11 @@
 // The engine's memory as recorded observations, and write groups: the transaction in which the engine
-// carries out one decision (its attempts' states, their events and the memory it changed).
+// carries out one decision (its attempts' states, their events and the memory it changed); bulk
+// writes, with the checkpoints of the write-ahead log held back until they end.
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include "catalog/catalog.hpp"
 #include "catalog/impl.hpp"
 
@@ -65,6 +71,64 @@ void Catalog::WriteGroup::commit() {
   Impl& c = *catalog_.impl_;
   c.guard("commit a write group", [&] { c.commit_tx(); });
   done_ = true;
+}
+
+// Checkpoints the log every kEvery on a connection of its own until it is destroyed.
+struct Catalog::BulkWrites::Checkpointer {
+  static constexpr std::chrono::milliseconds kEvery{50};
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool stop = false;
+  SQLite::Database db;
+  std::thread thread;
+
+  explicit Checkpointer(const std::string& path)
+      : db(path, SQLite::OPEN_READWRITE), thread([this] { run(); }) {}
+  ~Checkpointer() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stop = true;
+    }
+    wake.notify_all();
+    thread.join();
+  }
+  void run() {
+    std::unique_lock<std::mutex> lock(mutex);
+    while (!wake.wait_for(lock, kEvery, [this] { return stop; })) {
+      lock.unlock();
+      try {
+        db.execAndGet("PRAGMA wal_checkpoint(PASSIVE)");
+      } catch (const std::exception&) {
+        // Busy, or the disk: the writer's end of the bulk checkpoints again, and reports.
+      }
+      lock.lock();
+    }
+  }
+};
+
+Catalog::BulkWrites::BulkWrites(Catalog& catalog) : catalog_(catalog) {
+  Impl& c = *catalog_.impl_;
+  c.require_writer("bulk writes");
+  c.guard("bulk writes", [&] {
+    pages_ = c.db.execAndGet("PRAGMA wal_autocheckpoint").getInt();
+    cache_ = c.db.execAndGet("PRAGMA cache_size").getInt();
+    c.db.exec("PRAGMA wal_autocheckpoint = 0");
+    c.db.exec("PRAGMA cache_size = -32768");
+    if (c.db.execAndGet("PRAGMA journal_mode").getString() == "wal")
+      checkpointer_ = std::make_unique<Checkpointer>(c.path.string());
+  });
+}
+
+Catalog::BulkWrites::~BulkWrites() {
+  Impl& c = *catalog_.impl_;
+  checkpointer_.reset();
+  try {
+    c.db.exec("PRAGMA wal_autocheckpoint = " + std::to_string(pages_));
+    c.db.exec("PRAGMA cache_size = " + std::to_string(cache_));
+    if (c.tx_depth == 0) c.db.execAndGet("PRAGMA wal_checkpoint(PASSIVE)");
+  } catch (const std::exception&) {
+    // A checkpoint that fails now is made by a later commit, or when the catalog closes.
+  }
 }
 
 }  // namespace campaign

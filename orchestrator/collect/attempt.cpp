@@ -1,6 +1,7 @@
 // Implements collect/attempt.hpp.
 #include "collect/attempt.hpp"
 
+#include <dirent.h>
 #include <fnmatch.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -70,30 +71,76 @@ StepCollectors load_collectors(const spec::Campaign& campaign) {
   return out;
 }
 
-fs::path job_output(const fs::path& run_dir, const std::string& job_id, const std::string& step_name,
-                    const std::string& name) {
+namespace {
+
+// What job_output and instance_count look for in a run directory, found in one pass over it (an
+// import reads 10,000 of them): the instance directories and, without a job id, the files that
+// may be the job's output.
+struct RunDirScan {
+  long instances = 0;
+  std::vector<fs::path> outputs;  // regular files (or links to one) named as job_output looks for
+};
+
+// A name's patterns: `name` when given, else the schedulers' output files.
+bool is_output_name(const char* f, const std::string& name) {
+  return name.empty() ? (fnmatch("slurm-*.out", f, 0) == 0 || fnmatch("job-*.out", f, 0) == 0 ||
+                         fnmatch("lsf-*.out", f, 0) == 0)
+                      : fnmatch(name.c_str(), f, 0) == 0;
+}
+
+RunDirScan scan_run_dir(const fs::path& run_dir, const std::string& name, bool outputs) {
+  RunDirScan s;
+  DIR* dir = ::opendir(run_dir.c_str());
+  if (!dir) return s;
+  const std::string_view prefix = render::kInstanceDirPrefix;
+  long highest = -1;
+  while (const dirent* e = ::readdir(dir)) {
+    const std::string_view n = e->d_name;
+    if (n == "." || n == "..") continue;
+    // As directory_entry's is_directory / is_regular_file: a link is followed.
+    auto is = [&](mode_t type) {
+      if (e->d_type != DT_UNKNOWN && e->d_type != DT_LNK)
+        return static_cast<mode_t>(DTTOIF(e->d_type)) == type;
+      struct stat st;
+      return ::stat((run_dir / e->d_name).c_str(), &st) == 0 && (st.st_mode & S_IFMT) == type;
+    };
+    if (n.size() > prefix.size() && n.substr(0, prefix.size()) == prefix) {
+      const std::string_view digits = n.substr(prefix.size());
+      if (digits.find_first_not_of("0123456789") == std::string_view::npos && digits.size() <= 9 &&
+          is(S_IFDIR))
+        highest = std::max(highest, std::stol(std::string(digits)));
+    }
+    if (outputs && is_output_name(e->d_name, name) && is(S_IFREG)) s.outputs.push_back(run_dir / e->d_name);
+  }
+  ::closedir(dir);
+  s.instances = highest + 1;
+  return s;
+}
+
+// job_output, with the directory already scanned when `scan` is given.
+fs::path output_of(const fs::path& run_dir, const std::string& job_id, const std::string& step_name,
+                   const std::string& name, const RunDirScan* scan) {
   std::error_code ec;
   if (!step_name.empty()) {
     fs::path p = run_dir / (step_name + ".out");  // pack::case_output
     if (fs::exists(p, ec)) return p;
   }
   if (job_id.empty()) {
-    std::vector<fs::path> found;
-    for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
-      const std::string f = it->path().filename().string();
-      const bool match =
-          name.empty() ? (fnmatch("slurm-*.out", f.c_str(), 0) == 0 ||
-                          fnmatch("job-*.out", f.c_str(), 0) == 0 || fnmatch("lsf-*.out", f.c_str(), 0) == 0)
-                       : fnmatch(name.c_str(), f.c_str(), 0) == 0;
-      if (match && it->is_regular_file(ec)) found.push_back(it->path());
-    }
-    return found.size() == 1 ? found.front() : fs::path();
+    const RunDirScan found = scan ? *scan : scan_run_dir(run_dir, name, true);
+    return found.outputs.size() == 1 ? found.outputs.front() : fs::path();
   }
   for (const char* pattern : {"slurm-", "job-", "lsf-"}) {
     fs::path p = run_dir / (pattern + job_id + ".out");
     if (fs::exists(p, ec)) return p;
   }
   return {};
+}
+
+}  // namespace
+
+fs::path job_output(const fs::path& run_dir, const std::string& job_id, const std::string& step_name,
+                    const std::string& name) {
+  return output_of(run_dir, job_id, step_name, name, nullptr);
 }
 
 std::vector<campaign::Metric> to_catalog(const std::vector<Metric>& metrics) {
@@ -110,32 +157,26 @@ std::vector<campaign::Metric> to_catalog(const std::vector<Metric>& metrics) {
   return out;
 }
 
-long instance_count(const fs::path& run_dir) {
-  std::error_code ec;
-  long highest = -1;
-  const std::string prefix = render::kInstanceDirPrefix;
-  for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string n = it->path().filename().string();
-    if (n.size() <= prefix.size() || n.compare(0, prefix.size(), prefix) != 0 || !it->is_directory(ec))
-      continue;
-    const std::string digits = n.substr(prefix.size());
-    if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) continue;
-    highest = std::max(highest, std::stol(digits));
-  }
-  return highest + 1;
-}
+long instance_count(const fs::path& run_dir) { return scan_run_dir(run_dir, "", false).instances; }
 
-CollectOutcome collect_dir(const fs::path& run_dir, const std::string& job_id,
-                           const std::vector<Collector>& collectors, std::vector<campaign::Metric>& metrics,
-                           const std::string& step_name, const std::optional<AttemptStart>& since,
-                           const std::string& output_name) {
+namespace {
+
+// collect() over the run directory, or over each of its instance directories; `take` gets each
+// result and its instance (none for a case without instances).
+template <class Take>
+CollectOutcome collect_each(const fs::path& run_dir, const std::string& job_id,
+                            const std::vector<Collector>& collectors, const std::string& step_name,
+                            const std::optional<AttemptStart>& since, const std::string& output_name,
+                            Take take) {
   CollectOutcome o;
-  const long instances = instance_count(run_dir);
+  // Without a job id, the one pass over the directory also finds its output.
+  const RunDirScan scan = scan_run_dir(run_dir, output_name, job_id.empty());
+  const long instances = scan.instances;
   std::string where;
   try {
     if (instances == 0) {
-      auto r = collect(collectors, run_dir, job_output(run_dir, job_id, step_name, output_name), since);
-      metrics = to_catalog(r.metrics);
+      auto r = collect(collectors, run_dir, output_of(run_dir, job_id, step_name, output_name, &scan), since);
+      take(r.metrics, std::optional<std::int64_t>());
       o.warnings = std::move(r.warnings);
     }
     for (long i = 0; i < instances; ++i) {
@@ -144,19 +185,63 @@ CollectOutcome collect_dir(const fs::path& run_dir, const std::string& job_id,
       std::error_code ec;
       if (!fs::is_directory(dir, ec)) throw Error("no such directory in " + run_dir.string());
       auto r = collect(collectors, dir, dir / render::kInstanceOutput, since);
-      for (auto& m : to_catalog(r.metrics)) {
-        metrics.push_back(std::move(m));
-        metrics.back().instance = i;
-      }
+      take(r.metrics, std::optional<std::int64_t>(i));
       for (auto& w : r.warnings) o.warnings.push_back(where + w);
     }
     o.ok = true;
-    o.metrics = metrics.size();
   } catch (const CollectError& e) {
     o.error = where + e.what();
   } catch (const Error& e) {
     o.error = where + e.what();
   }
+  return o;
+}
+
+}  // namespace
+
+CollectOutcome collect_dir(const fs::path& run_dir, const std::string& job_id,
+                           const std::vector<Collector>& collectors, std::vector<campaign::Metric>& metrics,
+                           const std::string& step_name, const std::optional<AttemptStart>& since,
+                           const std::string& output_name) {
+  CollectOutcome o = collect_each(run_dir, job_id, collectors, step_name, since, output_name,
+                                  [&](const std::vector<Metric>& got, std::optional<std::int64_t> instance) {
+                                    for (auto& m : to_catalog(got)) {
+                                      metrics.push_back(std::move(m));
+                                      metrics.back().instance = instance;
+                                    }
+                                  });
+  if (o.ok) o.metrics = metrics.size();
+  return o;
+}
+
+CollectOutcome collect_series(const fs::path& run_dir, const std::string& job_id,
+                              const std::vector<Collector>& collectors, std::vector<MetricSeries>& series,
+                              const std::string& step_name, const std::optional<AttemptStart>& since,
+                              const std::string& output_name) {
+  SeriesBuilder group(series);
+  CollectOutcome o = collect_each(
+      run_dir, job_id, collectors, step_name, since, output_name,
+      [&](const std::vector<Metric>& got, std::optional<std::int64_t> instance) {
+        // A run of metrics of one series (a column of a history file) in one go, as add() for each.
+        for (size_t i = 0, j = 0; i < got.size(); i = j) {
+          const Metric& m = got[i];
+          const bool stepped = m.step.has_value();
+          for (j = i + 1; j < got.size() && got[j].step.has_value() == stepped && got[j].name == m.name &&
+                          got[j].unit == m.unit;
+               ++j) {
+          }
+          MetricSeries& s = group.series(m.name, m.unit, stepped, instance);
+          if (const size_t need = s.vals.size() + (j - i); need > s.vals.capacity()) {
+            s.vals.reserve(std::max(need, 2 * s.vals.capacity()));  // runs of one: still amortised
+            if (stepped) s.steps.reserve(s.vals.capacity());
+          }
+          for (size_t k = i; k < j; ++k) {
+            if (stepped) s.steps.push_back(static_cast<std::int64_t>(*got[k].step));
+            s.vals.push_back(got[k].value);
+          }
+        }
+      });
+  if (o.ok) o.metrics = value_count(series);
   return o;
 }
 

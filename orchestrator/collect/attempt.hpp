@@ -66,6 +66,14 @@ CollectOutcome collect_dir(const std::filesystem::path& run_dir, const std::stri
                            const std::optional<AttemptStart>& since = std::nullopt,
                            const std::string& output_name = {});
 
+// The same with the metrics grouped as the catalog stores them (SeriesBuilder), without a
+// campaign::Metric per value: what `import` hands to Catalog::import_runs.
+CollectOutcome collect_series(const std::filesystem::path& run_dir, const std::string& job_id,
+                              const std::vector<Collector>& collectors, std::vector<MetricSeries>& series,
+                              const std::string& step_name = {},
+                              const std::optional<AttemptStart>& since = std::nullopt,
+                              const std::string& output_name = {});
+
 // Converts collector metrics for the catalog.
 std::vector<campaign::Metric> to_catalog(const std::vector<Metric>& metrics);
 

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -110,6 +111,12 @@ void read_source(const Source& src, const fs::path& run_dir, const fs::path& job
                  const std::optional<AttemptStart>& since, CollectResult& r,
                  std::vector<std::string>& warnings, Warnings& capped) {
   std::vector<Found> files = find_files(src, run_dir, job_output, since, warnings);
+  // An optional file that is not there (nor a dangling link to one) is silence, as below when
+  // reading it fails with "no such file": found here without throwing for every run that lacks it.
+  struct stat st;
+  if (!src.required && !src.from_stdout && files.size() == 1 && ::lstat(files[0].path.c_str(), &st) != 0 &&
+      errno == ENOENT)
+    return;
   std::vector<std::string> texts;
   std::vector<Input> inputs;
   texts.reserve(files.size());
@@ -239,9 +246,10 @@ void add_energy_to_train(std::vector<Metric>& metrics) {
   std::optional<double> start, stop;
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> gpus;  // seconds, watts
   for (const auto& m : metrics) {
-    if (m.name == "run_start_ms") start = std::min(start.value_or(m.value), m.value);
-    if (m.name == "run_stop_ms") stop = std::max(stop.value_or(m.value), m.value);
-    if (m.step && m.name.rfind("power:", 0) == 0 &&
+    const std::string_view name = m.name;  // compared by length first: millions of names a run
+    if (name == "run_start_ms") start = std::min(start.value_or(m.value), m.value);
+    if (name == "run_stop_ms") stop = std::max(stop.value_or(m.value), m.value);
+    if (m.step && name.substr(0, 6) == "power:" &&
         m.name.substr(m.name.rfind(':') + 1).rfind("gpu", 0) == 0) {
       auto& [t, w] = gpus[m.name];
       t.push_back(static_cast<double>(*m.step) / 1000);

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <future>
 #include <map>
+#include <memory>
 #include <set>
 #include <thread>
 
@@ -48,6 +48,7 @@ ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::
     for (auto& sub : fs::directory_iterator(e.path(), ec))
       if (sub.is_directory(ec)) consider(sub.path());
   }
+  Catalog::BulkWrites bulk(catalog);  // one checkpoint of the log at the end, not one per 4 MB
   std::int64_t id = sync_campaign(catalog, plan, workdir, code, [&](const matrix::Case& c) {
     auto it = found.find(c.name);
     return it != found.end() ? fs::absolute(it->second).string() : (workdir / c.name).string();
@@ -73,38 +74,47 @@ ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::
     todo.push_back(Todo{&a, it->second});
   }
   // Collection reads and parses files, the catalog only writes: a batch is collected on every core
-  // but one while the previous batch is committed (one transaction) on this thread. Batches bound
-  // the memory: at most two batches' metrics are held at once.
+  // but one while the previous batch is committed (one transaction) on this thread, which then
+  // joins in collecting what is left of it (each run goes to whichever thread is free). Batches
+  // bound the memory: at most two batches' metrics are held at once.
   const size_t batch = 512;
   const size_t workers = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
   static const std::vector<Collector> none;
   struct Batch {
     size_t first = 0;
+    size_t n = 0;
     std::vector<Catalog::ImportedRun> runs;
     std::vector<CollectOutcome> outcomes;
-  };
-  auto collect_batch = [&](size_t first, size_t threads) {
-    Batch b;
-    b.first = first;
-    size_t n = std::min(batch, todo.size() - first);
-    b.runs.resize(n);
-    b.outcomes.resize(n);
     std::atomic<size_t> next{0};
-    auto work = [&] {
-      for (size_t i; (i = next.fetch_add(1)) < n;) {
-        const Todo& t = todo[first + i];
-        auto cit = collectors.find(t.attempt->step);
-        b.runs[i].attempt_id = t.attempt->id;
-        b.runs[i].origin = fs::absolute(t.dir).string();
-        b.outcomes[i] = collect_dir(t.dir, "", cit == collectors.end() ? none : cit->second,
-                                    b.runs[i].metrics, {}, std::nullopt, output);
-      }
-    };
-    std::vector<std::thread> pool;
-    for (size_t w = 1; w < threads; ++w) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
+    std::vector<std::thread> helpers;
+    void join() {
+      for (auto& t : helpers) t.join();
+      helpers.clear();
+    }
+    ~Batch() { join(); }
+  };
+  auto work = [&](Batch& b) {
+    for (size_t i; (i = b.next.fetch_add(1)) < b.n;) {
+      const Todo& t = todo[b.first + i];
+      auto cit = collectors.find(t.attempt->step);
+      b.runs[i].attempt_id = t.attempt->id;
+      b.runs[i].origin = fs::absolute(t.dir).string();
+      b.outcomes[i] = collect_series(t.dir, "", cit == collectors.end() ? none : cit->second,
+                                     b.runs[i].series, {}, std::nullopt, output);
+    }
+  };
+  auto start = [&](size_t first) {  // the helpers start on it at once
+    auto b = std::make_unique<Batch>();
+    b->first = first;
+    b->n = std::min(batch, todo.size() - first);
+    b->runs.resize(b->n);
+    b->outcomes.resize(b->n);
+    for (size_t w = 1; w < workers; ++w) b->helpers.emplace_back([&work, p = b.get()] { work(*p); });
     return b;
+  };
+  auto finish = [&](Batch& b) {  // this thread joins in, then waits for the helpers
+    work(b);
+    b.join();
   };
   auto commit = [&](Batch& b) {
     for (size_t i = 0; i < b.runs.size(); ++i) {
@@ -119,14 +129,16 @@ ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::
     catalog.import_runs(b.runs);
   };
   if (todo.empty()) return s;
-  Batch current = collect_batch(0, workers);
+  std::unique_ptr<Batch> current = start(0);
+  finish(*current);
   for (size_t next_first = batch;; next_first += batch) {
-    std::future<Batch> next;
-    if (next_first < todo.size())
-      next = std::async(std::launch::async, collect_batch, next_first, std::max<size_t>(1, workers - 1));
-    commit(current);
-    if (!next.valid()) break;
-    current = next.get();
+    std::unique_ptr<Batch> next;
+    if (next_first < todo.size()) next = start(next_first);
+    commit(*current);
+    current.reset();  // its metrics are written: freed before the next batch's are complete
+    if (!next) break;
+    finish(*next);
+    current = std::move(next);
   }
   return s;
 }

@@ -137,6 +137,7 @@ std::optional<double> parse_plain(std::string_view s) {
     if (s.empty() || s[0] == '+' || s[0] == '-') return std::nullopt;
   }
   double v = 0;
+  if (read_plain_decimal(s, v)) return v;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (p != s.data() + s.size()) return std::nullopt;
   if (ec == std::errc()) return v;

@@ -339,7 +339,8 @@ TEST_CASE("missing baseline is noted and its columns stay empty", "[analysis][sc
   CHECK(t.notes[0] == "no usable cases with data=real");
 }
 
-TEST_CASE("10,000 cases x 100 epochs are tabulated well under half a second", "[analysis][scaling][perf]") {
+// Its speed is a benchmark's (bench/import_bench), not a test's: no verdict here depends on timing.
+TEST_CASE("10,000 cases x 100 epochs are tabulated: ten rank counts, 250 runs each", "[analysis][scaling]") {
   std::vector<CaseResult> cases;
   cases.reserve(10000);
   const std::vector<std::string> ranks = {"1", "2", "4", "8", "16", "32", "64", "128", "256", "512"};
@@ -364,15 +365,11 @@ TEST_CASE("10,000 cases x 100 epochs are tabulated well under half a second", "[
   auto spec = spec_of(
       "{name: w, scaling: weak, x: ranks, time: epoch_time, samples: (n_train + n_valid) * ranks,"
       " group_by: [partition], compare: {axis: data, baseline: real}}");
-  auto start = std::chrono::steady_clock::now();
   AnalysisResult r = analyze(spec, cases);
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  WARN("analyze(10,000 cases x 100 epochs): " << seconds << " s");
   REQUIRE(r.tables.size() == 2);
   CHECK(r.excluded.empty());
   CHECK(r.tables[0].rows.size() == 10);
   CHECK(r.tables[0].number(0, "count") == 250);
-  CHECK(seconds < 0.5);
 }
 
 TEST_CASE("cases without the analysis' parameters are another study's, and counted", "[analysis][scaling]") {

@@ -1,7 +1,10 @@
 // collect() as a whole - finding files, the shipped cosmoflow collector on a
 // whole run directory, unique (name, step) - and the text helpers under it.
 #include <catch2/catch.hpp>
+#include <charconv>
 #include <cmath>
+#include <cstring>
+#include <random>
 #include <thread>
 
 #include "collect/input.hpp"
@@ -78,8 +81,9 @@ TEST_CASE("collect: the job's output by absolute or relative path", "[collect]")
   auto outside = collect({c}, run.path(), elsewhere / "job.out");
   CHECK(outside.files == std::vector<std::string>{(elsewhere / "job.out").string()});
   // Required stdout source without a known output file.
-  CHECK_THROWS_WITH(collect({load_collector(repo_root() / "collectors/mlperf.yaml")}, run.path()),
-                    Catch::StartsWith("<job output>: the job's output file is not known (for imported runs: "));
+  CHECK_THROWS_WITH(
+      collect({load_collector(repo_root() / "collectors/mlperf.yaml")}, run.path()),
+      Catch::StartsWith("<job output>: the job's output file is not known (for imported runs: "));
 }
 
 TEST_CASE("collect: one value per (name, step) across sources - the later wins, with a warning",
@@ -104,6 +108,44 @@ sources: [{engine: regex, file: c.txt, patterns: [{regex: '(\w)=(\d)', captures:
                      run.path());
   CHECK(alt.warnings.empty());
   CHECK(alt.metrics.size() == 3);
+}
+
+TEST_CASE("input: plain decimals read fast, to the double from_chars reads", "[input]") {
+  using campaign::collect::read_plain_decimal;
+  auto same = [](const std::string& s) {
+    double fast = 0, slow = 0;
+    if (!read_plain_decimal(s, fast)) return false;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), slow);
+    REQUIRE(ec == std::errc());
+    REQUIRE(end == s.data() + s.size());
+    CHECK(std::memcmp(&fast, &slow, sizeof fast) == 0);  // the very same bits, -0 included
+    return true;
+  };
+  for (const char* s : {"0", "-0", "-0.0", "12", "0.123456789012345", "27.5301", "0.001", "-1.5",
+                        "9007199254740992", "0.0000000000000000000001", "1.797693134862315", "00012.50"})
+    CHECK(same(s));
+  // Anything else is left to parse_number.
+  for (const char* s :
+       {"", "-", "+1", "1e3", "1.", ".5", "-.5", " 1", "1 ", "1.2.3", "0x10", "nan", "inf", "1,234",
+        "9007199254740993", "12345678901234567890", "1.7976931348623157", "0.00000000000000000000001"}) {
+    double v = 0;
+    CHECK_FALSE(read_plain_decimal(s, v));
+  }
+  // Many at random (a fixed seed): up to 19 digits, up to 22 of them decimals.
+  std::mt19937_64 rng(20261129);
+  int fast = 0;
+  for (int i = 0; i < 200000; ++i) {
+    std::string s = rng() % 4 == 0 ? "-" : "";
+    const int whole = 1 + static_cast<int>(rng() % 10), decimals = static_cast<int>(rng() % 16);
+    for (int k = 0; k < whole; ++k) s += static_cast<char>('0' + rng() % 10);
+    if (decimals) s += '.';
+    for (int k = 0; k < decimals; ++k) s += static_cast<char>('0' + rng() % 10);
+    fast += same(s);
+  }
+  CHECK(fast > 100000);  // most of them take the fast way
+  // parse_number reads them the same, whichever way.
+  CHECK(campaign::collect::parse_number("0.123456789012345") == 0.123456789012345);
+  CHECK(campaign::collect::parse_number("-27.5301") == -27.5301);
 }
 
 TEST_CASE("input: numbers, TAU times and previews", "[input]") {

@@ -119,3 +119,72 @@ TEST_CASE("a run directory without instances is collected as before, no metric k
   }
   CHECK(found);
 }
+
+namespace {
+
+// What the catalog stores of `ms`: its series as SeriesBuilder groups them.
+std::vector<MetricSeries> grouped(const std::vector<Metric>& ms) {
+  std::vector<MetricSeries> out;
+  SeriesBuilder group(out);
+  for (const Metric& m : ms) group.add(m.name, m.unit, m.step, m.value, m.instance);
+  return out;
+}
+
+void check_same(const std::vector<MetricSeries>& a, const std::vector<MetricSeries>& b) {
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].name == b[i].name);
+    CHECK(a[i].unit == b[i].unit);
+    CHECK(a[i].instance == b[i].instance);
+    CHECK(a[i].stepped == b[i].stepped);
+    CHECK(a[i].steps == b[i].steps);
+    CHECK(a[i].vals == b[i].vals);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("collect_series: the series collect_dir's metrics make, per instance or not") {
+  RunDir run;
+  run.instance(0, 1'000'000, 60, "success", 4711);
+  run.instance(1, 1'002'000, 75, "aborted");
+  std::vector<Metric> ms;
+  REQUIRE(collect::collect_dir(run.path, "", mlperf_weak(), ms).ok);
+  std::vector<MetricSeries> series;
+  auto o = collect::collect_series(run.path, "", mlperf_weak(), series);
+  REQUIRE(o.ok);
+  CHECK(o.metrics == ms.size());
+  check_same(series, grouped(ms));
+  bool instance1 = false;
+  for (auto& s : series) instance1 |= s.instance == 1;
+  CHECK(instance1);
+
+  // Without instances, from the one scheduler output the directory holds (no job id: an import).
+  RunDir plain;
+  std::ofstream(plain.path / "slurm-7.out")
+      << ":::MLLOG {\"time_ms\": 1000, \"event_type\": \"INTERVAL_START\", "
+         "\"key\": \"run_start\", \"value\": null, \"metadata\": {}}\n"
+      << ":::MLLOG {\"time_ms\": 3000, \"event_type\": \"INTERVAL_END\", "
+         "\"key\": \"run_stop\", \"value\": null, \"metadata\": {\"status\": \"success\"}}\n";
+  fs::create_directories(plain.path / "instance-x");  // not an instance directory
+  std::ofstream(plain.path / "instance-3");           // nor is a file
+  std::vector<Metric> pm;
+  REQUIRE(collect::collect_dir(plain.path, "", mlperf_weak(), pm).ok);
+  std::vector<MetricSeries> ps;
+  REQUIRE(collect::collect_series(plain.path, "", mlperf_weak(), ps).ok);
+  check_same(ps, grouped(pm));
+  bool run_time = false;
+  for (auto& s : ps) {
+    CHECK_FALSE(s.instance);
+    run_time |= s.name == "run_time";
+  }
+  CHECK(run_time);
+  CHECK(collect::instance_count(plain.path) == 0);
+  CHECK(collect::job_output(plain.path, "", "") == plain.path / "slurm-7.out");
+
+  // A second scheduler output: not knowing which, none is the job's (and its source fails).
+  std::ofstream(plain.path / "job-8.out") << "\n";
+  CHECK(collect::job_output(plain.path, "", "").empty());
+  std::vector<MetricSeries> none;
+  CHECK_FALSE(collect::collect_series(plain.path, "", mlperf_weak(), none).ok);
+}
