@@ -66,6 +66,7 @@ bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest, bool
       bool moved = false;
       if (!m.adopt_job.empty()) {
         catalog_.record_job_id(row.id, m.adopt_job, m.state);
+        watch_stale_ = true;
         moved = catalog_.update_state(row.id, m.state, m.update);
         refresh(row);
         changed = true;

@@ -176,6 +176,7 @@ std::vector<AttemptRow>& Engine::cached_latest() {
   if (!latest_valid_) {
     latest_ = latest_attempts();
     latest_valid_ = true;
+    watch_stale_ = true;
   }
   return latest_;
 }
@@ -370,7 +371,6 @@ int Engine::run() {
   // is given: it measures this process, not the run.
   Clock::time_point quiet_until = Clock::now();
   Clock::time_point last_full_read = now();
-  bool watched_once = false;
   std::function<void(const boost::system::error_code&)> on_tick = [&](const boost::system::error_code& ec) {
     if (signal_received || (ec && ec != boost::asio::error::operation_aborted)) return;
     if (Clock::now() < quiet_until) {
@@ -387,10 +387,12 @@ int Engine::run() {
     if (watch) {
       exits = watch->take_changes(0);
       if (poll_now) starts = watch->take_changes(1);
-      if (exits->all || (starts && starts->all) || !scheduler_.runs_jobs_here() ||
-          now() - last_full_read >= kFullMarkerRead) {
-        exits.reset(), starts.reset();
+      if (now() - last_full_read >= kFullMarkerRead) {
+        watch_stale_ = true;  // and the directories of the jobs that ended since are dropped
         last_full_read = now();
+        exits.reset(), starts.reset();
+      } else if (exits->all || (starts && starts->all) || !scheduler_.runs_jobs_here()) {
+        exits.reset(), starts.reset();
       }
     }
     auto picks = [&](const MarkerWatch::Changes& c) {
@@ -406,12 +408,16 @@ int Engine::run() {
       throw;
     }
     read_marker_in_ = read_start_in_ = nullptr;
-    if (watch && (changed || !watched_once)) {
+    // The watch follows the active jobs' directories: anew once a job was added (a submission, an
+    // adoption, the rows read again) and at each full read; a job that ended meanwhile keeps its
+    // watch until then (its events name an attempt no tick reads). Syncing after every tick that
+    // changed something went through every active directory, 100,000 of them, each time.
+    if (watch && watch_stale_) {
       std::vector<MarkerWatch::Dir> dirs;
       for (auto& a : latest_)
         if (is_active(a.state) && !a.job_id.empty()) dirs.push_back({a.id, &a.run_dir, a.step_name.empty()});
       watch->watch(dirs);
-      watched_once = true;
+      watch_stale_ = false;
     }
     // The poll interval backs off unless the scheduler must be asked soon: a job whose marker says
     // it failed waits for the scheduler's verdict, a submission's outcome is unknown. Jobs that

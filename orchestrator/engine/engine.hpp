@@ -229,6 +229,7 @@ class Engine {
   std::function<bool(std::int64_t attempt)> read_start_in_;
   bool poll_soon_ = false;       // something needs the scheduler's answer soon
   bool more_to_submit_ = false;  // the last submission slice ended with ready cases left
+  bool watch_stale_ = true;      // a job was added since the marker watch last followed the jobs
   // The rest of the choice a slice ended in, for the next slice: choosing again (every planned case
   // packed into allocations anew) for each allocation of a 100,000-case campaign was most of its
   // submission's CPU. Taken only while it still holds (resume_choice).

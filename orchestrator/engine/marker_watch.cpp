@@ -45,8 +45,12 @@ void MarkerWatch::watch(const std::vector<Dir>& dirs) {
       ++it;
       continue;
     }
-    inotify_rm_watch(fd_, it->second.wd);
-    by_wd_.erase(it->second.wd);
+    // A directory is one watch however many keys name it (a retry runs where its first attempt
+    // ran): the watch goes with the last key that has it.
+    if (auto w = by_wd_.find(it->second.wd); w != by_wd_.end() && w->second == it->first) {
+      inotify_rm_watch(fd_, it->second.wd);
+      by_wd_.erase(w);
+    }
     for (auto& c : changes_) c.keys.erase(it->first);
     it = by_key_.erase(it);
   }

@@ -121,6 +121,7 @@ bool Engine::submit_job(const std::vector<AttemptRow*>& rows, const sched::Submi
     for (auto* row : rows)  // a task of an array is its own job: query, cancel and accounting by its id
       catalog_.record_job_id(*row, row->array_task ? scheduler_.array_task_id(id, *row->array_task) : id);
     group.commit();
+    watch_stale_ = true;
   } catch (...) {
     for (size_t k = 0; k < rows.size(); ++k) *rows[k] = std::move(before[k]);  // as the catalog has them
     throw;

@@ -76,4 +76,14 @@ TEST_CASE("marker watch: the directories where a marker came, each marker apart,
   io.restart();
   io.poll();
   CHECK(w.take_changes(0).keys.empty());
+
+  // A retry in its first attempt's directory: the same watch, now the new attempt's, kept when the
+  // ended attempt is dropped.
+  w.watch({{2, &job_s, true}, {4, &job_s, true}});
+  w.watch({{4, &job_s, true}});
+  CHECK(w.take_changes(0).keys == Keys{4});  // new: read once
+  write_marker(job, ".exit");
+  deliver();
+  REQUIRE(woke);
+  CHECK(w.take_changes(0).keys == Keys{4});
 }
