@@ -114,8 +114,12 @@ Catalog::BulkWrites::BulkWrites(Catalog& catalog) : catalog_(catalog) {
     cache_ = c.db.execAndGet("PRAGMA cache_size").getInt();
     c.db.exec("PRAGMA wal_autocheckpoint = 0");
     c.db.exec("PRAGMA cache_size = -32768");
-    if (c.db.execAndGet("PRAGMA journal_mode").getString() == "wal")
-      checkpointer_ = std::make_unique<Checkpointer>(c.path.string());
+    if (c.db.execAndGet("PRAGMA journal_mode").getString() == "wal") try {
+        checkpointer_ = std::make_unique<Checkpointer>(c.path.string());
+      } catch (const std::exception&) {
+        // No second connection or thread to be had: the end checkpoints the whole log. Thrown on,
+        // it would leave the catalog without its automatic checkpoints (no destructor to restore).
+      }
   });
 }
 

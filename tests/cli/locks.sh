@@ -3,7 +3,8 @@
 # RESOURCE_LOCK): every test that uses a Slurm test cluster (label slurm) holds the lock of the one its
 # environment names (TESTCLUSTER=testcluster2 or testcluster3: that one, else `testcluster`), and
 # every test of the local executor or of the PyTorch workload (labels local, workload) holds `cores`;
-# the loader study and the data-loading campaign, whose timings are the studies' numbers, run alone.
+# the loader study and the data-loading campaign (whose timings, the studies' numbers, no verdict
+# depends on: bench/effects_bench.sh runs them alone for those) hold `cores` like every workload test.
 # Reads ctest's own list of the registered tests (ctest --show-only=json-v1).
 #
 # Usage: bash locks.sh CAMPAIGN_BINARY BUILD_DIR
@@ -18,13 +19,13 @@ need = {"slurm": "testcluster", "local": "cores", "workload": "cores"}
 clusters = {"testcluster": 0, "testcluster2": 0, "testcluster3": 0}
 tests = json.load(open(sys.argv[1]))["tests"]
 counts = dict.fromkeys(need, 0)
-alone = {"workload_minicosmo_loaders", "data_loading_local"}  # their timings are the study's
+studies = {"workload_minicosmo_loaders", "data_loading_local"}  # their timings are the studies'
 for t in tests:
     props = {p["name"]: p["value"] for p in t.get("properties", [])}
-    if t["name"] in alone:
-        alone.discard(t["name"])
-        if not props.get("RUN_SERIAL"):
-            print(f"{t['name']}: not RUN_SERIAL")
+    if t["name"] in studies:
+        studies.discard(t["name"])
+        if "cores" not in props.get("RESOURCE_LOCK", []):
+            print(f"{t['name']}: without RESOURCE_LOCK cores")
     labels, locks = props.get("LABELS", []), props.get("RESOURCE_LOCK", [])
     env = [e.split("=", 1)[1] for e in props.get("ENVIRONMENT", []) if e.startswith("TESTCLUSTER=")]
     cluster = env[0] if env else "testcluster"
@@ -37,7 +38,7 @@ for t in tests:
             counts[label] += 1
             if lock not in locks:
                 print(f"{t['name']}: label {label} without RESOURCE_LOCK {lock}")
-for name in sorted(alone):
+for name in sorted(studies):
     print(f"{name}: not registered")
 print(" ".join(f"{k}={v}" for k, v in list(counts.items()) + list(clusters.items())))
 PY
