@@ -93,45 +93,23 @@ void Catalog::import_runs(const std::vector<ImportedRun>& runs) {
       if (cur.state != State::planned)
         throw TransitionError(c.where() + ": " + cur.describe() + " is " + state_name(cur.state) +
                               ", only a planned attempt can be imported");
-      if (run.collect_error.empty()) {
-        // planned -> submitting -> completed -> collected, each step checked and its event
-        // written as set_state does, in one update of the attempt's row.
-        const std::pair<State, std::string> path[] = {
-            {State::submitting, "imported from " + run.origin},
-            {State::completed, "a run done outside campaign"},
-            {State::collected, std::to_string(value_count(run.series)) + " metrics"}};
-        Current at = cur;
-        for (const auto& [to, message] : path) {
-          c.check_transition(at, to);
-          at.state = to;
-        }
-        auto q = c.query(
-            "UPDATE attempts SET job_name = 'import', job_id = ?, submitted = ?, state = ?, updated = ? "
-            "WHERE id = ?");
-        q->bind(1, run.origin);
-        q->bind(2, c.now());
-        q->bind(3, state_name(State::collected));
-        q->bind(4, c.now());
-        q->bind(5, run.attempt_id);
-        q->exec();
-        for (const auto& [to, message] : path) {
-          c.insert_event({cur.campaign_id, cur.case_id, cur.id}, "state", cur.state, to, message);
-          cur.state = to;
-        }
-        c.write_series(run.attempt_id, run.series);
-        continue;
-      }
       auto q = c.query("UPDATE attempts SET job_name = 'import', job_id = ?, submitted = ? WHERE id = ?");
       q->bind(1, run.origin);
       q->bind(2, c.now());
       q->bind(3, run.attempt_id);
       q->exec();
-      c.set_state(cur, State::submitting, "imported from " + run.origin);
-      c.set_state(cur, State::completed, "a run done outside campaign");
+      // planned -> submitting -> completed -> collected (or collect_failed): the state written once.
+      const bool failed = !run.collect_error.empty();
+      const std::string origin = "imported from " + run.origin;
+      const std::string done =
+          failed ? run.collect_error : std::to_string(value_count(run.series)) + " metrics";
+      const Impl::Move path[] = {{State::submitting, origin},
+                                 {State::completed, "a run done outside campaign"},
+                                 {failed ? State::collect_failed : State::collected, done}};
       JobUpdate info;
       info.reason = run.collect_error;
-      c.store_info(run.attempt_id, info, true);
-      c.set_state(cur, State::collect_failed, run.collect_error);
+      c.set_states(cur, path, failed ? &info : nullptr);
+      if (!failed) c.write_series(run.attempt_id, run.series);
     }
     tx.commit();
   });
@@ -150,14 +128,14 @@ bool Catalog::record_job_id(std::int64_t attempt_id, std::string_view job_id, St
   });
 }
 
-bool Catalog::record_job_id(AttemptRow& row, std::string_view job_id) {
+bool Catalog::record_job_id(AttemptRow& row, std::string_view job_id, State seen) {
   Impl& c = *impl_;
   c.require_writer("record_job_id");
   if (job_id.empty()) throw CatalogError(c.where() + ": record_job_id: empty job id");
   return c.guard("record_job_id", [&] {
     Impl::Tx tx(c);
     Current cur = current_of(row);
-    const bool recorded = c.record_job(cur, job_id, State::queued);
+    const bool recorded = c.record_job(cur, job_id, seen);
     tx.commit();
     row.job_id = job_id;
     row.state = cur.state;

@@ -343,8 +343,8 @@ class Catalog {
   // id. Returns false, changing nothing, when the attempt already has this
   // job id (a repeated call); throws TransitionError otherwise.
   bool record_job_id(std::int64_t attempt_id, std::string_view job_id, State seen = State::queued);
-  // The same (queued) for a row the caller holds as the catalog holds it: see update_state(AttemptRow&).
-  bool record_job_id(AttemptRow& row, std::string_view job_id);
+  // The same for a row the caller holds as the catalog holds it: see update_state(AttemptRow&).
+  bool record_job_id(AttemptRow& row, std::string_view job_id, State seen = State::queued);
   // Moves the attempt to `to` if transitions.hpp allows it and stores `info`;
   // returns true. When `to` is the current state only `info` is stored (no
   // event) and it returns false. planned and submitting are reached through

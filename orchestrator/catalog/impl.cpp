@@ -278,7 +278,17 @@ void Catalog::Impl::check_transition(const Current& cur, State to) const {
 }
 
 void Catalog::Impl::set_state(Current& cur, State to, std::string_view message, const JobUpdate* info) {
-  check_transition(cur, to);
+  const Move move{to, message};
+  set_states(cur, {&move, 1}, info);
+}
+
+void Catalog::Impl::set_states(Current& cur, std::span<const Move> path, const JobUpdate* info) {
+  Current at = cur;
+  for (const Move& m : path) {  // every move checked before anything is written
+    check_transition(at, m.to);
+    at.state = m.to;
+  }
+  const State to = at.state;
   if (info) {
     write_info(cur.id, *info, &to);  // one statement for the state and what came with it
   } else {
@@ -288,8 +298,10 @@ void Catalog::Impl::set_state(Current& cur, State to, std::string_view message, 
     q->bind(3, cur.id);
     q->exec();
   }
-  insert_event({cur.campaign_id, cur.case_id, cur.id}, "state", cur.state, to, message);
-  cur.state = to;
+  for (const Move& m : path) {
+    insert_event({cur.campaign_id, cur.case_id, cur.id}, "state", cur.state, m.to, m.message);
+    cur.state = m.to;
+  }
 }
 
 std::int64_t Catalog::Impl::insert_attempt(std::int64_t campaign_id, std::int64_t case_id, int number,

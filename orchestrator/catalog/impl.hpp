@@ -3,9 +3,10 @@
 // function that changes an attempt's state, event insertion). Not for use
 // outside orchestrator/catalog/.
 //
-// Invariant: Impl::set_state is the only code that writes attempts.state, and
-// it checks allowed() and appends the matching `state` event; callers hold the
-// surrounding transaction, so both land or neither does.
+// Invariant: Impl::set_states (set_state: one move) is the only code that writes
+// attempts.state, and it checks allowed() and appends the matching `state`
+// event for every move; callers hold the surrounding transaction, so both land
+// or neither does.
 #pragma once
 
 #include <SQLiteCpp/SQLiteCpp.h>
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -169,6 +171,13 @@ struct Catalog::Impl {
   // The one place an attempt's state changes; with `info`, stored with it in the same statement
   // (store_info's rule for a state change). Callers hold a transaction.
   void set_state(Current& cur, State to, std::string_view message, const JobUpdate* info = nullptr);
+  // The moves of `path` in turn, each checked and with its own `state` event, the row written once
+  // (with `info` as set_state): an imported run's planned -> submitting -> completed -> collected.
+  struct Move {
+    State to;
+    std::string_view message;
+  };
+  void set_states(Current& cur, std::span<const Move> path, const JobUpdate* info = nullptr);
   // Throws TransitionError where set_state(cur, to) would refuse.
   void check_transition(const Current& cur, State to) const;
 
@@ -178,7 +187,7 @@ struct Catalog::Impl {
 
   // Stores what a poll learned; see JobUpdate for the rule on `reason`.
   void store_info(std::int64_t attempt_id, const JobUpdate& info, bool state_changed);
-  // store_info's statement, also writing the state `to` when given (for set_state only).
+  // store_info's statement, also writing the state `to` when given (for set_states only).
   void write_info(std::int64_t attempt_id, const JobUpdate& info, const State* to,
                   bool state_changed = false);
   // record_job_id's checks and writes for `cur`; true when it recorded the job. Callers hold a

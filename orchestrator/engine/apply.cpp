@@ -63,16 +63,12 @@ bool Engine::apply(const Actions& actions, std::vector<AttemptRow>& latest, bool
     }
     for (auto& m : actions.marks) {
       AttemptRow& row = *rows.at(m.attempt);
-      bool moved = false;
       if (!m.adopt_job.empty()) {
-        catalog_.record_job_id(row.id, m.adopt_job, m.state);
+        catalog_.record_job_id(row, m.adopt_job, m.state);
         watch_stale_ = true;
-        moved = catalog_.update_state(row.id, m.state, m.update);
-        refresh(row);
         changed = true;
-      } else {
-        moved = catalog_.update_state(row, m.state, m.update);  // the row kept as written, not read back
       }
+      const bool moved = catalog_.update_state(row, m.state, m.update);  // the row kept as written
       const bool settles = m.update.confirmed.value_or(false);  // a completion on its marker, settled
       if (moved && is_final(m.state)) {
         const auto& exit = m.update.exit_code;

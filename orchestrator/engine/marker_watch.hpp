@@ -33,8 +33,7 @@ class MarkerWatch {
 
   // Watches exactly these directories from now on (adds the new ones, drops the others).
   struct Dir {
-    std::int64_t
-        key;  // what stands for the directory (its attempt's id): hashed and named instead of the path
+    std::int64_t key;  // what stands for the directory (its attempt's id), instead of the path
     const std::string* path;
     bool job = true;  // a scheduler's job's own directory: its exit marker frees what the job held
   };

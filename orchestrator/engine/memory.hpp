@@ -46,7 +46,6 @@ class Facts {
   const V& at(std::int64_t k) const { return map_.at(k); }
   bool empty() const { return map_.empty(); }
   size_t size() const { return map_.size(); }
-  const Map& map() const { return map_; }
   bool operator==(const Facts& o) const { return map_ == o.map_; }
   bool operator==(const Map& m) const { return map_ == m; }
 

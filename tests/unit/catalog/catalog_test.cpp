@@ -257,9 +257,8 @@ TEST_CASE("begin_submit, record_job_id and update_state on rows leave them as th
           "[catalog]") {
   Fixture f(2);
   const std::int64_t a = f.latest(f.cases[0]);
-  AttemptRow row = f.cat.attempt(a);
   f.cat.update_state(a, State::planned, {.reason = "an earlier reason"});  // cleared by the submission
-  row = f.cat.attempt(a);
+  AttemptRow row = f.cat.attempt(a);
   f.cat.begin_submit({{a, "alloc-1", 600, 2, "step-1", 7}}, {&row});
   CHECK(row == f.cat.attempt(a));
   CHECK(row.submitted == at(f.now));
