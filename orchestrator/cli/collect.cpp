@@ -2,6 +2,7 @@
 // over ssh).
 #include "collect/collect.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 #include "catalog/catalog.hpp"
@@ -25,6 +26,9 @@ bool collectable(const AttemptRow& a, bool again) {
 
 int collect_finished(Catalog& catalog, std::int64_t campaign_id, const collect::StepCollectors& collectors,
                      bool again, const std::function<void(const std::vector<AttemptRow>&)>& fetch) {
+  // A campaign without collectors has nothing to collect: no need to read its rows (at 100,000
+  // cases, a second of the run's end).
+  if (std::all_of(collectors.begin(), collectors.end(), [](auto& c) { return c.second.empty(); })) return 0;
   std::vector<AttemptRow> take;
   for (auto& a : catalog.latest_attempts(campaign_id)) {
     auto cit = collectors.find(a.step);

@@ -220,11 +220,13 @@ std::vector<std::string> marker_dirs(const std::vector<AttemptRow>& latest) {
   return dirs;
 }
 
-std::vector<AttemptRow> marker_rows(const std::vector<AttemptRow>& latest,
-                                    const std::function<bool(std::int64_t attempt)>& read) {
+std::vector<AttemptRow> marker_rows(std::vector<const AttemptRow*> picked) {
+  std::erase_if(picked, [](const AttemptRow* a) { return !has_job(*a); });
+  std::sort(picked.begin(), picked.end(), std::less<>());  // elements of one vector: its order
+  picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
   std::vector<AttemptRow> out;
-  for (auto& a : latest)
-    if (has_job(a) && read(a.id)) out.push_back(a);
+  out.reserve(picked.size());
+  for (const AttemptRow* a : picked) out.push_back(*a);
   return out;
 }
 

@@ -111,10 +111,10 @@ Actions on_reconcile(const std::vector<AttemptRow>& latest, const std::vector<sc
 // see marker_dirs()). A zero completes the attempt at once, unconfirmed; any other status waits for
 // the scheduler to say why.
 std::vector<std::string> marker_dirs(const std::vector<AttemptRow>& latest);
-// The rows of `latest` whose markers marker_dirs() would list and whose attempt `read` picks: what
-// on_markers takes with the markers of a partial read.
-std::vector<AttemptRow> marker_rows(const std::vector<AttemptRow>& latest,
-                                    const std::function<bool(std::int64_t attempt)>& read);
+// Of `picked` (rows of one vector, in any order, repeats allowed), those whose markers marker_dirs()
+// would list, in the vector's order: what on_markers takes with the markers of a partial read. It
+// costs what was picked, not what the campaign holds (a tick reads the few markers the watch saw).
+std::vector<AttemptRow> marker_rows(std::vector<const AttemptRow*> picked);
 Actions on_markers(const std::vector<AttemptRow>& latest, const std::vector<std::optional<int>>& markers,
                    Time now, Memory& memory);
 // The packed attempts of the allocations a poll found ended whose exit markers are not known yet. A

@@ -119,6 +119,9 @@ void Engine::start() {
 
   if (options_.retry_failed) apply(resume_failed(latest), latest);
   if (!options_.again.empty()) apply(run_again(latest, options_.again), latest);
+  latest_ = std::move(latest);  // kept as written, as the ticks keep them: the first needs no read
+  latest_valid_ = true;
+  watch_stale_ = true;
   report(false);
 }
 
@@ -239,14 +242,13 @@ bool Engine::tick(bool poll_scheduler) {
 }
 
 bool Engine::finished() {
-  // The cached rows mirror this engine's own writes: a case unsettled there is unsettled. Only the
-  // answer "all settled" is checked against the catalog.
-  if (latest_valid_ && std::any_of(latest_.begin(), latest_.end(),
-                                   [](const AttemptRow& a) { return a.in_spec && !settled(a); }))
-    return false;
-  for (auto& a : latest_attempts())
-    if (a.in_spec && !settled(a)) return false;
-  return true;
+  // The cached rows mirror this engine's own writes (the simulator holds them equal to the catalog's
+  // after every tick); without them, the catalog's. A collection by the caller after run() changes
+  // no answer: collected and collect_failed are as settled as the confirmed completion before.
+  auto unsettled = [](const AttemptRow& a) { return a.in_spec && !settled(a); };
+  if (latest_valid_) return std::none_of(latest_.begin(), latest_.end(), unsettled);
+  auto latest = latest_attempts();
+  return std::none_of(latest.begin(), latest.end(), unsettled);
 }
 
 int Engine::cancel(const std::string& pattern) {
@@ -316,7 +318,7 @@ Counts Engine::counts_of(const std::vector<AttemptRow>& latest) {
 
 void Engine::report(bool final) {
   if (!options_.progress) return;
-  Counts c = final ? counts() : counts_of(cached_latest());
+  Counts c = counts_of(cached_latest());
   long secs = static_cast<long>(std::chrono::duration<double>(now() - started_at_).count());
   char head[64];
   std::snprintf(head, sizeof head, "[%s] %d cases: ", format_hms(secs).c_str(), c.cases);
@@ -398,16 +400,19 @@ int Engine::run() {
     auto picks = [&](const MarkerWatch::Changes& c) {
       return [&](std::int64_t attempt) { return c.keys.count(attempt) || watch->unwatched().count(attempt); };
     };
-    if (exits) read_marker_in_ = picks(*exits);
+    if (exits) {
+      read_marker_in_.emplace(exits->keys.begin(), exits->keys.end());
+      read_marker_in_->insert(read_marker_in_->end(), watch->unwatched().begin(), watch->unwatched().end());
+    }
     if (starts) read_start_in_ = picks(*starts);
     bool changed = false;
     try {
       changed = tick(poll_now);
     } catch (...) {
-      read_marker_in_ = read_start_in_ = nullptr;
+      read_marker_in_.reset(), read_start_in_ = nullptr;
       throw;
     }
-    read_marker_in_ = read_start_in_ = nullptr;
+    read_marker_in_.reset(), read_start_in_ = nullptr;
     // The watch follows the active jobs' directories: anew once a job was added (a submission, an
     // adoption, the rows read again) and at each full read; a job that ended meanwhile keeps its
     // watch until then (its events name an attempt no tick reads). Syncing after every tick that
@@ -484,7 +489,7 @@ int Engine::run() {
     return 130;
   }
   if (!options_.wait && !finished()) return 0;
-  for (auto& a : latest_attempts())
+  for (auto& a : cached_latest())
     if (a.in_spec && !succeeded(a)) return 1;
   return 0;
 }

@@ -30,6 +30,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "catalog/catalog.hpp"
@@ -189,6 +190,11 @@ class Engine {
   // between a write and its refresh) or where another copy of the rows was written (cancel).
   std::vector<AttemptRow>& cached_latest();
   void refresh(AttemptRow& row);  // the row as the catalog now holds it, after a write
+  // The row of attempt `id` in `latest`, or null: found through an index of positions, checked at
+  // each use and made anew when it misses (another vector, a retry's new attempt). A decision names
+  // a few of a campaign's rows; looking each one up by going through all of them cost every tick
+  // time in proportion to the campaign.
+  AttemptRow* row_of(std::vector<AttemptRow>& latest, std::int64_t id);
   // The catalog's rows as this run sees them: a case outside options_.selected is not in_spec.
   std::vector<AttemptRow> latest_attempts();
   AttemptRow attempt(std::int64_t id);
@@ -223,8 +229,9 @@ class Engine {
   std::optional<Clock::time_point> unreachable_since_;  // the scheduler has failed every poll since
   std::vector<AttemptRow> latest_;                      // cached_latest()
   bool latest_valid_ = false;
+  std::unordered_map<std::int64_t, size_t> row_index_;  // row_of()
   // While set (run(), between full reads): the attempts whose exit markers the tick reads.
-  std::function<bool(std::int64_t attempt)> read_marker_in_;
+  std::optional<std::vector<std::int64_t>> read_marker_in_;
   // And the attempts whose start markers a poll reads for the packed cases waiting to start.
   std::function<bool(std::int64_t attempt)> read_start_in_;
   bool poll_soon_ = false;       // something needs the scheduler's answer soon

@@ -129,8 +129,18 @@ TEST_CASE("a write group is one transaction: all of its writes, or none", "[cata
   {
     Catalog::WriteGroup group(cat);
     cat.begin_submit(attempt, "job-1", 60, 1);
-    // A write that fails inside the group undoes itself only (its savepoint); the group goes on.
+    // A write that fails inside the group fails the group, its exception caught or not: no half
+    // of a write, and none of the group, is ever committed.
     CHECK_THROWS_AS(cat.update_state(attempt, State::planned), TransitionError);
+    cat.record_job_id(attempt, "11");
+    CHECK_THROWS_WITH(group.commit(), Catch::Contains("a write of this group failed earlier"));
+  }
+  CHECK(cat.attempt(attempt).state == State::planned);
+  CHECK(cat.attempt(attempt).job_id.empty());
+  CHECK(cat.observations(campaign).empty());
+  {
+    Catalog::WriteGroup group(cat);  // the failed group left nothing behind: the next one commits
+    cat.begin_submit(attempt, "job-1", 60, 1);
     cat.record_job_id(attempt, "11");
     group.commit();
   }

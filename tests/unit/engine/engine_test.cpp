@@ -4,6 +4,7 @@
 // when the test says so, so each decision can be checked exactly.
 #include "engine/engine.hpp"
 
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -15,6 +16,7 @@
 #include <thread>
 
 #include "../temp_dir.hpp"
+#include "catalog/write_fault.hpp"
 #include "pack/driver.hpp"
 #include "pack/manifest.hpp"
 #include "spec/library.hpp"
@@ -779,4 +781,25 @@ TEST_CASE("cancel waits for a submission whose outcome is unknown, then cancels 
   REQUIRE(sched.jobs.size() == 1);
   CHECK(sched.cancelled == std::vector<std::string>{sched.order.at(0)});  // the job that landed
   CHECK(catalog.latest_attempts(1).at(0).state == State::cancelled);
+}
+
+TEST_CASE("a decision whose writes the disk refuses leaves nothing of them; the next tick makes them") {
+  struct Disarm {
+    ~Disarm() { catalog_testing::fail_writes(0); }
+  } disarm;
+  catalog_testing::fail_writes(0);  // the layer under the catalog the setup opens
+  Setup s(kSix, 100);
+  s.engine.tick(true);
+  REQUIRE(s.sched.jobs.size() == 6);
+  for (int k = 0; k < 3; ++k) s.sched.finish(s.sched.order[k]);
+  catalog_testing::fail_writes(SQLITE_FULL);
+  CHECK_THROWS_AS(s.engine.tick(true), CatalogStorageError);
+  catalog_testing::fail_writes(0);
+  for (int k = 1; k <= 6; ++k) CHECK(s.state_of("c" + std::to_string(k)) == State::queued);
+  s.engine.tick(true);
+  for (int k = 1; k <= 6; ++k)
+    CHECK(s.state_of("c" + std::to_string(k)) == (k <= 3 ? State::completed : State::queued));
+  REQUIRE(s.engine.cached_rows());
+  CHECK(*s.engine.cached_rows() == s.catalog.latest_attempts(s.engine.campaign_id()));
+  CHECK(s.catalog.check().empty());
 }
