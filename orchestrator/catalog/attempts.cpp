@@ -93,12 +93,9 @@ void Catalog::import_runs(const std::vector<ImportedRun>& runs) {
       if (cur.state != State::planned)
         throw TransitionError(c.where() + ": " + cur.describe() + " is " + state_name(cur.state) +
                               ", only a planned attempt can be imported");
-      auto q = c.query("UPDATE attempts SET job_name = 'import', job_id = ?, submitted = ? WHERE id = ?");
-      q->bind(1, run.origin);
-      q->bind(2, c.now());
-      q->bind(3, run.attempt_id);
-      q->exec();
-      // planned -> submitting -> completed -> collected (or collect_failed): the state written once.
+      // planned -> submitting -> completed -> collected (or collect_failed): the state written once,
+      // with the job it came from.
+      const Impl::Submitted job{"import", run.origin, c.now()};
       const bool failed = !run.collect_error.empty();
       const std::string origin = "imported from " + run.origin;
       const std::string done =
@@ -108,7 +105,7 @@ void Catalog::import_runs(const std::vector<ImportedRun>& runs) {
                                  {failed ? State::collect_failed : State::collected, done}};
       JobUpdate info;
       info.reason = run.collect_error;
-      c.set_states(cur, path, failed ? &info : nullptr);
+      c.set_states(cur, path, failed ? &info : nullptr, &job);
       if (!failed) c.write_series(run.attempt_id, run.series);
     }
     tx.commit();
