@@ -2,10 +2,13 @@
 #include "collect/import.hpp"
 
 #include <algorithm>
-#include <atomic>
+#include <condition_variable>
+#include <cstdint>
 #include <map>
-#include <memory>
+#include <mutex>
+#include <optional>
 #include <set>
+#include <system_error>
 #include <thread>
 
 #include "render/catalog_rows.hpp"
@@ -23,6 +26,122 @@ std::int64_t sync_campaign(Catalog& catalog, const matrix::Plan& plan, const fs:
   catalog.sync_cases(id, rows);
   return id;
 }
+
+namespace {
+
+// The run directories an import collects, collected on helper threads from the start (while this
+// thread records the campaign and its cases) in the plan's order, each at most once; the committing
+// thread takes what it needs next itself when no helper has. At most `cap` runs' metrics are held
+// at once: a helper waits for the committed ones to be released.
+class ImportCollection {
+ public:
+  struct Run {
+    fs::path dir;
+    const std::vector<Collector>* collectors = nullptr;
+    std::vector<MetricSeries> series{};
+    CollectOutcome outcome{};
+    bool taken = false, done = false, skip = false;  // guarded by mutex_
+  };
+
+  ImportCollection(std::vector<Run> runs, const std::string& output, size_t helpers, size_t cap)
+      : runs_(std::move(runs)), output_(output), cap_(cap) {
+    try {
+      for (size_t h = 0; h < helpers; ++h) helpers_.emplace_back([this] { help(); });
+    } catch (const std::system_error&) {
+      // No more threads to be had: those started help, complete() collects the rest.
+    }
+  }
+  ImportCollection(const ImportCollection&) = delete;
+  ImportCollection& operator=(const ImportCollection&) = delete;
+  ~ImportCollection() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    room_.notify_all();
+    for (auto& t : helpers_) t.join();
+  }
+
+  size_t size() const { return runs_.size(); }
+
+  // Runs the catalog does not need after all (already imported): not collected, or released.
+  void skip(const std::vector<bool>& needed) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < runs_.size(); ++i) {
+      if (needed[i]) continue;
+      runs_[i].skip = true;
+      if (runs_[i].done) release_locked(i);
+    }
+    room_.notify_all();
+  }
+
+  // Runs `wanted` collected: those no helper has taken yet on this thread, then waits for the rest.
+  void complete(const std::vector<size_t>& wanted) {
+    for (size_t i : wanted) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (runs_[i].taken) continue;
+        runs_[i].taken = true;
+        ++held_;
+      }
+      collect_one(i);
+    }
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (size_t i : wanted) done_.wait(lock, [&] { return runs_[i].done; });
+  }
+
+  Run& at(size_t i) { return runs_[i]; }  // once complete() returned for it, until released
+
+  void release(const std::vector<size_t>& runs) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i : runs) release_locked(i);
+    room_.notify_all();
+  }
+
+ private:
+  void collect_one(size_t i) {
+    Run& r = runs_[i];
+    CollectOutcome o = collect_series(r.dir, "", *r.collectors, r.series, {}, std::nullopt, output_);
+    std::lock_guard<std::mutex> lock(mutex_);
+    r.outcome = std::move(o);
+    r.done = true;
+    if (r.skip) release_locked(i);
+    done_.notify_all();
+  }
+
+  void release_locked(size_t i) {
+    std::vector<MetricSeries>().swap(runs_[i].series);
+    runs_[i].outcome = {};
+    --held_;
+  }
+
+  void help() {
+    for (;;) {
+      size_t i;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        room_.wait(lock, [&] { return stop_ || held_ < cap_; });
+        while (next_ < runs_.size() && (runs_[next_].taken || runs_[next_].skip)) ++next_;
+        if (stop_ || next_ == runs_.size()) return;
+        i = next_++;
+        runs_[i].taken = true;
+        ++held_;
+      }
+      collect_one(i);
+    }
+  }
+
+  std::vector<Run> runs_;
+  const std::string& output_;
+  const size_t cap_;
+  std::mutex mutex_;
+  std::condition_variable room_, done_;
+  size_t next_ = 0, held_ = 0;
+  bool stop_ = false;
+  std::vector<std::thread> helpers_;
+};
+
+}  // namespace
 
 ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::path& workdir,
                           const fs::path& from, const StepCollectors& collectors, const CodeRecord& code,
@@ -48,6 +167,27 @@ ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::
     for (auto& sub : fs::directory_iterator(e.path(), ec))
       if (sub.is_directory(ec)) consider(sub.path());
   }
+  static const std::vector<Collector> none;
+  auto collectors_of = [&](const std::string& step) {
+    auto it = collectors.find(step);
+    return it == collectors.end() ? &none : &it->second;
+  };
+  // Collection reads and parses files, the catalog only writes: collection starts at once on every
+  // core but one, before the campaign and its cases are recorded, with each found case of the plan
+  // and its step's collectors. Batches of runs are committed (one transaction each) on this thread,
+  // which collects what it needs that no helper has taken. At most four batches' metrics are held.
+  const size_t batch = 512;
+  const size_t workers = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+  std::vector<ImportCollection::Run> runs;
+  std::map<std::string_view, size_t> run_of;  // case name -> its run
+  for (auto& c : plan.cases)
+    if (auto it = found.find(c.name); it != found.end() && !run_of.count(c.name)) {
+      run_of.emplace(c.name, runs.size());
+      runs.push_back(ImportCollection::Run{it->second, collectors_of(plan.step_of(c).name)});
+    }
+  std::optional<ImportCollection> collection;
+  if (!runs.empty()) collection.emplace(std::move(runs), output, workers - 1, 4 * batch);
+
   Catalog::BulkWrites bulk(catalog);  // one checkpoint of the log at the end, not one per 4 MB
   std::int64_t id = sync_campaign(catalog, plan, workdir, code, [&](const matrix::Case& c) {
     auto it = found.find(c.name);
@@ -57,8 +197,11 @@ ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::
   struct Todo {
     const AttemptRow* attempt;
     fs::path dir;
+    size_t run;  // in `collection`; none when its step is not the one collected for it
   };
+  const size_t no_run = SIZE_MAX;
   std::vector<Todo> todo;
+  std::vector<bool> needed(collection ? collection->size() : 0, false);
   auto latest = catalog.latest_attempts(id);
   for (auto& a : latest) {
     auto it = found.find(a.case_name);
@@ -71,74 +214,45 @@ ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::
       ++s.already;
       continue;
     }
-    todo.push_back(Todo{&a, it->second});
+    size_t run = no_run;
+    if (auto r = run_of.find(a.case_name); r != run_of.end() &&
+                                           collection->at(r->second).collectors == collectors_of(a.step) &&
+                                           !needed[r->second])
+      run = r->second, needed[run] = true;
+    todo.push_back(Todo{&a, it->second, run});
   }
-  // Collection reads and parses files, the catalog only writes: a batch is collected on every core
-  // but one while the previous batch is committed (one transaction) on this thread, which then
-  // joins in collecting what is left of it (each run goes to whichever thread is free). Batches
-  // bound the memory: at most two batches' metrics are held at once.
-  const size_t batch = 512;
-  const size_t workers = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
-  static const std::vector<Collector> none;
-  struct Batch {
-    size_t first = 0;
-    size_t n = 0;
-    std::vector<Catalog::ImportedRun> runs;
-    std::vector<CollectOutcome> outcomes;
-    std::atomic<size_t> next{0};
-    std::vector<std::thread> helpers;
-    void join() {
-      for (auto& t : helpers) t.join();
-      helpers.clear();
-    }
-    ~Batch() { join(); }
-  };
-  auto work = [&](Batch& b) {
-    for (size_t i; (i = b.next.fetch_add(1)) < b.n;) {
-      const Todo& t = todo[b.first + i];
-      auto cit = collectors.find(t.attempt->step);
-      b.runs[i].attempt_id = t.attempt->id;
-      b.runs[i].origin = fs::absolute(t.dir).string();
-      b.outcomes[i] = collect_series(t.dir, "", cit == collectors.end() ? none : cit->second,
-                                     b.runs[i].series, {}, std::nullopt, output);
-    }
-  };
-  auto start = [&](size_t first) {  // the helpers start on it at once
-    auto b = std::make_unique<Batch>();
-    b->first = first;
-    b->n = std::min(batch, todo.size() - first);
-    b->runs.resize(b->n);
-    b->outcomes.resize(b->n);
-    for (size_t w = 1; w < workers; ++w) b->helpers.emplace_back([&work, p = b.get()] { work(*p); });
-    return b;
-  };
-  auto finish = [&](Batch& b) {  // this thread joins in, then waits for the helpers
-    work(b);
-    b.join();
-  };
-  auto commit = [&](Batch& b) {
-    for (size_t i = 0; i < b.runs.size(); ++i) {
-      if (b.outcomes[i].ok) {
+  if (collection) collection->skip(needed);
+  for (size_t first = 0; first < todo.size(); first += batch) {
+    const size_t n = std::min(batch, todo.size() - first);
+    std::vector<size_t> mine;
+    for (size_t i = first; i < first + n; ++i)
+      if (todo[i].run != no_run) mine.push_back(todo[i].run);
+    if (collection) collection->complete(mine);
+    std::vector<Catalog::ImportedRun> batch_runs(n);
+    for (size_t i = 0; i < n; ++i) {
+      const Todo& t = todo[first + i];
+      Catalog::ImportedRun& r = batch_runs[i];
+      r.attempt_id = t.attempt->id;
+      r.origin = fs::absolute(t.dir).string();
+      CollectOutcome o;
+      if (t.run != no_run) {
+        ImportCollection::Run& got = collection->at(t.run);
+        o = std::move(got.outcome);
+        r.series = std::move(got.series);
+      } else {
+        o = collect_series(t.dir, "", *collectors_of(t.attempt->step), r.series, {}, std::nullopt, output);
+      }
+      if (o.ok) {
         ++s.collected;
       } else {
         ++s.failed;
-        b.runs[i].collect_error = b.outcomes[i].error;
-        s.errors.push_back(todo[b.first + i].attempt->case_name + ": " + b.outcomes[i].error);
+        r.collect_error = o.error;
+        s.errors.push_back(t.attempt->case_name + ": " + o.error);
       }
     }
-    catalog.import_runs(b.runs);
-  };
-  if (todo.empty()) return s;
-  std::unique_ptr<Batch> current = start(0);
-  finish(*current);
-  for (size_t next_first = batch;; next_first += batch) {
-    std::unique_ptr<Batch> next;
-    if (next_first < todo.size()) next = start(next_first);
-    commit(*current);
-    current.reset();  // its metrics are written: freed before the next batch's are complete
-    if (!next) break;
-    finish(*next);
-    current = std::move(next);
+    catalog.import_runs(batch_runs);
+    batch_runs.clear();  // its metrics are written: freed, and room made for the helpers
+    if (collection) collection->release(mine);
   }
   return s;
 }
