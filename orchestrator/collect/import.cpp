@@ -31,8 +31,8 @@ namespace {
 
 // The run directories an import collects, collected on helper threads from the start (while this
 // thread records the campaign and its cases) in the plan's order, each at most once; the committing
-// thread takes what it needs next itself when no helper has. At most `cap` runs' metrics are held
-// at once: a helper waits for the committed ones to be released.
+// thread takes what it needs next itself when no helper has. Helpers collect ahead while fewer than
+// `max_runs` runs and `max_values` values are held, then wait for committed ones to be released.
 class ImportCollection {
  public:
   struct Run {
@@ -40,11 +40,13 @@ class ImportCollection {
     const std::vector<Collector>* collectors = nullptr;
     std::vector<MetricSeries> series{};
     CollectOutcome outcome{};
+    size_t values = 0;                               // in `series` once collected
     bool taken = false, done = false, skip = false;  // guarded by mutex_
   };
 
-  ImportCollection(std::vector<Run> runs, const std::string& output, size_t helpers, size_t cap)
-      : runs_(std::move(runs)), output_(output), cap_(cap) {
+  ImportCollection(std::vector<Run> runs, const std::string& output, size_t helpers, size_t max_runs,
+                   size_t max_values)
+      : runs_(std::move(runs)), output_(output), max_runs_(max_runs), max_values_(max_values) {
     try {
       for (size_t h = 0; h < helpers; ++h) helpers_.emplace_back([this] { help(); });
     } catch (const std::system_error&) {
@@ -105,11 +107,15 @@ class ImportCollection {
     std::lock_guard<std::mutex> lock(mutex_);
     r.outcome = std::move(o);
     r.done = true;
+    r.values = value_count(r.series);
+    values_ += r.values;
     if (r.skip) release_locked(i);
     done_.notify_all();
   }
 
   void release_locked(size_t i) {
+    values_ -= runs_[i].values;
+    runs_[i].values = 0;
     std::vector<MetricSeries>().swap(runs_[i].series);
     runs_[i].outcome = {};
     --held_;
@@ -120,7 +126,7 @@ class ImportCollection {
       size_t i;
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        room_.wait(lock, [&] { return stop_ || held_ < cap_; });
+        room_.wait(lock, [&] { return stop_ || (held_ < max_runs_ && values_ < max_values_); });
         while (next_ < runs_.size() && (runs_[next_].taken || runs_[next_].skip)) ++next_;
         if (stop_ || next_ == runs_.size()) return;
         i = next_++;
@@ -133,10 +139,10 @@ class ImportCollection {
 
   std::vector<Run> runs_;
   const std::string& output_;
-  const size_t cap_;
+  const size_t max_runs_, max_values_;
   std::mutex mutex_;
   std::condition_variable room_, done_;
-  size_t next_ = 0, held_ = 0;
+  size_t next_ = 0, held_ = 0, values_ = 0;  // runs taken and not released, the values they hold
   bool stop_ = false;
   std::vector<std::thread> helpers_;
 };
@@ -175,7 +181,8 @@ ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::
   // Collection reads and parses files, the catalog only writes: collection starts at once on every
   // core but one, before the campaign and its cases are recorded, with each found case of the plan
   // and its step's collectors. Batches of runs are committed (one transaction each) on this thread,
-  // which collects what it needs that no helper has taken. At most four batches' metrics are held.
+  // which collects what it needs that no helper has taken. Helpers collect ahead up to 4 M values
+  // (64 MiB with their steps): the time the cases take to record is worth thousands of runs.
   const size_t batch = 512;
   const size_t workers = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
   std::vector<ImportCollection::Run> runs;
@@ -186,7 +193,7 @@ ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::
       runs.push_back(ImportCollection::Run{it->second, collectors_of(plan.step_of(c).name)});
     }
   std::optional<ImportCollection> collection;
-  if (!runs.empty()) collection.emplace(std::move(runs), output, workers - 1, 4 * batch);
+  if (!runs.empty()) collection.emplace(std::move(runs), output, workers - 1, 32 * batch, size_t{4} << 20);
 
   Catalog::BulkWrites bulk(catalog);  // one checkpoint of the log at the end, not one per 4 MB
   std::int64_t id = sync_campaign(catalog, plan, workdir, code, [&](const matrix::Case& c) {
