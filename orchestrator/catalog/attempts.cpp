@@ -88,6 +88,12 @@ void Catalog::import_runs(const std::vector<ImportedRun>& runs) {
   c.require_writer("import_runs");
   c.guard("import_runs", [&] {
     Impl::Tx tx(c);
+    // Catalogs of schema 3 on keep no metric in the per-value table: then no DELETE from it per run.
+    bool legacy_rows = true;
+    {
+      auto q = c.query("SELECT EXISTS (SELECT 1 FROM metrics)");
+      legacy_rows = q->executeStep() && q->getColumn(0).getInt() != 0;
+    }
     for (const auto& run : runs) {
       Current cur = c.current(run.attempt_id);
       if (cur.state != State::planned)
@@ -106,7 +112,7 @@ void Catalog::import_runs(const std::vector<ImportedRun>& runs) {
       JobUpdate info;
       info.reason = run.collect_error;
       c.set_states(cur, path, failed ? &info : nullptr, &job);
-      if (!failed) c.write_series(run.attempt_id, run.series);
+      if (!failed) c.write_series(run.attempt_id, run.series, legacy_rows);
     }
     tx.commit();
   });

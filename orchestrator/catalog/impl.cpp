@@ -4,6 +4,7 @@
 #include <SQLiteCpp/Backup.h>
 #include <sqlite3.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -318,12 +319,15 @@ void Catalog::Impl::set_states(Current& cur, std::span<const Move> path, const J
   }
   // Several moves: their events in one statement, rows in the order of the moves (ids as one by one).
   static constexpr int kColumns = 8;
-  std::string sql =
-      "INSERT INTO events (time, campaign_id, case_id, attempt_id, kind, from_state, to_state, message) "
-      "VALUES ";
-  for (size_t i = 0; i < path.size(); ++i)
-    sql += i ? ", (?, ?, ?, ?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?, ?, ?, ?)";
-  auto q = query(sql);
+  auto sql = [](size_t n) {
+    std::string text =
+        "INSERT INTO events (time, campaign_id, case_id, attempt_id, kind, from_state, to_state, message) "
+        "VALUES ";
+    for (size_t i = 0; i < n; ++i) text += i ? ", (?, ?, ?, ?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?, ?, ?, ?)";
+    return text;
+  };
+  static const std::string kThree = sql(3);  // an import's path, built once
+  auto q = query(path.size() == 3 ? kThree : sql(path.size()));
   const std::int64_t time = now();
   State from = cur.state;
   for (size_t i = 0; i < path.size(); ++i) {
@@ -455,10 +459,15 @@ void Catalog::Impl::write_metrics(std::int64_t attempt_id, const std::vector<Met
   write_series(attempt_id, series);
 }
 
-void Catalog::Impl::write_series(std::int64_t attempt_id, const std::vector<MetricSeries>& series) {
-  for (const char* sql :
-       {"DELETE FROM metrics WHERE attempt_id = ?", "DELETE FROM metric_series WHERE attempt_id = ?"}) {
-    auto del = query(sql);
+void Catalog::Impl::write_series(std::int64_t attempt_id, const std::vector<MetricSeries>& series,
+                                 bool legacy_rows) {
+  if (legacy_rows) {
+    auto del = query("DELETE FROM metrics WHERE attempt_id = ?");
+    del->bind(1, attempt_id);
+    del->exec();
+  }
+  {
+    auto del = query("DELETE FROM metric_series WHERE attempt_id = ?");
     del->bind(1, attempt_id);
     del->exec();
   }
@@ -478,9 +487,15 @@ void Catalog::Impl::write_series(std::int64_t attempt_id, const std::vector<Metr
     if (!g.vals.empty()) rows.push_back(&g);  // a series is made by its first value: none is no row
   for (size_t first = 0; first < rows.size(); first += kRows) {
     const size_t n = std::min(kRows, rows.size() - first);
-    std::string sql = "INSERT INTO metric_series (attempt_id, name, unit, steps, vals, instance) VALUES ";
-    for (size_t i = 0; i < n; ++i) sql += i ? ", (?, ?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?, ?)";
-    auto ins = query(sql);
+    static const auto kSql = [] {  // the statement for 1..kRows rows
+      std::array<std::string, kRows + 1> sql;
+      for (size_t k = 1; k <= kRows; ++k) {
+        sql[k] = "INSERT INTO metric_series (attempt_id, name, unit, steps, vals, instance) VALUES ";
+        for (size_t i = 0; i < k; ++i) sql[k] += i ? ", (?, ?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?, ?)";
+      }
+      return sql;
+    }();
+    auto ins = query(kSql[n]);
     for (size_t i = 0; i < n; ++i) {
       const MetricSeries& g = *rows[first + i];
       const int k = static_cast<int>(i) * kColumns;

@@ -207,8 +207,10 @@ struct Catalog::Impl {
 
   // Deletes the attempt's metrics and inserts `metrics`. Callers hold a transaction.
   void write_metrics(std::int64_t attempt_id, const std::vector<Metric>& metrics);
-  // The same with the metrics already grouped (SeriesBuilder).
-  void write_series(std::int64_t attempt_id, const std::vector<MetricSeries>& series);
+  // The same with the metrics already grouped (SeriesBuilder). `legacy_rows` false: the caller found
+  // the per-value table `metrics` empty in this transaction, so there is nothing of it to delete.
+  void write_series(std::int64_t attempt_id, const std::vector<MetricSeries>& series,
+                    bool legacy_rows = true);
 
   // kAttemptSelect + `where_clause`, whose only parameter is `id`.
   std::vector<AttemptRow> attempts(const std::string& where_clause, std::int64_t id);

@@ -929,6 +929,25 @@ TEST_CASE("import_runs stores what its statements one at a time stored", "[catal
   CHECK(ours.cat.check().empty());
 }
 
+TEST_CASE("import_runs replaces an attempt's rows of the per-value table too", "[catalog]") {
+  // A catalog from before schema 3 may hold metrics one per row: import_runs deletes an attempt's
+  // as before (it skips the DELETE only when that table is empty).
+  Fixture f(2);
+  const std::int64_t a = f.latest(f.cases[0]), other = f.latest(f.cases[1]);
+  {
+    SQLite::Database raw(Catalog::db_path(f.dir.path()).string(), SQLite::OPEN_READWRITE);
+    for (std::int64_t id : {a, other})
+      raw.exec("INSERT INTO metrics (attempt_id, name, step, value, unit) VALUES (" + std::to_string(id) +
+               ", 'old', 1, 2.0, 's')");
+  }
+  f.cat.import_runs({{a, "/runs/a", {MetricSeries{"new", "s", std::nullopt, true, {0}, {1.0}}}, ""}});
+  const auto mine = f.cat.metrics_of_attempt(a);
+  REQUIRE(mine.size() == 1);
+  CHECK(mine[0].name == "new");
+  CHECK(f.cat.metrics_of_attempt(other).size() == 1);  // another attempt's stay
+  CHECK(raw_rows(f.dir.path(), "metrics").size() == 1);
+}
+
 TEST_CASE("bulk writes: the catalog reads the same during and after them", "[catalog]") {
   Fixture f(2);
   const std::int64_t a = f.queue(f.cases[0], "1");
