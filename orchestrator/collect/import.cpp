@@ -4,12 +4,13 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
-#include <map>
 #include <mutex>
 #include <optional>
-#include <set>
+#include <string_view>
 #include <system_error>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "render/catalog_rows.hpp"
 
@@ -156,15 +157,15 @@ ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::
   if (!fs::is_directory(from, ec)) throw Error("cannot import from " + from.string() + ": not a directory");
   // Run directories directly under `from`, or one level down (timestamped
   // result trees); the newest wins when a name appears more than once.
-  std::map<std::string, fs::path> found;
-  std::map<std::string, fs::file_time_type> when;
-  std::set<std::string> wanted;
+  std::unordered_map<std::string, fs::path> found;
+  std::unordered_set<std::string_view> wanted;
   for (auto& c : plan.cases) wanted.insert(c.name);
   auto consider = [&](const fs::path& dir) {
     std::string name = dir.filename().string();
     if (!wanted.count(name)) return false;
-    auto t = fs::last_write_time(dir, ec);
-    if (!found.count(name) || t > when[name]) found[name] = dir, when[name] = t;
+    auto [it, fresh] = found.try_emplace(std::move(name), dir);
+    // Times are read only for a name seen twice (a stat per run directory otherwise).
+    if (!fresh && fs::last_write_time(dir, ec) > fs::last_write_time(it->second, ec)) it->second = dir;
     return true;
   };
   for (auto& e : fs::directory_iterator(from, ec)) {
@@ -186,7 +187,7 @@ ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::
   const size_t batch = 512;
   const size_t workers = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
   std::vector<ImportCollection::Run> runs;
-  std::map<std::string_view, size_t> run_of;  // case name -> its run
+  std::unordered_map<std::string_view, size_t> run_of;  // case name -> its run
   for (auto& c : plan.cases)
     if (auto it = found.find(c.name); it != found.end() && !run_of.count(c.name)) {
       run_of.emplace(c.name, runs.size());

@@ -5,6 +5,7 @@
 #include "collect/import.hpp"
 
 #include <catch2/catch.hpp>
+#include <chrono>
 
 #include "helpers.hpp"
 #include "spec/library.hpp"
@@ -87,4 +88,33 @@ TEST_CASE("import_runs gives each attempt its own run, across batches and a resu
     }
   }
   CHECK(catalog.check().empty());
+}
+
+TEST_CASE("import_runs takes the newest of a run directory found twice") {
+  TempDir tmp;
+  auto c = spec::parse_campaign(
+      "name: twice\nmatrix:\n  k: [1, 2]\ncase_name: run-{{k}}\njob: {command: \"true\"}\n"
+      "collectors: [cosmoflow]\n",
+      (repo_root() / "campaigns" / "twice.yaml").string());
+  auto sys = spec::load_system_file(*spec::find_data_file(CAMPAIGN_SOURCE_DIR, "systems", "local", ".yaml"));
+  auto plan = matrix::expand(spec::for_system(c, "local"), sys, (tmp / "w").string(), matrix::Fit::skip);
+  // run-1 in three timestamped folders, the middle one the newest; run-2 once.
+  const auto now = fs::file_time_type::clock::now();
+  int k = 0;
+  for (const char* folder : {"a", "b", "c"}) {
+    write_file(tmp / ("from/" + std::string(folder) + "/run-1/history.csv"), history(10 + k));
+    fs::last_write_time(tmp / ("from/" + std::string(folder) + "/run-1"),
+                        now - std::chrono::hours(k == 1 ? 1 : 10 + k));
+    ++k;
+  }
+  write_file(tmp / "from/a/run-2/history.csv", history(2));
+  Catalog catalog = Catalog::open(tmp / "w");
+  auto s = collect::import_runs(catalog, plan, tmp / "w", tmp / "from", collect::load_collectors(c));
+  CHECK(s.collected == 2);
+  for (const AttemptRow& a : catalog.latest_attempts(catalog.find_campaign("twice")->id)) {
+    INFO(a.case_name);
+    CHECK(a.job_id == (tmp / (a.case_name == "run-1" ? "from/b/run-1" : "from/a/run-2")).string());
+    for (const Metric& m : catalog.metrics_of_attempt(a.id))
+      if (m.name == "loss") CHECK(m.value == (a.case_name == "run-1" ? 11 : 2));
+  }
 }
