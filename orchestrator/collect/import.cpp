@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <mutex>
 #include <optional>
 #include <string_view>
@@ -18,14 +19,22 @@ namespace fs = std::filesystem;
 
 namespace campaign::collect {
 
+namespace {
+
+std::int64_t record_campaign(Catalog& catalog, const matrix::Plan& plan, const fs::path& workdir,
+                             const CodeRecord& code, const std::vector<CaseRow>& rows) {
+  std::int64_t id = catalog.upsert_campaign(render::campaign_row(plan, workdir));
+  catalog.record_code_version(id, code);
+  catalog.sync_cases(id, rows);
+  return id;
+}
+
+}  // namespace
+
 std::int64_t sync_campaign(Catalog& catalog, const matrix::Plan& plan, const fs::path& workdir,
                            const CodeRecord& code,
                            const std::function<std::string(const matrix::Case&)>& run_dir_of) {
-  std::int64_t id = catalog.upsert_campaign(render::campaign_row(plan, workdir));
-  catalog.record_code_version(id, code);
-  auto rows = render::case_rows(plan, workdir, run_dir_of);
-  catalog.sync_cases(id, rows);
-  return id;
+  return record_campaign(catalog, plan, workdir, code, render::case_rows(plan, workdir, run_dir_of));
 }
 
 namespace {
@@ -155,6 +164,28 @@ ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::
                           const std::string& output) {
   std::error_code ec;
   if (!fs::is_directory(from, ec)) throw Error("cannot import from " + from.string() + ": not a directory");
+  // The cases' rows (parameters and definitions, rendered) are made on a thread of their own while
+  // the run directories are looked for; only their run directories wait for what is found.
+  std::vector<CaseRow> rows;
+  std::exception_ptr render_error;
+  auto render_rows = [&] {
+    try {
+      rows = render::case_rows(plan, workdir);
+    } catch (...) {
+      render_error = std::current_exception();
+    }
+  };
+  std::thread renderer;
+  try {
+    renderer = std::thread(render_rows);
+  } catch (const std::system_error&) {  // no thread to be had: made below
+  }
+  struct Join {  // also when looking for the run directories throws
+    std::thread& t;
+    ~Join() {
+      if (t.joinable()) t.join();
+    }
+  } join_renderer{renderer};
   // Run directories directly under `from`, or one level down (timestamped
   // result trees); the newest wins when a name appears more than once.
   std::unordered_map<std::string, fs::path> found;
@@ -196,11 +227,16 @@ ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::
   std::optional<ImportCollection> collection;
   if (!runs.empty()) collection.emplace(std::move(runs), output, workers - 1, 32 * batch, size_t{4} << 20);
 
+  if (renderer.joinable())
+    renderer.join();
+  else
+    render_rows();
+  if (render_error) std::rethrow_exception(render_error);
+  for (size_t i = 0; i < plan.cases.size(); ++i)  // as case_rows with the run directories found
+    if (auto it = found.find(plan.cases[i].name); it != found.end())
+      render::set_run_dir(rows[i], fs::absolute(it->second).string());
   Catalog::BulkWrites bulk(catalog);  // one checkpoint of the log at the end, not one per 4 MB
-  std::int64_t id = sync_campaign(catalog, plan, workdir, code, [&](const matrix::Case& c) {
-    auto it = found.find(c.name);
-    return it != found.end() ? fs::absolute(it->second).string() : (workdir / c.name).string();
-  });
+  std::int64_t id = record_campaign(catalog, plan, workdir, code, rows);
   ImportSummary s;
   struct Todo {
     const AttemptRow* attempt;
