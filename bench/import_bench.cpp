@@ -69,12 +69,14 @@ int main(int argc, char** argv) {
       "catalog and builds the scaling tables; the same with pandas beside it; prints both times, their "
       "ratio and peak memory"};
   fs::path root = fs::temp_directory_path() / ("import-bench-" + std::to_string(getpid()));
-  bool keep = false;
+  bool keep = false, no_pandas = false;
   app.add_option("dir", root,
                  "Directory to work in, removed first (default: a new one under the temp directory)");
   app.add_flag("--keep", keep,
                "Write DIR's results tree once and keep it (to profile the import alone); only the catalog "
                "is made anew");
+  app.add_flag("--no-pandas", no_pandas,
+               "Do not run the pandas side (to profile ours alone); the target is then not measured");
   CLI11_PARSE(app, argc, argv);
   fs::path tree = root / "results";
   bool reuse = keep && fs::exists(tree / ("run-n" + std::to_string(ranks) + "-r" + std::to_string(reps)));
@@ -158,8 +160,12 @@ analyses:
   }
   fs::path script = root / "seed_pandas.py";
   std::ofstream(script) << kPandas;
-  auto ref = bench::run_reference({"/usr/bin/python3", script.string(), tree.string(), "1", "512"},
-                                  std::chrono::seconds(900));
+  bench::Reference ref;
+  if (no_pandas)
+    ref.why = "--no-pandas";
+  else
+    ref = bench::run_reference({"/usr/bin/python3", script.string(), tree.string(), "1", "512"},
+                               std::chrono::seconds(900));
   const std::string target = "import + collect + tables vs pandas, speed-up";
   if (!ref.ok) {
     std::printf("pandas: not measured: %s\n", ref.why.c_str());

@@ -88,17 +88,20 @@ void Catalog::import_runs(const std::vector<ImportedRun>& runs) {
   c.require_writer("import_runs");
   c.guard("import_runs", [&] {
     Impl::Tx tx(c);
+    // Catalogs of schema 3 on keep no metric in the per-value table: then no DELETE from it per run.
+    bool legacy_rows = true;
+    {
+      auto q = c.query("SELECT EXISTS (SELECT 1 FROM metrics)");
+      legacy_rows = q->executeStep() && q->getColumn(0).getInt() != 0;
+    }
     for (const auto& run : runs) {
       Current cur = c.current(run.attempt_id);
       if (cur.state != State::planned)
         throw TransitionError(c.where() + ": " + cur.describe() + " is " + state_name(cur.state) +
                               ", only a planned attempt can be imported");
-      auto q = c.query("UPDATE attempts SET job_name = 'import', job_id = ?, submitted = ? WHERE id = ?");
-      q->bind(1, run.origin);
-      q->bind(2, c.now());
-      q->bind(3, run.attempt_id);
-      q->exec();
-      // planned -> submitting -> completed -> collected (or collect_failed): the state written once.
+      // planned -> submitting -> completed -> collected (or collect_failed): the state written once,
+      // with the job it came from.
+      const Impl::Submitted job{"import", run.origin, c.now()};
       const bool failed = !run.collect_error.empty();
       const std::string origin = "imported from " + run.origin;
       const std::string done =
@@ -108,8 +111,8 @@ void Catalog::import_runs(const std::vector<ImportedRun>& runs) {
                                  {failed ? State::collect_failed : State::collected, done}};
       JobUpdate info;
       info.reason = run.collect_error;
-      c.set_states(cur, path, failed ? &info : nullptr);
-      if (!failed) c.write_series(run.attempt_id, run.series);
+      c.set_states(cur, path, failed ? &info : nullptr, &job);
+      if (!failed) c.write_series(run.attempt_id, run.series, legacy_rows);
     }
     tx.commit();
   });

@@ -4,6 +4,7 @@
 #include <SQLiteCpp/Backup.h>
 #include <sqlite3.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -298,7 +299,8 @@ void Catalog::Impl::set_state(Current& cur, State to, std::string_view message, 
   set_states(cur, {&move, 1}, info);
 }
 
-void Catalog::Impl::set_states(Current& cur, std::span<const Move> path, const JobUpdate* info) {
+void Catalog::Impl::set_states(Current& cur, std::span<const Move> path, const JobUpdate* info,
+                               const Submitted* job) {
   Current at = cur;
   for (const Move& m : path) {  // every move checked before anything is written
     check_transition(at, m.to);
@@ -306,7 +308,17 @@ void Catalog::Impl::set_states(Current& cur, std::span<const Move> path, const J
   }
   const State to = at.state;
   if (info) {
-    write_info(cur.id, *info, &to);  // one statement for the state and what came with it
+    write_info(cur.id, *info, &to, false, job);  // one statement for the state and what came with it
+  } else if (job) {
+    auto q = query(
+        "UPDATE attempts SET state = ?, updated = ?, job_name = ?, job_id = ?, submitted = ? WHERE id = ?");
+    q->bind(1, state_name(to));
+    q->bind(2, now());
+    q->bindNoCopy(3, job->job_name);
+    q->bindNoCopy(4, job->job_id);
+    q->bind(5, job->submitted);
+    q->bind(6, cur.id);
+    q->exec();
   } else {
     auto q = query("UPDATE attempts SET state = ?, updated = ? WHERE id = ?");
     q->bind(1, state_name(to));
@@ -314,10 +326,38 @@ void Catalog::Impl::set_states(Current& cur, std::span<const Move> path, const J
     q->bind(3, cur.id);
     q->exec();
   }
-  for (const Move& m : path) {
-    insert_event({cur.campaign_id, cur.case_id, cur.id}, "state", cur.state, m.to, m.message);
-    cur.state = m.to;
+  if (path.size() == 1) {
+    insert_event({cur.campaign_id, cur.case_id, cur.id}, "state", cur.state, path[0].to, path[0].message);
+    cur.state = to;
+    return;
   }
+  // Several moves: their events in one statement, rows in the order of the moves (ids as one by one).
+  static constexpr int kColumns = 8;
+  auto sql = [](size_t n) {
+    std::string text =
+        "INSERT INTO events (time, campaign_id, case_id, attempt_id, kind, from_state, to_state, message) "
+        "VALUES ";
+    for (size_t i = 0; i < n; ++i) text += i ? ", (?, ?, ?, ?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?, ?, ?, ?)";
+    return text;
+  };
+  static const std::string kThree = sql(3);  // an import's path, built once
+  auto q = query(path.size() == 3 ? kThree : sql(path.size()));
+  const std::int64_t time = now();
+  State from = cur.state;
+  for (size_t i = 0; i < path.size(); ++i) {
+    const int k = static_cast<int>(i) * kColumns;
+    q->bind(k + 1, time);
+    q->bind(k + 2, cur.campaign_id);
+    q->bind(k + 3, cur.case_id);
+    q->bind(k + 4, cur.id);
+    q->bindNoCopy(k + 5, "state");  // (bindNoCopy of a pointer and a size would bind a BLOB)
+    q->bind(k + 6, state_name(from));
+    q->bind(k + 7, state_name(path[i].to));
+    q->bind(k + 8, std::string(path[i].message));
+    from = path[i].to;
+  }
+  q->exec();
+  cur.state = to;
 }
 
 std::int64_t Catalog::Impl::insert_attempt(std::int64_t campaign_id, std::int64_t case_id, int number,
@@ -337,7 +377,7 @@ void Catalog::Impl::store_info(std::int64_t attempt_id, const JobUpdate& info, b
 }
 
 void Catalog::Impl::write_info(std::int64_t attempt_id, const JobUpdate& info, const State* to,
-                               bool state_changed) {
+                               bool state_changed, const Submitted* job) {
   state_changed |= to != nullptr;
   auto q = query(
       "UPDATE attempts SET reason = CASE WHEN ?1 THEN coalesce(?2, '') ELSE coalesce(?2, reason) END, "
@@ -345,7 +385,8 @@ void Catalog::Impl::write_info(std::int64_t attempt_id, const JobUpdate& info, c
       "ended = coalesce(?5, ended), elapsed_s = coalesce(?6, elapsed_s), "
       "node_list = coalesce(?7, node_list), confirmed = coalesce(?10, confirmed), updated = ?8, "
       "cause = CASE WHEN ?1 THEN coalesce(?11, '') ELSE coalesce(?11, cause) END, "
-      "energy_j = coalesce(?12, energy_j), state = coalesce(?13, state) WHERE id = ?9");
+      "energy_j = coalesce(?12, energy_j), state = coalesce(?13, state), job_name = coalesce(?14, job_name), "
+      "job_id = coalesce(?15, job_id), submitted = coalesce(?16, submitted) WHERE id = ?9");
   q->bind(1, state_changed ? 1 : 0);
   bind_opt(*q, 2, info.reason);
   bind_opt(*q, 3, info.exit_code);
@@ -359,6 +400,11 @@ void Catalog::Impl::write_info(std::int64_t attempt_id, const JobUpdate& info, c
   bind_opt(*q, 11, info.cause ? std::optional<std::string>(cause_text(*info.cause)) : std::nullopt);
   bind_opt(*q, 12, info.energy_j);
   bind_opt(*q, 13, to ? std::optional<std::string>(state_name(*to)) : std::nullopt);
+  if (job) {
+    q->bindNoCopy(14, job->job_name);
+    q->bindNoCopy(15, job->job_id);
+    q->bind(16, job->submitted);
+  }
   q->exec();
 }
 
@@ -427,10 +473,15 @@ void Catalog::Impl::write_metrics(std::int64_t attempt_id, const std::vector<Met
   write_series(attempt_id, series);
 }
 
-void Catalog::Impl::write_series(std::int64_t attempt_id, const std::vector<MetricSeries>& series) {
-  for (const char* sql :
-       {"DELETE FROM metrics WHERE attempt_id = ?", "DELETE FROM metric_series WHERE attempt_id = ?"}) {
-    auto del = query(sql);
+void Catalog::Impl::write_series(std::int64_t attempt_id, const std::vector<MetricSeries>& series,
+                                 bool legacy_rows) {
+  if (legacy_rows) {
+    auto del = query("DELETE FROM metrics WHERE attempt_id = ?");
+    del->bind(1, attempt_id);
+    del->exec();
+  }
+  {
+    auto del = query("DELETE FROM metric_series WHERE attempt_id = ?");
     del->bind(1, attempt_id);
     del->exec();
   }
@@ -440,28 +491,46 @@ void Catalog::Impl::write_series(std::int64_t attempt_id, const std::vector<Metr
       throw CatalogError(where() + ": metric '" + g.name + "': " + std::to_string(g.steps.size()) +
                          " steps for " + std::to_string(g.vals.size()) + " values");
   }
-  auto ins = query(
-      "INSERT INTO metric_series (attempt_id, name, unit, steps, vals, instance) VALUES (?, ?, ?, ?, ?, ?)");
-  for (const MetricSeries& g : series) {
-    if (g.vals.empty()) continue;  // a series is made by its first value: none is no row
-    ins->reset();
-    ins->bind(1, attempt_id);
-    ins->bindNoCopy(2, g.name);
-    ins->bindNoCopy(3, g.unit);
-    bool consecutive = true;  // epochs 0..n-1 or 1..n: the first step says it all (schema v4)
-    for (size_t i = 1; consecutive && i < g.steps.size(); ++i)
-      consecutive = g.steps[i] == g.steps[0] + static_cast<std::int64_t>(i);
-    if (!g.stepped)
-      ins->bind(4);
-    else if (consecutive)
-      ins->bind(4, g.steps.front());
-    else
-      ins->bindNoCopy(4, g.steps.data(), static_cast<int>(g.steps.size() * sizeof(std::int64_t)));
-    ins->bindNoCopy(5, g.vals.data(), static_cast<int>(g.vals.size() * sizeof(double)));
-    if (g.instance)
-      ins->bind(6, *g.instance);
-    else
-      ins->bind(6);
+  // Up to kRows series a statement (rows in the order of `series`, ids as one by one): a history
+  // file's columns are one INSERT, not one each.
+  constexpr size_t kRows = 8;
+  constexpr int kColumns = 6;
+  std::vector<const MetricSeries*> rows;
+  rows.reserve(series.size());
+  for (const MetricSeries& g : series)
+    if (!g.vals.empty()) rows.push_back(&g);  // a series is made by its first value: none is no row
+  for (size_t first = 0; first < rows.size(); first += kRows) {
+    const size_t n = std::min(kRows, rows.size() - first);
+    static const auto kSql = [] {  // the statement for 1..kRows rows
+      std::array<std::string, kRows + 1> sql;
+      for (size_t k = 1; k <= kRows; ++k) {
+        sql[k] = "INSERT INTO metric_series (attempt_id, name, unit, steps, vals, instance) VALUES ";
+        for (size_t i = 0; i < k; ++i) sql[k] += i ? ", (?, ?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?, ?)";
+      }
+      return sql;
+    }();
+    auto ins = query(kSql[n]);
+    for (size_t i = 0; i < n; ++i) {
+      const MetricSeries& g = *rows[first + i];
+      const int k = static_cast<int>(i) * kColumns;
+      ins->bind(k + 1, attempt_id);
+      ins->bindNoCopy(k + 2, g.name);
+      ins->bindNoCopy(k + 3, g.unit);
+      bool consecutive = true;  // epochs 0..n-1 or 1..n: the first step says it all (schema v4)
+      for (size_t j = 1; consecutive && j < g.steps.size(); ++j)
+        consecutive = g.steps[j] == g.steps[0] + static_cast<std::int64_t>(j);
+      if (!g.stepped)
+        ins->bind(k + 4);
+      else if (consecutive)
+        ins->bind(k + 4, g.steps.front());
+      else
+        ins->bindNoCopy(k + 4, g.steps.data(), static_cast<int>(g.steps.size() * sizeof(std::int64_t)));
+      ins->bindNoCopy(k + 5, g.vals.data(), static_cast<int>(g.vals.size() * sizeof(double)));
+      if (g.instance)
+        ins->bind(k + 6, *g.instance);
+      else
+        ins->bind(k + 6);
+    }
     ins->exec();
   }
 }

@@ -177,7 +177,15 @@ struct Catalog::Impl {
     State to;
     std::string_view message;
   };
-  void set_states(Current& cur, std::span<const Move> path, const JobUpdate* info = nullptr);
+  // A job started outside campaign (an imported run): written with the state by set_states, in the
+  // same UPDATE, rather than by one more UPDATE of the row before it.
+  struct Submitted {
+    std::string job_name;
+    std::string job_id;
+    std::int64_t submitted = 0;
+  };
+  void set_states(Current& cur, std::span<const Move> path, const JobUpdate* info = nullptr,
+                  const Submitted* job = nullptr);
   // Throws TransitionError where set_state(cur, to) would refuse.
   void check_transition(const Current& cur, State to) const;
 
@@ -187,9 +195,9 @@ struct Catalog::Impl {
 
   // Stores what a poll learned; see JobUpdate for the rule on `reason`.
   void store_info(std::int64_t attempt_id, const JobUpdate& info, bool state_changed);
-  // store_info's statement, also writing the state `to` when given (for set_states only).
-  void write_info(std::int64_t attempt_id, const JobUpdate& info, const State* to,
-                  bool state_changed = false);
+  // store_info's statement, also writing the state `to` and `job` when given (for set_states only).
+  void write_info(std::int64_t attempt_id, const JobUpdate& info, const State* to, bool state_changed = false,
+                  const Submitted* job = nullptr);
   // record_job_id's checks and writes for `cur`; true when it recorded the job. Callers hold a
   // transaction.
   bool record_job(Current& cur, std::string_view job_id, State seen);
@@ -199,8 +207,10 @@ struct Catalog::Impl {
 
   // Deletes the attempt's metrics and inserts `metrics`. Callers hold a transaction.
   void write_metrics(std::int64_t attempt_id, const std::vector<Metric>& metrics);
-  // The same with the metrics already grouped (SeriesBuilder).
-  void write_series(std::int64_t attempt_id, const std::vector<MetricSeries>& series);
+  // The same with the metrics already grouped (SeriesBuilder). `legacy_rows` false: the caller found
+  // the per-value table `metrics` empty in this transaction, so there is nothing of it to delete.
+  void write_series(std::int64_t attempt_id, const std::vector<MetricSeries>& series,
+                    bool legacy_rows = true);
 
   // kAttemptSelect + `where_clause`, whose only parameter is `id`.
   std::vector<AttemptRow> attempts(const std::string& where_clause, std::int64_t id);

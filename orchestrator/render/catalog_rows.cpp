@@ -75,12 +75,16 @@ std::vector<CaseRow> case_rows(const matrix::Plan& plan, const fs::path& workdir
     r.step = plan.step_of(c).name;
     r.name = c.name;
     r.params = matrix::case_params(plan, c);
-    r.run_dir = run_dir_of ? run_dir_of(c) : (workdir / c.name).string();
-    r.script = (fs::path(r.run_dir) / kScriptName).string();
+    set_run_dir(r, run_dir_of ? run_dir_of(c) : (workdir / c.name).string());
     r.definition = case_definition(plan, c).dump();
     rows.push_back(std::move(r));
   }
   return rows;
+}
+
+void set_run_dir(CaseRow& row, std::string run_dir) {
+  row.run_dir = std::move(run_dir);
+  row.script = (fs::path(row.run_dir) / kScriptName).string();
 }
 
 }  // namespace campaign::render

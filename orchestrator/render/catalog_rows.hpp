@@ -26,5 +26,7 @@ std::vector<std::string> definition_changes(const std::string& before, const std
 // `run_dir_of` (optional) says where a case ran; default workdir/<case name>.
 std::vector<CaseRow> case_rows(const matrix::Plan& plan, const std::filesystem::path& workdir,
                                const std::function<std::string(const matrix::Case&)>& run_dir_of = {});
+// Moves a row to another run directory (its script with it), as case_rows with that run_dir_of.
+void set_run_dir(CaseRow& row, std::string run_dir);
 
 }  // namespace campaign::render

@@ -821,6 +821,133 @@ TEST_CASE("import_runs stores grouped series as record_collection stores the sam
   CHECK(f.cat.metrics_of_attempt(imported).size() == m.size());
 }
 
+// Every row of `table` (rowid order) as text, each value with its SQLite type.
+std::vector<std::string> raw_rows(const std::filesystem::path& workdir, const std::string& table) {
+  SQLite::Database raw(Catalog::db_path(workdir).string(), SQLite::OPEN_READONLY);
+  SQLite::Statement q(raw, "SELECT * FROM " + table + " ORDER BY rowid");
+  std::vector<std::string> out;
+  while (q.executeStep()) {
+    std::string row;
+    for (int i = 0; i < q.getColumnCount(); ++i) {
+      const SQLite::Column c = q.getColumn(i);
+      row += std::to_string(c.getType()) + ":" +
+             std::string(static_cast<const char*>(c.getBlob()), static_cast<size_t>(c.getBytes())) + "|";
+    }
+    out.push_back(row);
+  }
+  return out;
+}
+
+TEST_CASE("import_runs stores what its statements one at a time stored", "[catalog]") {
+  // import_runs writes an attempt's job with its state (one UPDATE), its three moves' events in one
+  // INSERT and its series eight to an INSERT: the rows, values and types must be those of one
+  // statement for each (as it did before), written here by hand into a twin catalog.
+  std::vector<MetricSeries> series;
+  SeriesBuilder group(series);
+  for (int k = 0; k < 11; ++k)  // more series than one INSERT takes
+    for (int e = 0; e < 4; ++e) group.add(numbered("m", k), k % 2 ? "s" : "", e + k, 0.5 * e + k);
+  group.add("gaps", "s", 1, 1.0);
+  group.add("gaps", "s", 5, 2.0);  // steps not consecutive: a blob of steps
+  group.add("total", "J", std::nullopt, 42.0);
+  group.add("run_time", "s", std::nullopt, 7.0, 1);
+  REQUIRE(series.size() == 14);
+
+  Fixture ours(3), ref(3);
+  auto imported = [](Fixture& f) { return std::vector{f.latest(f.cases[0]), f.latest(f.cases[2])}; };
+  const auto a = imported(ours), b = imported(ref);
+  REQUIRE(a == b);
+  ours.cat.import_runs({{a[0], "/runs/a", series, ""}, {a[1], "/runs/c", {}, "history.csv:3: bad"}});
+  {
+    SQLite::Database raw(Catalog::db_path(ref.dir.path()).string(), SQLite::OPEN_READWRITE);
+    SQLite::Transaction tx(raw);
+    const std::int64_t now = ref.now;
+    auto move = [&](std::int64_t attempt, const char* from, const char* to, const std::string& message) {
+      SQLite::Statement q(raw,
+                          "INSERT INTO events (time, campaign_id, case_id, attempt_id, kind, from_state, "
+                          "to_state, message) SELECT ?, c.campaign_id, a.case_id, a.id, 'state', ?, ?, ? "
+                          "FROM attempts a JOIN cases c ON c.id = a.case_id WHERE a.id = ?");
+      q.bind(1, now);
+      q.bind(2, from);
+      q.bind(3, to);
+      q.bind(4, message);
+      q.bind(5, attempt);
+      q.exec();
+    };
+    auto start = [&](std::int64_t attempt, const std::string& origin) {
+      SQLite::Statement q(raw,
+                          "UPDATE attempts SET job_name = 'import', job_id = ?, submitted = ? WHERE id = ?");
+      q.bind(1, origin);
+      q.bind(2, now);
+      q.bind(3, attempt);
+      q.exec();
+    };
+    start(b[0], "/runs/a");
+    SQLite::Statement done(raw, "UPDATE attempts SET state = 'collected', updated = ? WHERE id = ?");
+    done.bind(1, now);
+    done.bind(2, b[0]);
+    done.exec();
+    move(b[0], "planned", "submitting", "imported from /runs/a");
+    move(b[0], "submitting", "completed", "a run done outside campaign");
+    move(b[0], "completed", "collected", std::to_string(value_count(series)) + " metrics");
+    for (const MetricSeries& g : series) {
+      SQLite::Statement q(raw,
+                          "INSERT INTO metric_series (attempt_id, name, unit, steps, vals, instance) "
+                          "VALUES (?, ?, ?, ?, ?, ?)");
+      q.bind(1, b[0]);
+      q.bind(2, g.name);
+      q.bind(3, g.unit);
+      if (!g.stepped)
+        q.bind(4);
+      else if (g.name == "gaps")
+        q.bind(4, g.steps.data(), static_cast<int>(g.steps.size() * sizeof(std::int64_t)));
+      else
+        q.bind(4, g.steps.front());
+      q.bind(5, g.vals.data(), static_cast<int>(g.vals.size() * sizeof(double)));
+      if (g.instance)
+        q.bind(6, *g.instance);
+      else
+        q.bind(6);
+      q.exec();
+    }
+    start(b[1], "/runs/c");
+    SQLite::Statement failed(raw,
+                             "UPDATE attempts SET state = 'collect_failed', reason = 'history.csv:3: bad', "
+                             "cause = '', updated = ? WHERE id = ?");
+    failed.bind(1, now);
+    failed.bind(2, b[1]);
+    failed.exec();
+    move(b[1], "planned", "submitting", "imported from /runs/c");
+    move(b[1], "submitting", "completed", "a run done outside campaign");
+    move(b[1], "completed", "collect_failed", "history.csv:3: bad");
+    tx.commit();
+  }
+  for (const char* table : {"attempts", "events", "metric_series", "metrics"}) {
+    INFO(table);
+    CHECK(raw_rows(ours.dir.path(), table) == raw_rows(ref.dir.path(), table));
+  }
+  CHECK(raw_rows(ours.dir.path(), "metric_series").size() == 14);
+  CHECK(ours.cat.check().empty());
+}
+
+TEST_CASE("import_runs replaces an attempt's rows of the per-value table too", "[catalog]") {
+  // A catalog from before schema 3 may hold metrics one per row: import_runs deletes an attempt's
+  // as before (it skips the DELETE only when that table is empty).
+  Fixture f(2);
+  const std::int64_t a = f.latest(f.cases[0]), other = f.latest(f.cases[1]);
+  {
+    SQLite::Database raw(Catalog::db_path(f.dir.path()).string(), SQLite::OPEN_READWRITE);
+    for (std::int64_t id : {a, other})
+      raw.exec("INSERT INTO metrics (attempt_id, name, step, value, unit) VALUES (" + std::to_string(id) +
+               ", 'old', 1, 2.0, 's')");
+  }
+  f.cat.import_runs({{a, "/runs/a", {MetricSeries{"new", "s", std::nullopt, true, {0}, {1.0}}}, ""}});
+  const auto mine = f.cat.metrics_of_attempt(a);
+  REQUIRE(mine.size() == 1);
+  CHECK(mine[0].name == "new");
+  CHECK(f.cat.metrics_of_attempt(other).size() == 1);  // another attempt's stay
+  CHECK(raw_rows(f.dir.path(), "metrics").size() == 1);
+}
+
 TEST_CASE("bulk writes: the catalog reads the same during and after them", "[catalog]") {
   Fixture f(2);
   const std::int64_t a = f.queue(f.cases[0], "1");
