@@ -448,8 +448,9 @@ class Catalog {
   // The writes made while a WriteGroup lives are one transaction, committed by commit() and rolled
   // back when it is destroyed without (an exception): each write's own transaction becomes part of
   // it, so a write that fails inside fails the group (commit() throws, nothing of it is kept), even
-  // when its exception was caught. The engine carries out a decision's actions (several attempts' states, their
-  // events and the memory it changed) in one, so that a kill -9 leaves all of them or none.
+  // when its exception was caught. The engine carries out a decision's actions (several attempts'
+  // states, their events and the memory it changed) in one, so that a kill -9 leaves all of them or
+  // none.
   class WriteGroup {
    public:
     explicit WriteGroup(Catalog& catalog);

@@ -190,6 +190,10 @@ class Engine {
   // between a write and its refresh) or where another copy of the rows was written (cancel).
   std::vector<AttemptRow>& cached_latest();
   void refresh(AttemptRow& row);  // the row as the catalog now holds it, after a write
+  // After writes that rolled back: each row read again as the catalog holds its attempt (the id it
+  // held before them); every row at the next use when the catalog cannot be read either. Cheaper
+  // than a copy of each row beforehand for a failure that hardly ever comes.
+  void read_again(const std::vector<std::pair<AttemptRow*, std::int64_t>>& rows) noexcept;
   // The row of attempt `id` in `latest`, or null: found through an index of positions, checked at
   // each use and made anew when it misses (another vector, a retry's new attempt). A decision names
   // a few of a campaign's rows; looking each one up by going through all of them cost every tick
@@ -249,7 +253,7 @@ class Engine {
   std::optional<PendingChoice> pending_choice_;
   // The pending choice's rest, when every member of it is still planned, in the campaign, and no
   // batch of it depends on a job: else nullopt (choose again).
-  std::optional<PendingChoice> resume_choice(const std::vector<AttemptRow>& latest);
+  std::optional<PendingChoice> resume_choice(std::vector<AttemptRow>& latest);
   SubmitChoice choose(const std::vector<AttemptRow>& latest);  // choose_submissions, with this run's limits
   int others_in_queue_ = 0;                                    // the user's jobs outside this campaign
   std::string last_job_id_;           // the scheduler's answer to the last submission

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <unordered_map>
 
 #include "batch/files.hpp"
 #include "engine/engine.hpp"
@@ -114,8 +113,6 @@ bool Engine::submit_job(const std::vector<AttemptRow*>& rows, const sched::Submi
   last_job_id_ = id;
   if (options_.hook) options_.hook("after_submit");
   // The job ids of an allocation's or array's cases in one transaction, the rows kept as written.
-  std::vector<AttemptRow> before;
-  for (auto* row : rows) before.push_back(*row);
   try {
     Catalog::WriteGroup group(catalog_);
     for (auto* row : rows)  // a task of an array is its own job: query, cancel and accounting by its id
@@ -123,28 +120,27 @@ bool Engine::submit_job(const std::vector<AttemptRow*>& rows, const sched::Submi
     group.commit();
     watch_stale_ = true;
   } catch (...) {
-    for (size_t k = 0; k < rows.size(); ++k) *rows[k] = std::move(before[k]);  // as the catalog has them
+    std::vector<std::pair<AttemptRow*, std::int64_t>> touched;
+    for (auto* row : rows) touched.emplace_back(row, row->id);
+    read_again(touched);  // as the catalog has them
     throw;
   }
   spdlog::info("{}: submitted job {} ({})", who, id, req.job_name);
   return true;
 }
 
-std::optional<Engine::PendingChoice> Engine::resume_choice(const std::vector<AttemptRow>& latest) {
+std::optional<Engine::PendingChoice> Engine::resume_choice(std::vector<AttemptRow>& latest) {
   std::optional<PendingChoice> p = std::move(pending_choice_);
   pending_choice_.reset();
   if (!p || p->others_in_queue != others_in_queue_ || plan_.campaign.budget_node_hours) return std::nullopt;
-  std::unordered_map<std::int64_t, bool> planned;  // the rest's members -> still planned
   for (size_t k = p->next; k < p->choice.batches.size(); ++k) {
     const Batch& b = p->choice.batches[k];
     if (!b.after.empty() || !b.after_batches.empty()) return std::nullopt;
-    for (size_t m : b.members) planned.emplace(p->choice.ready[m].attempt, false);
+    for (size_t m : b.members) {  // each still planned and in the campaign
+      const AttemptRow* a = row_of(latest, p->choice.ready[m].attempt);
+      if (!a || !a->in_spec || a->state != State::planned) return std::nullopt;
+    }
   }
-  for (auto& a : latest)
-    if (auto it = planned.find(a.id); it != planned.end())
-      it->second = a.in_spec && a.state == State::planned;
-  for (auto& [_, ok] : planned)
-    if (!ok) return std::nullopt;
   return p;
 }
 
@@ -170,11 +166,6 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
   // polls are not starved: the next slice follows at once, with the rest of this choice.
   auto slice_end = now() + std::chrono::duration_cast<Clock::duration>(
                                std::chrono::duration<double>(options_.submit_slice_s));
-  std::unordered_map<std::int64_t, AttemptRow*> rows;  // the members' rows, by attempt
-  for (size_t k = pending->next; k < choice.batches.size(); ++k)
-    for (size_t m : choice.batches[k].members) rows.emplace(choice.ready[m].attempt, nullptr);
-  for (auto& a : latest)
-    if (auto it = rows.find(a.id); it != rows.end()) it->second = &a;
   for (size_t k = pending->next; k < choice.batches.size(); ++k) {
     const Batch& b = choice.batches[k];
     std::vector<std::string> after = b.after;
@@ -188,7 +179,7 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
       return changed;
     }
     std::vector<AttemptRow*> members;
-    for (size_t m : b.members) members.push_back(rows.at(choice.ready[m].attempt));
+    for (size_t m : b.members) members.push_back(row_of(latest, choice.ready[m].attempt));
     const bool submitted = submit_batch(b, members, after);
     changed |= submitted;
     // The batch's job id (an array's, not a task's: dependents wait for the whole array).
