@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
-#include <exception>
 #include <mutex>
 #include <optional>
 #include <string_view>
@@ -14,6 +13,7 @@
 #include <unordered_set>
 
 #include "render/catalog_rows.hpp"
+#include "util/beside.hpp"
 
 namespace fs = std::filesystem;
 
@@ -167,25 +167,7 @@ ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::
   // The cases' rows (parameters and definitions, rendered) are made on a thread of their own while
   // the run directories are looked for; only their run directories wait for what is found.
   std::vector<CaseRow> rows;
-  std::exception_ptr render_error;
-  auto render_rows = [&] {
-    try {
-      rows = render::case_rows(plan, workdir);
-    } catch (...) {
-      render_error = std::current_exception();
-    }
-  };
-  std::thread renderer;
-  try {
-    renderer = std::thread(render_rows);
-  } catch (const std::system_error&) {  // no thread to be had: made below
-  }
-  struct Join {  // also when looking for the run directories throws
-    std::thread& t;
-    ~Join() {
-      if (t.joinable()) t.join();
-    }
-  } join_renderer{renderer};
+  Beside rendering([&] { rows = render::case_rows(plan, workdir); });
   // Run directories directly under `from`, or one level down (timestamped
   // result trees); the newest wins when a name appears more than once.
   std::unordered_map<std::string, fs::path> found;
@@ -227,11 +209,7 @@ ImportSummary import_runs(Catalog& catalog, const matrix::Plan& plan, const fs::
   std::optional<ImportCollection> collection;
   if (!runs.empty()) collection.emplace(std::move(runs), output, workers - 1, 32 * batch, size_t{4} << 20);
 
-  if (renderer.joinable())
-    renderer.join();
-  else
-    render_rows();
-  if (render_error) std::rethrow_exception(render_error);
+  rendering.wait();
   for (size_t i = 0; i < plan.cases.size(); ++i)  // as case_rows with the run directories found
     if (auto it = found.find(plan.cases[i].name); it != found.end())
       render::set_run_dir(rows[i], fs::absolute(it->second).string());
