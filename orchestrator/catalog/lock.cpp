@@ -2,6 +2,7 @@
 #include "catalog/lock.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 #include <sstream>
+#include <thread>
 
 #include "catalog/errors.hpp"
 #include "util/atomic_file.hpp"
@@ -80,7 +82,7 @@ std::filesystem::path WriterLock::path_in(const std::filesystem::path& workdir) 
   return workdir / "campaign.lock";
 }
 
-WriterLock WriterLock::acquire(const std::filesystem::path& workdir) {
+WriterLock WriterLock::acquire(const std::filesystem::path& workdir, const DeadHolderWait& dead) {
   const auto path = path_in(workdir);
   // O_CLOEXEC: scheduler commands and local jobs we start must not inherit the
   // lock and keep it alive after we exit.
@@ -88,16 +90,25 @@ WriterLock WriterLock::acquire(const std::filesystem::path& workdir) {
   if (!fd.open() && is_storage_errno(errno))
     throw CatalogStorageError(StorageError(path.string(), errno).what(), 0);  // exit status 4
   if (!fd.open()) throw CatalogError("cannot open " + path.string() + ": " + errno_text(errno));
-  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+  const auto deadline = std::chrono::steady_clock::now() + dead.limit;
+  while (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     int err = errno;
     std::string text = read_all(fd.get());
     if (err == EWOULDBLOCK) {
       auto holder = parse_holder(text);
+      const bool gone = holder && holder->host == hostname() &&
+                        ::kill(static_cast<pid_t>(holder->pid), 0) != 0 && errno == ESRCH;
+      if (gone && std::chrono::steady_clock::now() < deadline) {
+        if (dead.each_try) dead.each_try();
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        continue;
+      }
       std::string db = (workdir / "campaign.db").string();
       // The holder may not have written its line yet.
       throw LockedError(db + " is in use by " +
-                        (holder ? holder->describe() : std::string("another process")) + " (lock file " +
-                        path.string() + ")");
+                        (holder ? holder->describe() : std::string("another process")) +
+                        (gone ? " (no longer running: a process it started still holds the lock)" : "") +
+                        " (lock file " + path.string() + ")");
     }
     throw CatalogError("cannot lock " + path.string() + ": " + errno_text(err) +
                        " (does this file system support flock?)");

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -26,12 +27,21 @@ struct LockHolder {
   std::string describe() const;
 };
 
+// How long acquire() waits when the lock file names a holder that is no longer running on this
+// host while the lock is still held: a process the holder was starting when it died (kill -9 while
+// posix_spawn waited for its child) keeps a copy of the descriptor until its exec closes it
+// (O_CLOEXEC acts at exec), moments on a loaded machine. `each_try` runs before each new try (tests).
+struct DeadHolderWait {
+  std::chrono::milliseconds limit{5000};
+  std::function<void()> each_try;
+};
+
 class WriterLock {
  public:
-  // Takes the lock without waiting. Throws LockedError naming the holder when
-  // another process has it, CatalogError when the file cannot be locked at all
-  // (e.g. a file system mounted without lock support).
-  static WriterLock acquire(const std::filesystem::path& workdir);
+  // Takes the lock without waiting, but for a holder that is gone (DeadHolderWait). Throws
+  // LockedError naming the holder when another process has it, CatalogError when the file cannot
+  // be locked at all (e.g. a file system mounted without lock support).
+  static WriterLock acquire(const std::filesystem::path& workdir, const DeadHolderWait& dead = {});
 
   // The holder described by the lock file, if the file exists and parses.
   // Says nothing about whether that holder is still alive.

@@ -3,7 +3,9 @@
 // away with the holder even when it is killed with SIGKILL.
 #include "catalog/lock.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,7 +76,101 @@ class Holder {
   pid_t pid_ = -1;
 };
 
+// A pid that no process has: a child's, once it has exited and been reaped.
+pid_t dead_pid() {
+  pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return pid;
+}
+
+// A process that holds the lock while its file names a holder that is gone (as a child of a holder
+// killed by SIGKILL between its spawn and its exec would): it lets go when the gate opens.
+class Inheritor {
+ public:
+  Inheritor(const std::filesystem::path& workdir, pid_t named) {
+    int ready[2], gate[2];
+    REQUIRE(pipe(ready) == 0);
+    REQUIRE(pipe(gate) == 0);
+    pid_ = fork();
+    REQUIRE(pid_ >= 0);
+    if (pid_ == 0) {
+      close(ready[0]);
+      close(gate[1]);
+      int fd = ::open(WriterLock::path_in(workdir).c_str(), O_RDWR | O_CREAT, 0644);
+      const std::string line = "pid=" + std::to_string(named) + " host=" + this_host() + " since=1\n";
+      char ok = fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+                        ::pwrite(fd, line.data(), line.size(), 0) == static_cast<ssize_t>(line.size())
+                    ? '1'
+                    : '0';
+      if (write(ready[1], &ok, 1) != 1) _exit(2);
+      char c;
+      if (read(gate[0], &c, 1) < 0) _exit(3);  // the gate opened (or the test ended)
+      _exit(0);
+    }
+    close(ready[1]);
+    close(gate[0]);
+    gate_ = gate[1];
+    char c = 0;
+    REQUIRE(read(ready[0], &c, 1) == 1);
+    close(ready[0]);
+    REQUIRE(c == '1');
+  }
+  Inheritor(const Inheritor&) = delete;
+  Inheritor& operator=(const Inheritor&) = delete;
+  ~Inheritor() { open_gate(); }
+
+  void open_gate() {
+    if (gate_ < 0) return;
+    close(gate_);  // read() returns 0: the child exits, its lock with it
+    gate_ = -1;
+    int status = 0;
+    waitpid(pid_, &status, 0);
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int gate_ = -1;
+};
+
 }  // namespace
+
+TEST_CASE("a holder gone while a process it started still holds the lock: waited for, then taken",
+          "[catalog][lock]") {
+  TempDir dir;
+  Inheritor inheritor(dir.path(), dead_pid());
+  int tries = 0;
+  // The gate opens only once acquire() has found the lock held and its holder gone.
+  WriterLock lock = WriterLock::acquire(dir.path(), {std::chrono::seconds(60), [&] {
+                                                       if (tries++ == 0) inheritor.open_gate();
+                                                     }});
+  CHECK(tries >= 1);
+  CHECK(WriterLock::read_holder(dir.path())->pid == getpid());
+}
+
+TEST_CASE(
+    "a live holder is refused at once; a gone holder's lock still held after the wait is refused, "
+    "saying so",
+    "[catalog][lock]") {
+  TempDir dir;
+  int tries = 0;
+  const DeadHolderWait counted{std::chrono::seconds(60), [&] { ++tries; }};
+  {
+    Inheritor live(dir.path(), getpid());  // names this process: alive
+    CHECK_THROWS_AS(WriterLock::acquire(dir.path(), counted), LockedError);
+    CHECK(tries == 0);
+  }
+  Inheritor stuck(dir.path(), dead_pid());
+  std::string msg;
+  try {
+    WriterLock::acquire(dir.path(), {std::chrono::milliseconds(0), {}});
+  } catch (const LockedError& e) {
+    msg = e.what();
+  }
+  INFO(msg);
+  CHECK(msg.find("(no longer running: a process it started still holds the lock)") != std::string::npos);
+}
 
 TEST_CASE("a second writer is refused with the holder's pid and host", "[catalog][lock]") {
   TempDir dir;
