@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # README's test command runs four tests at a time; what keeps it honest is the locks (ctest's
 # RESOURCE_LOCK): every test that uses a Slurm test cluster (label slurm) holds the lock of the one its
-# environment names (TESTCLUSTER=testcluster2 or testcluster3: that one, else `testcluster`), and
+# environment names (TESTCLUSTER=testcluster2, 3 or 4: that one, else `testcluster`), and
 # every test that runs the PyTorch workload (label workload, or python3:torch among what it needs)
 # holds `cores`; the loader study and the data-loading campaign (whose timings, the studies' numbers,
 # no verdict depends on: bench/effects_bench.sh runs them alone for those) hold `cores` like every
@@ -17,7 +17,7 @@ check "ctest lists the tests: $(head -2 "$tmp/err")" test -s "$tmp/tests.json"
 out=$(/usr/bin/python3 - "$tmp/tests.json" <<'PY'
 import json, sys
 need = {"slurm": "testcluster", "local": None, "workload": "cores"}
-clusters = {"testcluster": 0, "testcluster2": 0, "testcluster3": 0}
+clusters = {"testcluster": 0, "testcluster2": 0, "testcluster3": 0, "testcluster4": 0}
 tests = json.load(open(sys.argv[1]))["tests"]
 counts = dict.fromkeys(need, 0)
 studies = {"workload_minicosmo_loaders", "data_loading_local"}  # their timings are the studies'
@@ -48,7 +48,7 @@ PY
 )
 echo "$out" | tail -1
 check_eq "every slurm test holds its cluster, every test of the PyTorch workload holds cores" "" "$(echo "$out" | head -n -1)"
-check "the suite has slurm, local and workload tests, and slurm tests on each of the three clusters" \
-  grep -qE "slurm=[1-9][0-9]* local=[1-9][0-9]* workload=[1-9][0-9]* testcluster=[1-9][0-9]* testcluster2=[1-9][0-9]* testcluster3=[1-9]" \
+check "the suite has slurm, local and workload tests, and slurm tests on each of the four clusters" \
+  grep -qE "slurm=[1-9][0-9]* local=[1-9][0-9]* workload=[1-9][0-9]* testcluster=[1-9][0-9]* testcluster2=[1-9][0-9]* testcluster3=[1-9][0-9]* testcluster4=[1-9]" \
   <<<"$(echo "$out" | tail -1)"
 finish 3

@@ -4,6 +4,7 @@
 # Usage: tests/slurm/start-cluster.sh                          # the cluster testcluster
 #        TESTCLUSTER=testcluster2 tests/slurm/start-cluster.sh    # a second, independent one
 #        TESTCLUSTER=testcluster3 tests/slurm/start-cluster.sh    # a third
+#        TESTCLUSTER=testcluster4 tests/slurm/start-cluster.sh    # a fourth
 #
 #   cluster  testcluster, partition "debug" (default): cn[1-4] (Feature=mc), gn[1-2] (Feature=gpu, gpu:2)
 #   daemons  munged, mariadb (own instance, 127.0.0.1:13306), slurmdbd, slurmctld, one slurmd per node
@@ -13,8 +14,8 @@
 # A second cluster (TESTCLUSTER=testcluster2) has the same nodes and partition, its own slurmctld and
 # slurmds (ports 6827, 17011-17016), configuration (/etc/slurm-testcluster2: point SLURM_CONF at its
 # slurm.conf) and state (/var/lib/campaign-testcluster2), and shares munged, MariaDB and slurmdbd with
-# the first; a third (testcluster3) likewise (ports 6837, 17021-17026): the test suite runs three Slurm
-# tests at once, one per cluster (tests/integration).
+# the first; a third (testcluster3) and a fourth (testcluster4) likewise (ports 6837, 17021-17026 and
+# 6847, 17031-17036): the test suite runs four Slurm tests at once, one per cluster (tests/integration).
 # tests/slurm/env.sh sets SLURM_CONF and TESTCLUSTER_DIR from TESTCLUSTER.
 #
 # Must run as root on Debian 12 (Slurm 22.05); works without systemd. Installs missing packages with apt-get.

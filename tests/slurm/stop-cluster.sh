@@ -6,7 +6,7 @@
 #   stop-cluster.sh           stop the daemons; keep jobs, accounting database and logs for the next start
 #   stop-cluster.sh --purge   also cancel all jobs first and delete all state (next start is a fresh cluster)
 #
-# Idempotent: stopping a stopped cluster does nothing. TESTCLUSTER=testcluster2 (or testcluster3) stops
+# Idempotent: stopping a stopped cluster does nothing. TESTCLUSTER=testcluster2 (3, 4) stops
 # that cluster's slurmctld and slurmds only (munged, MariaDB and slurmdbd are the first's; see env.sh).
 SCRIPT_OPTIONS="--purge" source "$(dirname "$0")/../../tools/usage.sh" "$@"
 set -euo pipefail
