@@ -107,8 +107,8 @@ TEST_CASE("a failing rank takes the others down quickly", "[local][launch]") {
   int rc = in_child(
       [&] { return launch(3, sh("if [ $RANK = 1 ]; then sleep 0.2; exit 3; fi; exec sleep 30"), o); },
       tmp.path / "out");
-  CHECK(rc == 3);  // the first failure, not the SIGTERM of the others
-  CHECK(std::chrono::steady_clock::now() - t0 < 3s);
+  CHECK(rc == 3);                                      // the first failure, not the SIGTERM of the others
+  CHECK(std::chrono::steady_clock::now() - t0 < 15s);  // cut short: the others would sleep 30 s
 
   SECTION("ranks that ignore SIGTERM are killed after the grace period") {
     t0 = std::chrono::steady_clock::now();
@@ -126,7 +126,7 @@ TEST_CASE("a failing rank takes the others down quickly", "[local][launch]") {
     CHECK(rc == 2);
     auto took = std::chrono::steady_clock::now() - t0;
     CHECK(took >= 500ms);
-    CHECK(took < 3s);
+    CHECK(took < 15s);  // killed: it would sleep 30 s
   }
 }
 
@@ -149,7 +149,7 @@ TEST_CASE("SIGTERM and SIGINT reach every rank", "[local][launch]") {
         });
     CHECK(rc == 9);
     CHECK(sorted_lines(read(tmp.path / "out")) == std::vector<std::string>{"got-0", "got-1"});
-    CHECK(std::chrono::steady_clock::now() - t0 < 3s);
+    CHECK(std::chrono::steady_clock::now() - t0 < 15s);  // cut short: the ranks would sleep 30 s
   }
 }
 

@@ -30,7 +30,7 @@ TEST_CASE("run_process kills what outlives its time limit", "[report][process]")
   ProcessResult r = run_process({sleep->string(), "30"}, "", 300ms);
   CHECK(r.timed_out);
   CHECK(r.exit_code == -1);
-  CHECK(std::chrono::steady_clock::now() - start < 5s);
+  CHECK(std::chrono::steady_clock::now() - start < 15s);  // not the 30 s it would sleep
 }
 
 TEST_CASE("run_process does not wait for grandchildren holding its output", "[report][process]") {

@@ -75,7 +75,7 @@ TEST_CASE("a command past its timeout is killed and reported", "[ssh]") {
   double took = seconds_since(t0);
   CHECK(r.timed_out);
   CHECK(r.exit_code == 137);
-  CHECK(took < 5);
+  CHECK(took < 15);  // not the 31 s it would sleep
   // The remote process is gone too, and the session still works.
   bool gone = false;
   for (int i = 0; i < 50 && !gone; ++i) {
