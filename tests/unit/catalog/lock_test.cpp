@@ -12,6 +12,8 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -30,33 +32,46 @@ std::string this_host() {
   return buf;
 }
 
+// Forks a child that runs `setup`, says on a pipe whether it succeeded, then runs `then` and exits;
+// returns once the child has said it did.
+pid_t fork_ready(const std::function<bool()>& setup, const std::function<void()>& then) {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(fds[0]);
+    char ok = '0';
+    try {
+      ok = setup() ? '1' : '0';
+    } catch (...) {
+    }
+    if (write(fds[1], &ok, 1) != 1 || ok != '1') _exit(1);
+    then();
+    _exit(0);
+  }
+  close(fds[1]);
+  char c = 0;
+  REQUIRE(read(fds[0], &c, 1) == 1);
+  close(fds[0]);
+  REQUIRE(c == '1');
+  return pid;
+}
+
 // A child process that opens the catalog for writing, says so on a pipe and
 // waits to be killed.
 class Holder {
  public:
   explicit Holder(const std::filesystem::path& workdir) {
-    int fds[2];
-    REQUIRE(pipe(fds) == 0);
-    pid_ = fork();
-    REQUIRE(pid_ >= 0);
-    if (pid_ == 0) {
-      close(fds[0]);
-      char ok = '1';
-      try {
-        Catalog cat = Catalog::open(workdir);
-        if (write(fds[1], &ok, 1) != 1) _exit(2);
-        for (;;) pause();
-      } catch (...) {
-        ok = '0';
-        if (write(fds[1], &ok, 1) != 1) _exit(2);
-        _exit(1);
-      }
-    }
-    close(fds[1]);
-    char c = 0;
-    REQUIRE(read(fds[0], &c, 1) == 1);
-    close(fds[0]);
-    REQUIRE(c == '1');
+    std::optional<Catalog> cat;  // the child's copy holds the catalog
+    pid_ = fork_ready(
+        [&] {
+          cat.emplace(Catalog::open(workdir));
+          return true;
+        },
+        [] {
+          for (;;) pause();
+        });
   }
   Holder(const Holder&) = delete;
   Holder& operator=(const Holder&) = delete;
@@ -90,32 +105,22 @@ pid_t dead_pid() {
 class Inheritor {
  public:
   Inheritor(const std::filesystem::path& workdir, pid_t named) {
-    int ready[2], gate[2];
-    REQUIRE(pipe(ready) == 0);
+    int gate[2];
     REQUIRE(pipe(gate) == 0);
-    pid_ = fork();
-    REQUIRE(pid_ >= 0);
-    if (pid_ == 0) {
-      close(ready[0]);
-      close(gate[1]);
-      int fd = ::open(WriterLock::path_in(workdir).c_str(), O_RDWR | O_CREAT, 0644);
-      const std::string line = "pid=" + std::to_string(named) + " host=" + this_host() + " since=1\n";
-      char ok = fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-                        ::pwrite(fd, line.data(), line.size(), 0) == static_cast<ssize_t>(line.size())
-                    ? '1'
-                    : '0';
-      if (write(ready[1], &ok, 1) != 1) _exit(2);
-      char c;
-      if (read(gate[0], &c, 1) < 0) _exit(3);  // the gate opened (or the test ended)
-      _exit(0);
-    }
-    close(ready[1]);
+    pid_ = fork_ready(
+        [&] {
+          close(gate[1]);
+          int fd = ::open(WriterLock::path_in(workdir).c_str(), O_RDWR | O_CREAT, 0644);
+          const std::string line = "pid=" + std::to_string(named) + " host=" + this_host() + " since=1\n";
+          return fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+                 ::pwrite(fd, line.data(), line.size(), 0) == static_cast<ssize_t>(line.size());
+        },
+        [&] {
+          char c;
+          if (read(gate[0], &c, 1) < 0) _exit(3);  // the gate opened (or the test ended)
+        });
     close(gate[0]);
     gate_ = gate[1];
-    char c = 0;
-    REQUIRE(read(ready[0], &c, 1) == 1);
-    close(ready[0]);
-    REQUIRE(c == '1');
   }
   Inheritor(const Inheritor&) = delete;
   Inheritor& operator=(const Inheritor&) = delete;
