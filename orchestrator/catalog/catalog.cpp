@@ -714,14 +714,16 @@ double Catalog::reported_node_hours(std::int64_t campaign_id) {
 }
 
 double Catalog::in_flight_node_hours(std::int64_t campaign_id) {
-  return node_hours(*impl_, "in_flight_node_hours",
-                    "SELECT coalesce(sum(a.nodes * CASE "
-                    "  WHEN a.state = 'running' AND a.started IS NOT NULL THEN max(0, a.walltime_s - (?1 - "
-                    "a.started)) "
-                    "  ELSE a.walltime_s END), 0) / 3600.0 FROM attempts a "
-                    "JOIN cases c ON c.id = a.case_id "
-                    "WHERE c.campaign_id = ?2 AND a.state IN ('submitting', 'queued', 'running')",
-                    campaign_id);
+  return node_hours(
+      *impl_, "in_flight_node_hours",
+      "SELECT coalesce(sum(a.nodes * CASE "
+      "  WHEN a.state = 'running' AND a.started IS NOT NULL THEN max(0, a.walltime_s - (?1 - "
+      "a.started)) "
+      "  ELSE a.walltime_s END), 0) / 3600.0 FROM attempts a "
+      "JOIN cases c ON c.id = a.case_id "
+      "WHERE c.campaign_id = ?2 AND (a.state IN ('submitting', 'queued', 'running') OR "
+      "(a.state = 'completed' AND a.confirmed = 0 AND a.elapsed_s IS NULL AND a.started IS NULL))",
+      campaign_id);
 }
 
 // --- events --------------------------------------------------------------

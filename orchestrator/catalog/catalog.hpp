@@ -135,21 +135,27 @@ struct JobUpdate {
 };
 
 // One attempt with the case it belongs to: a line of `campaign status`.
+// The fields the engine's folds read of every row at every tick come first, in the row's first
+// cache lines: a fold over 100,000 rows then reads 6 MB, not the 50 MB of whole rows.
 struct AttemptRow {
   std::int64_t id = 0;
   std::int64_t case_id = 0;
   std::int64_t campaign_id = 0;
   int number = 0;
   State state = State::planned;
+  bool in_spec = true;
+  // false: completed on the job's exit marker, the scheduler's accounting not
+  // read yet; not collected and not done until it is (JobUpdate::confirmed).
+  bool confirmed = true;
+  Cause cause = Cause::none;
+  std::string job_id;     // empty until the scheduler gave one
+  std::string step_name;  // packed: the name of its job step inside the allocation; else empty
   std::string case_key;
   std::string case_name;
   std::string step;
   std::string run_dir;
   std::string script;
-  bool in_spec = true;
-  std::string job_id;              // empty until the scheduler gave one
   std::string job_name;            // empty until begin_submit; a packed attempt's is its allocation's
-  std::string step_name;           // packed: the name of its job step inside the allocation; else empty
   std::optional<long> array_task;  // a task of a job array: the scheduler's index of its task
   std::optional<int> nodes;
   std::optional<std::int64_t> walltime_s;
@@ -159,14 +165,10 @@ struct AttemptRow {
   std::optional<std::int64_t> elapsed_s;
   std::optional<int> exit_code;
   std::string reason;
-  Cause cause = Cause::none;
   std::string node_list;
   // The energy the scheduler's accounting recorded for its job (a packed attempt: its allocation,
   // every case of it), joules; unset where it records none.
   std::optional<double> energy_j;
-  // false: completed on the job's exit marker, the scheduler's accounting not
-  // read yet; not collected and not done until it is (JobUpdate::confirmed).
-  bool confirmed = true;
 
   bool operator==(const AttemptRow&) const = default;
 };
@@ -426,7 +428,10 @@ class Catalog {
   double reported_node_hours(std::int64_t campaign_id);
   // Node-hours that submitting, queued and running attempts may still add:
   // nodes x walltime, less what a running one has already used (counted by
-  // consumed_node_hours). consumed + in flight is what a budget must cover.
+  // consumed_node_hours); and a completion on its marker alone of a job never
+  // seen running, its walltime until the accounting says what it used (it
+  // counts nothing in consumed_node_hours until then). consumed + in flight is
+  // what a budget must cover.
   double in_flight_node_hours(std::int64_t campaign_id);
 
   // --- events --------------------------------------------------------------

@@ -261,7 +261,7 @@ void Engine::record_energy() {
 }
 
 bool Engine::apply_markers(std::vector<AttemptRow>& latest) {
-  if (!read_marker_in_) return apply_markers_of(latest, latest, wall());
+  if (!read_marker_in_) return apply_markers_of(started_rows(latest), latest, wall());
   std::vector<const AttemptRow*> picked;
   for (std::int64_t id : *read_marker_in_)
     if (const AttemptRow* a = row_of(latest, id)) picked.push_back(a);

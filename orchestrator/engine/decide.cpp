@@ -253,16 +253,23 @@ Actions on_markers(const std::vector<AttemptRow>& latest, const std::vector<std:
   return out;
 }
 
+std::vector<AttemptRow> started_rows(const std::vector<AttemptRow>& latest) {
+  std::vector<AttemptRow> out;
+  for (auto& a : latest)
+    if (a.state == State::running && has_job(a)) out.push_back(a);
+  return out;
+}
+
 std::vector<AttemptRow> unmarked_in_ended(const std::vector<AttemptRow>& latest,
                                           const std::vector<sched::JobInfo>& jobs, const Memory& memory) {
-  std::set<std::string> ended;
-  for (auto& j : jobs)
-    if (is_final(j.state)) ended.insert(j.id);
+  JobsById by_id(jobs);
   std::vector<AttemptRow> out;
-  if (ended.empty()) return out;
-  for (auto& a : latest)
-    if (has_job(a) && !a.step_name.empty() && ended.count(a.job_id) && !memory.marker_exit.count(a.id))
-      out.push_back(a);
+  for (auto& a : latest) {
+    if (!has_job(a)) continue;
+    const sched::JobInfo* j = by_id.find(a.job_id);
+    const bool ended = j ? is_final(j->state) && !a.step_name.empty() : true;
+    if (ended && !memory.marker_exit.count(a.id)) out.push_back(a);
+  }
   return out;
 }
 
@@ -524,14 +531,19 @@ Actions on_poll(const std::vector<AttemptRow>& latest, const PollRequest& reques
       end_packed(out, memory, a, info, answer, rules);
       continue;
     }
-    JobUpdate u = update_from(info);
     State seen = info.state;
-    if (!a.step_name.empty()) {
+    // Running only once the driver started it; until then a packed case waits in its allocation.
+    if (!a.step_name.empty() && seen == State::running && a.state == State::queued &&
+        !answer.started.count(a.id))
+      seen = State::queued;
+    // The same state and pending reason (most rows at most polls: the cases waiting in a running
+    // allocation): nothing to mark, and no update made of the job's record for each of them.
+    if (!is_final(info.state) && marker == memory.marker_exit.end() &&
+        info.waiting != sched::Waiting::dependency_failed && seen == a.state && info.reason == a.reason)
+      continue;
+    JobUpdate u = update_from(info);
+    if (!a.step_name.empty())
       u.exit_code.reset(), u.ended.reset(), u.elapsed_s.reset(), u.started.reset();  // the allocation's
-      // Running only once the driver started it; until then it waits in its allocation.
-      if (seen == State::running && a.state == State::queued && !answer.started.count(a.id))
-        seen = State::queued;
-    }
     if (is_final(info.state)) {
       State s = info.state;
       if (marker != memory.marker_exit.end()) {
@@ -580,7 +592,7 @@ Actions retries(const matrix::Plan& plan, const std::vector<std::int64_t>& case_
   std::map<std::int64_t, const AttemptRow*> by_case;
   std::map<std::int64_t, size_t> plan_index;
   for (auto& a : latest) {
-    if (!a.in_spec || !is_failure_end(a.state) || a.cause == Cause::user) continue;
+    if (!is_failure_end(a.state) || !a.in_spec || a.cause == Cause::user) continue;
     if (a.cause == Cause::dependency) {
       if (by_case.empty()) {
         for (auto& b : latest) by_case[b.case_id] = &b;

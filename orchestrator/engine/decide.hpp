@@ -117,10 +117,18 @@ std::vector<std::string> marker_dirs(const std::vector<AttemptRow>& latest);
 std::vector<AttemptRow> marker_rows(std::vector<const AttemptRow*> picked);
 Actions on_markers(const std::vector<AttemptRow>& latest, const std::vector<std::optional<int>>& markers,
                    Time now, Memory& memory);
-// The packed attempts of the allocations a poll found ended whose exit markers are not known yet. A
-// driver writes its last cases' exit markers and then ends: the markers read before the poll may have
-// missed them, and where no step record vouches for a case (the local executor, LSF) its marker is all
-// there is. They are read again before the poll's answer is judged (Engine::poll).
+// The attempts whose exit markers a tick reads when no watch says which: those that started
+// (`running`). A queued attempt's job may start and end between two polls; the poll that finds it
+// ended, or finds it no more, reads its marker before judging it (unmarked_in_ended). So a tick
+// costs the attempts running now, not every queued one (100,000 packed cases wait in allocations).
+std::vector<AttemptRow> started_rows(const std::vector<AttemptRow>& latest);
+// The active attempts whose exit markers are not known yet and that a poll's answer cannot judge
+// without them: the packed cases of allocations it found ended (a driver writes its last cases'
+// markers and then ends; where no step record vouches for a case, the local executor and LSF, its
+// marker is all there is) and the attempts whose jobs it did not find (a job that ran between two
+// polls and that the scheduler forgot). A job of its own that it found ended needs none: its record
+// says how it ended (and a marker read now would only make it a completion awaiting a record the
+// local executor gives once). They are read before the poll's answer is judged (Engine::poll).
 std::vector<AttemptRow> unmarked_in_ended(const std::vector<AttemptRow>& latest,
                                           const std::vector<sched::JobInfo>& jobs, const Memory& memory);
 

@@ -224,6 +224,9 @@ bool Engine::tick(bool poll_scheduler) {
       if (scheduler_problem_.empty()) spdlog::warn("scheduler unavailable, will retry: {}", e.what());
       scheduler_problem_ = e.what();
       if (!unreachable_since_) unreachable_since_ = now();
+      // A poll that got no answer found no job: every active job's marker is all there is (a job
+      // that ran meanwhile completes on it, unconfirmed, and stands once the scheduler stays away).
+      changed |= apply_markers_of(unmarked_in_ended(latest, {}, memory_), latest, wall());
       confirm_unreachable(latest);
     }
   }
@@ -338,13 +341,17 @@ int Engine::run() {
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   int signal_received = 0;
   // Markers written through this machine's kernel wake the loop at once (a cancelled wait runs the
-  // tick now); others are read on the timer. A remote workspace's run directories are on another
-  // machine: not watched.
+  // tick now); others are read on the timer. Only where the jobs run here: a remote workspace's run
+  // directories are on another machine, and a batch scheduler's nodes write theirs through their own
+  // kernels (a shared file system's writes from elsewhere raise no event here). Were they watched
+  // all the same where they happen to be seen (a cluster on one machine), every marker would wake a
+  // loop that reads the running jobs' markers anyway, and the loop would run at its quiet gap's
+  // share of a core however few cases each tick found ended (0.46 ms a case at 43 a second).
   std::optional<MarkerWatch> watch;
   // An executor that starts jobs only when called is called at once: the ended job's cores go to a
   // waiting job now, not after the loop's quiet gap and poll interval (the engine learns of the
   // start at its next poll, as of any start).
-  if (workspace_.watchable())
+  if (workspace_.watchable() && scheduler_.runs_jobs_here())
     watch.emplace(io, std::vector<std::string>{render::kExitMarker, pack::kStartMarker}, [&](bool job_ended) {
       try {
         // A packed case's end frees nothing of the scheduler's: its allocation holds the cores.
@@ -382,8 +389,9 @@ int Engine::run() {
     }
     const auto cpu_before = process_cpu();
     bool poll_now = now() >= next_poll;
-    // Where the watch sees every marker, the tick reads those it saw (and the unwatched ones); all
-    // of them every kFullMarkerRead all the same, the truth the watch only speeds up. The same for
+    // Where the watch sees every marker, the tick reads those it saw (and the unwatched ones); the
+    // running jobs' every kFullMarkerRead all the same (decide.hpp, started_rows), the truth the
+    // watch only speeds up. The same for
     // the start markers of packed cases waiting in their allocation, read at the polls.
     std::optional<MarkerWatch::Changes> exits, starts;
     if (watch) {
@@ -393,7 +401,7 @@ int Engine::run() {
         watch_stale_ = true;  // and the directories of the jobs that ended since are dropped
         last_full_read = now();
         exits.reset(), starts.reset();
-      } else if (exits->all || (starts && starts->all) || !scheduler_.runs_jobs_here()) {
+      } else if (exits->all || (starts && starts->all)) {
         exits.reset(), starts.reset();
       }
     }

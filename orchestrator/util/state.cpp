@@ -19,18 +19,4 @@ std::optional<State> state_from_string(std::string_view s) {
   return std::nullopt;
 }
 
-bool is_final(State s) {
-  switch (s) {
-    case State::planned:
-    case State::submitting:
-    case State::queued:
-    case State::running:
-      return false;
-    default:
-      return true;
-  }
-}
-
-bool is_active(State s) { return s == State::queued || s == State::running; }
-
 }  // namespace campaign

@@ -493,6 +493,23 @@ TEST_CASE("node-hours: consumed by ended and running attempts, what in-flight on
   CHECK(f.cat.in_flight_node_hours(f.campaign) == Approx(2.0));
 }
 
+TEST_CASE(
+    "node-hours: a completion on its marker of a job never seen running stays in flight until "
+    "the accounting says what it used",
+    "[catalog]") {
+  Fixture f(2);
+  const std::int64_t quick = f.queue(f.cases[0], "1");  // 2 nodes, 1 h walltime; ended between two polls
+  f.cat.update_state(quick, State::completed, {.ended = at(f.now), .confirmed = false});
+  const std::int64_t seen = f.queue(f.cases[1], "2");  // seen running for 0.5 h before its marker
+  f.cat.update_state(seen, State::running, {.started = at(f.now - 1800)});
+  f.cat.update_state(seen, State::completed, {.ended = at(f.now), .confirmed = false});
+  CHECK(f.cat.consumed_node_hours(f.campaign) == Approx(1.0));   // the one seen: 2 x 0.5 h
+  CHECK(f.cat.in_flight_node_hours(f.campaign) == Approx(2.0));  // the other: 2 x 1 h at most
+  f.cat.update_state(quick, State::completed, {.elapsed_s = 900, .confirmed = true});
+  CHECK(f.cat.consumed_node_hours(f.campaign) == Approx(1.5));
+  CHECK(f.cat.in_flight_node_hours(f.campaign) == 0.0);
+}
+
 TEST_CASE("node-hours reported for the progress line never go down as a job's end is seen (issue 33)",
           "[catalog]") {
   Fixture f(1);

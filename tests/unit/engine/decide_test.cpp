@@ -44,6 +44,31 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a tick reads the markers of the jobs that run; a poll those of the jobs it found ended or not at all") {
+  std::vector<AttemptRow> latest{row(1, State::running, "11"), row(2, State::queued, "12"),
+                                 row(3, State::queued, "13"),  row(4, State::queued, "14"),
+                                 row(5, State::running, "15"), row(6, State::completed, "16"),
+                                 row(7, State::queued, "17")};
+  latest[2].step_name = "c3";  // packed in allocation 13
+  std::vector<std::int64_t> ids;
+  for (auto& a : started_rows(latest)) ids.push_back(a.id);
+  CHECK(ids == std::vector<std::int64_t>{1, 5});  // the queued ones wait for the poll that sees them run
+
+  Memory m;
+  m.marker_exit[5] = 3;  // known already
+  // 12 still waits; allocation 13 ended between two polls; 14 and 15 are not known to the scheduler
+  // any more; 17, a job of its own, ended: its record says how.
+  const std::vector<sched::JobInfo> answer{job("11", State::running), job("12", State::queued),
+                                           job("13", State::completed), job("17", State::failed)};
+  ids.clear();
+  for (auto& a : unmarked_in_ended(latest, answer, m)) ids.push_back(a.id);
+  CHECK(ids == std::vector<std::int64_t>{3, 4});
+  ids.clear();
+  for (auto& a : unmarked_in_ended(latest, {}, m)) ids.push_back(a.id);  // no answer: every active job
+  CHECK(ids == std::vector<std::int64_t>{1, 2, 3, 4, 7});
+}
+
+TEST_CASE(
     "completions on their markers are asked about every third poll while jobs run, at every poll after") {
   Rules rules;
   Memory m;

@@ -59,6 +59,8 @@ class FakeScheduler final : public sched::Scheduler {
     for (auto& t : writers) t.join();
   }
 
+  bool here = false;  // runs_jobs_here: its markers are written through this machine's kernel
+  bool runs_jobs_here() const override { return here; }
   std::string name() const override { return "fake"; }
   std::string submit(const sched::SubmitRequest& r) override {
     if (down) throw sched::SubmitError(sched::SubmitFailure::transient, "controller down");
@@ -407,6 +409,7 @@ TEST_CASE("run() notices an exit marker the moment it appears, not at the next r
   Catalog catalog = Catalog::open(dir.path);
   FakeScheduler sched;
   sched.marker_after = std::chrono::milliseconds(100);
+  sched.here = true;  // the jobs run on this machine: only then are their directories watched
   transport::LocalShell shell;
   engine::EngineOptions o;
   o.marker_interval_s = 3600;
@@ -469,6 +472,7 @@ TEST_CASE("a node failure under an exit marker 0 is a node failure: corrected, r
   s.engine.tick(true);
   const std::string id = s.sched.order.at(0);
   s.sched.jobs.at(id).info.state = State::running;
+  s.engine.tick(true);  // the poll: it runs
   s.sched.write_marker(id, 0);
   s.engine.tick(false);  // the marker alone
   auto a = s.attempt_of("c1");

@@ -133,17 +133,21 @@ job: {partition: mc, nodes: 1, walltime: 5m, command: "echo {{workdir}}"}
   CHECK(scheduler.submitted[0].workdir == (ws.root / "c1").string());
   CHECK_FALSE(fs::exists(workdir / "c1"));  // writing the local copy is the workspace's business
 
-  // The catalog keeps the local run directories; markers are asked for them.
+  // The catalog keeps the local run directories; markers are asked for them, once the jobs run.
   auto latest = catalog.latest_attempts(engine.campaign_id());
   CHECK(latest[0].run_dir == (workdir / "c1").string());
   ws.markers[(workdir / "c1").string()] = 0;
+  engine.tick(false);  // queued: no marker is read before the scheduler says they run
+  CHECK(ws.marker_requests.empty());
+  engine.tick(true);  // the poll: both run
+  CHECK(ws.marker_requests.empty());
   engine.tick(false);
   REQUIRE_FALSE(ws.marker_requests.empty());
   CHECK(ws.marker_requests.back() ==
         std::vector<std::string>{(workdir / "c1").string(), (workdir / "c2").string()});
   latest = catalog.latest_attempts(engine.campaign_id());
   CHECK(latest[0].state == State::completed);
-  CHECK(latest[1].state == State::queued);
+  CHECK(latest[1].state == State::running);
   fs::remove_all(workdir);
 }
 
