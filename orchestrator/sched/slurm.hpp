@@ -55,7 +55,8 @@ class Slurm final : public Scheduler {
   std::optional<std::vector<std::string>> sacct(const std::vector<std::string>& base,
                                                 const std::vector<std::string>& list,
                                                 const std::string& flag);
-  // Jobs slurmctld still remembers; one id asks for that job, more ask for all jobs.
+  // Jobs slurmctld still remembers: one id asks for that job; several ask for all jobs and parse
+  // only theirs (scontrol_lines_of); none, all jobs.
   std::vector<JobInfo> scontrol(const std::vector<std::string>& ids);
 
   transport::Shell& shell_;

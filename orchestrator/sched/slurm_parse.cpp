@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <map>
 #include <regex>
+#include <set>
 
 #include "sched/text.hpp"
 #include "util/strings.hpp"
@@ -423,6 +424,45 @@ std::vector<JobInfo> parse_scontrol_show_job(std::string_view text_in) {
     jobs.push_back(std::move(job));
   }
   return expand_array_tasks(std::move(jobs));
+}
+
+namespace {
+
+// The value of `key` ("JobId=") in a line of key=value words; empty when the line has none.
+std::string_view value_in(std::string_view line, std::string_view key) {
+  for (size_t at = line.find(key); at != std::string_view::npos; at = line.find(key, at + 1)) {
+    if (at != 0 && line[at - 1] != ' ') continue;  // "ArrayJobId=" is not "JobId="
+    const size_t from = at + key.size();
+    return line.substr(from, line.find(' ', from) - from);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string scontrol_lines_of(std::string_view text, const std::vector<std::string>& ids) {
+  const std::set<std::string, std::less<>> wanted(ids.begin(), ids.end());
+  std::set<std::string_view, std::less<>> arrays;  // the array ids of the tasks asked about
+  for (const auto& id : wanted)
+    if (auto u = id.find('_'); u != std::string::npos) arrays.insert(std::string_view(id).substr(0, u));
+  std::string out, task_id;
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    const std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+    bool keep = wanted.count(value_in(line, "JobId=")) > 0;
+    const std::string_view array = value_in(line, "ArrayJobId="), task = value_in(line, "ArrayTaskId=");
+    if (!keep && !array.empty() && !task.empty()) {
+      if (task.find_first_not_of("0123456789") == std::string_view::npos) {
+        task_id.assign(array).append("_").append(task);
+        keep = wanted.count(task_id) > 0;
+      } else {
+        keep = arrays.count(array) > 0;  // tasks still pending together: expanded by the parse
+      }
+    }
+    if (keep) out.append(line).append("\n");
+  }
+  return out;
 }
 
 std::vector<JobInfo> expand_array_tasks(std::vector<JobInfo> jobs) {

@@ -77,6 +77,11 @@ std::vector<StepInfo> parse_squeue_steps(std::string_view text);
 // Array tasks get squeue's ids: "123_4", or "123_[5-8%2]" for tasks still pending together. Lines before the
 // first JobId= ("No jobs in the system") are ignored.
 std::vector<JobInfo> parse_scontrol_show_job(std::string_view text);
+// Of `scontrol -o show job` without a job id (every job slurmctld holds, those that ended within its
+// MinJobAge too: thousands on a busy cluster), the lines of the jobs in `ids` (squeue's ids, "123" or
+// "123_4"), and those of pending tasks listed together ("ArrayTaskId=5-8%2") of an array asked about:
+// only those are worth parsing.
+std::string scontrol_lines_of(std::string_view text, const std::vector<std::string>& ids);
 
 // Array tasks as one JobInfo each: "123_4" gets array_task 4; "123_[5-7,9%2]" (tasks still pending
 // together, as sacct and scontrol print them) becomes 123_5, 123_6, 123_7 and 123_9. Other jobs pass.

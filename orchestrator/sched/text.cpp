@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdlib>
 #include <ctime>
 
 #include "util/strings.hpp"
@@ -68,18 +69,41 @@ std::optional<std::chrono::sys_seconds> local_time(int year, int month, int day,
   if (month < 1 || month > 12 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 ||
       second > 60)
     return std::nullopt;
-  std::tm tm{};
-  tm.tm_year = year - 1900;
-  tm.tm_mon = month - 1;
-  tm.tm_mday = day;
-  tm.tm_hour = hour;
-  tm.tm_min = minute;
-  tm.tm_sec = second;
-  tm.tm_isdst = -1;  // whatever the zone's rules say for that date
-  std::time_t t = std::mktime(&tm);
-  // mktime moves an impossible date to a real one ("Feb 30" to "Mar 2"): refuse it instead.
-  if (t == -1 || tm.tm_mday != day || tm.tm_mon != month - 1) return std::nullopt;
-  return std::chrono::sys_seconds(std::chrono::seconds(t));
+  auto make = [&](int min, int sec, std::time_t& t) {
+    std::tm tm{};
+    tm.tm_year = year - 1900;
+    tm.tm_mon = month - 1;
+    tm.tm_mday = day;
+    tm.tm_hour = hour;
+    tm.tm_min = min;
+    tm.tm_sec = sec;
+    tm.tm_isdst = -1;  // whatever the zone's rules say for that date
+    t = std::mktime(&tm);
+    // mktime moves an impossible date to a real one ("Feb 30" to "Mar 2"): refuse it instead.
+    return t != -1 && tm.tm_mday == day && tm.tm_mon == month - 1;
+  };
+  // A scheduler's listing names the same few hours thousands of times, and mktime is dear (the
+  // zone's rules at each call): an hour whose minutes all lie at one offset from UTC (not one a
+  // clock change cuts) is converted once, then its minutes and seconds added.
+  struct Hour {
+    int year = 0, month = 0, day = 0, hour = -1;
+    std::string zone;  // TZ as it was: a process may change it
+    std::time_t start = 0;
+  };
+  thread_local Hour cached;
+  const char* tz = std::getenv("TZ");
+  const std::string_view zone = tz ? tz : "";
+  if (cached.hour != hour || cached.day != day || cached.month != month || cached.year != year ||
+      cached.zone != zone) {
+    std::time_t start = 0, end = 0;
+    if (!make(0, 0, start) || !make(59, 59, end) || end - start != 3599) {
+      std::time_t t = 0;
+      if (!make(minute, second, t)) return std::nullopt;
+      return std::chrono::sys_seconds(std::chrono::seconds(t));
+    }
+    cached = {year, month, day, hour, std::string(zone), start};
+  }
+  return std::chrono::sys_seconds(std::chrono::seconds(cached.start + minute * 60 + second));
 }
 
 }  // namespace campaign::sched::text

@@ -132,6 +132,29 @@ TEST_CASE("22.05: scontrol show job -o for every outcome", "[slurm][22.05]") {
   CHECK(parse_scontrol_show_job(rec("scontrol-show-job-purged.txt")).empty());
 }
 
+TEST_CASE("22.05: of every job slurmctld lists, only the lines of the jobs asked about are parsed",
+          "[slurm][22.05]") {
+  std::string every;  // `scontrol -o show job` without an id: every job it holds
+  for (const char* f : {"completed", "failed", "timeout", "cancelled", "running", "pending-dependency",
+                        "array", "array-task-pending"})
+    every += rec("scontrol-show-job-" + std::string(f) + ".txt");
+  const auto all = by_id(parse_scontrol_show_job(every));
+  REQUIRE(all.size() == 11);
+  // A job, a task by its array id (JobId 157 is task 155_2), a task still pending with others
+  // ("155_[3-4%2]"), a pending task alone (3499_4), and one slurmctld no longer holds.
+  const std::vector<std::string> asked{"149", "155_2", "155_4", "3499_4", "999"};
+  const auto got = by_id(parse_scontrol_show_job(scontrol_lines_of(every, asked)));
+  std::vector<std::string> ids;
+  for (auto& [id, job] : got) {
+    ids.push_back(id);
+    CHECK(job.state == all.at(id).state);
+    CHECK(job.end == all.at(id).end);
+  }
+  // The pending tasks come together: 155_3 with 155_4, as the parse expands them.
+  CHECK(ids == std::vector<std::string>{"149", "155_2", "155_3", "155_4", "3499_4"});
+  CHECK(scontrol_lines_of(every, {"148"}).empty());
+}
+
 TEST_CASE("22.05: sacct -X -P with the back end's fields", "[slurm][22.05]") {
   auto jobs = parse_sacct(rec("sacct-mixed-states.txt"));
   REQUIRE(jobs.size() == 14);
