@@ -7,29 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "../zone.hpp"
+
 using namespace campaign::sample;
 
-namespace {
-// nvidia-smi prints local time; the tests fix the zone and put the old one back.
-struct Zone {
-  std::string old;
-  bool had;
-  explicit Zone(const char* tz) {
-    const char* o = std::getenv("TZ");
-    had = o != nullptr;
-    if (had) old = o;
-    ::setenv("TZ", tz, 1);
-    ::tzset();
-  }
-  ~Zone() {
-    if (had)
-      ::setenv("TZ", old.c_str(), 1);
-    else
-      ::unsetenv("TZ");
-    ::tzset();
-  }
-};
-}  // namespace
+// nvidia-smi prints local time; the tests fix the zone (campaign_test::Zone).
+using campaign_test::Zone;
 
 TEST_CASE("nvidia-smi timestamps are local time with milliseconds") {
   Zone utc("UTC");

@@ -7,29 +7,12 @@
 #include <ctime>
 #include <string>
 
+#include "../zone.hpp"
+
 using namespace campaign::sched;
+using campaign_test::Zone;
 
 namespace {
-
-// The zone for one test, the old one put back.
-struct Zone {
-  std::string old;
-  bool had;
-  explicit Zone(const char* tz) {
-    const char* o = std::getenv("TZ");
-    had = o != nullptr;
-    if (had) old = o;
-    ::setenv("TZ", tz, 1);
-    ::tzset();
-  }
-  ~Zone() {
-    if (had)
-      ::setenv("TZ", old.c_str(), 1);
-    else
-      ::unsetenv("TZ");
-    ::tzset();
-  }
-};
 
 // mktime itself, the definition local_time keeps.
 std::optional<long> reference(int y, int mo, int d, int h, int mi, int s) {
