@@ -391,8 +391,8 @@ int Engine::run() {
     bool poll_now = now() >= next_poll;
     // Where the watch sees every marker, the tick reads those it saw (and the unwatched ones); the
     // running jobs' every kFullMarkerRead all the same (decide.hpp, started_rows), the truth the
-    // watch only speeds up. The same for
-    // the start markers of packed cases waiting in their allocation, read at the polls.
+    // watch only speeds up. The same for the start markers of packed cases waiting in their
+    // allocation, read at the polls.
     std::optional<MarkerWatch::Changes> exits, starts;
     if (watch) {
       exits = watch->take_changes(0);

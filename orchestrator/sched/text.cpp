@@ -2,6 +2,7 @@
 #include "sched/text.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
@@ -84,26 +85,32 @@ std::optional<std::chrono::sys_seconds> local_time(int year, int month, int day,
   };
   // A scheduler's listing names the same few hours thousands of times, and mktime is dear (the
   // zone's rules at each call): an hour whose minutes all lie at one offset from UTC (not one a
-  // clock change cuts) is converted once, then its minutes and seconds added.
+  // clock change cuts) is converted once, then its minutes and seconds added. Four hours are kept:
+  // a record's submit, start and end times may lie in different hours, and a miss costs two mktime.
   struct Hour {
     int year = 0, month = 0, day = 0, hour = -1;
     std::string zone;  // TZ as it was: a process may change it
     std::time_t start = 0;
   };
-  thread_local Hour cached;
+  thread_local std::array<Hour, 4> kept;
+  thread_local size_t next = 0;  // the one to replace
   const char* tz = std::getenv("TZ");
   const std::string_view zone = tz ? tz : "";
-  if (cached.hour != hour || cached.day != day || cached.month != month || cached.year != year ||
-      cached.zone != zone) {
-    std::time_t start = 0, end = 0;
-    if (!make(0, 0, start) || !make(59, 59, end) || end - start != 3599) {
-      std::time_t t = 0;
-      if (!make(minute, second, t)) return std::nullopt;
-      return std::chrono::sys_seconds(std::chrono::seconds(t));
-    }
-    cached = {year, month, day, hour, std::string(zone), start};
+  auto at = [&](std::time_t start) {
+    return std::chrono::sys_seconds(std::chrono::seconds(start + minute * 60 + second));
+  };
+  for (const Hour& h : kept)
+    if (h.hour == hour && h.day == day && h.month == month && h.year == year && h.zone == zone)
+      return at(h.start);
+  std::time_t start = 0, end = 0;
+  if (!make(0, 0, start) || !make(59, 59, end) || end - start != 3599) {
+    std::time_t t = 0;
+    if (!make(minute, second, t)) return std::nullopt;
+    return std::chrono::sys_seconds(std::chrono::seconds(t));
   }
-  return std::chrono::sys_seconds(std::chrono::seconds(cached.start + minute * 60 + second));
+  kept[next] = {year, month, day, hour, std::string(zone), start};
+  next = (next + 1) % kept.size();
+  return at(start);
 }
 
 }  // namespace campaign::sched::text
