@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "batch/batch.hpp"
@@ -262,10 +263,37 @@ struct SubmitChoice {
   Actions actions;
   std::string budget_note;  // why the budget stopped submissions, when it did
   bool queue_full = false;  // the user's queue limit left ready cases out
+  // The queue limit stopped the first batch: the queue slots it takes, and whether it is an array
+  // (which goes in part once there is room for a tenth of the limit, or for one task when none of
+  // the campaign's jobs is queued to free more).
+  long stopped_slots = 0;
+  bool stopped_array = false;
 };
 SubmitChoice choose_submissions(const matrix::Plan& plan, const std::vector<size_t>& order,
                                 const std::vector<std::int64_t>& case_ids,
                                 const std::vector<AttemptRow>& latest, const SubmitLimits& limits);
+
+// What choose_submissions reads of the rows, in a few numbers: while they stay the same and the queue
+// has no more room than the first batch lacked, a choice that chose nothing chooses nothing again.
+// With thousands of array tasks waiting for room under the queue limit, choosing at every tick (maps
+// of every row, every waiting case grouped into arrays) was most of a tick.
+struct ChoiceInputs {
+  size_t planned = 0;              // in-spec planned attempts
+  std::uint64_t planned_ids = 0;   // their ids, hashed
+  std::uint64_t dependencies = 0;  // the attempts of cases another case waits for: id, state, job, confirmed
+  int ours = 0;                    // the campaign's jobs the queue limit counts
+  bool same_rows(const ChoiceInputs& o) const {
+    return planned == o.planned && planned_ids == o.planned_ids && dependencies == o.dependencies;
+  }
+};
+// dependencies: the case ids some case's `after` names.
+ChoiceInputs choice_inputs(const std::vector<AttemptRow>& latest,
+                           const std::unordered_set<std::int64_t>& dependencies);
+// True when `before`, a choice that chose nothing (no batch, no action) from `then`, would choose
+// nothing again from `now` with `others_in_queue` jobs of the user's outside the campaign. Never
+// with a budget: what it counts (the node-hours used and in flight) is not among the inputs.
+bool chooses_nothing_again(const matrix::Plan& plan, const SubmitChoice& before, const ChoiceInputs& then,
+                           const ChoiceInputs& now, int others_in_queue);
 
 // What a failed submission means for its attempts, all `submitting` (committed before the scheduler
 // was asked), by sched::SubmitFailure:

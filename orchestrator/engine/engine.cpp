@@ -101,6 +101,8 @@ void Engine::start() {
   for (size_t i = 0; i < plan_.cases.size(); ++i)
     if (const auto& launch = plan_.step_of(plan_.cases[i]).job.launch; launch && !*launch)
       stepless_cases_.insert(case_ids_[i]);
+  for (auto& c : plan_.cases)
+    for (size_t d : c.after) dependency_cases_.insert(case_ids_[d]);
   if (sync.inserted) spdlog::info("{} new cases in the catalog", sync.inserted);
   if (sync.retired)
     spdlog::warn(

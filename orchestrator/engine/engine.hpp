@@ -227,6 +227,7 @@ class Engine {
   // Cases that run their command in their script (`launch: false`): a packed one has no step of
   // its own in the accounting (PollAnswer::stepless).
   std::set<std::int64_t> stepless_cases_;
+  std::unordered_set<std::int64_t> dependency_cases_;   // the cases some case waits for (`after`)
   std::vector<size_t> submit_order_;                    // plan indices, interleaved across node classes
   Rules rules_;                                         // from options_
   Memory memory_;                                       // what the decisions remember between ticks
@@ -255,7 +256,14 @@ class Engine {
   // batch of it depends on a job: else nullopt (choose again).
   std::optional<PendingChoice> resume_choice(std::vector<AttemptRow>& latest);
   SubmitChoice choose(const std::vector<AttemptRow>& latest);  // choose_submissions, with this run's limits
-  int others_in_queue_ = 0;                                    // the user's jobs outside this campaign
+  // The last choice, when it chose nothing, and what it read: not made again while it would choose
+  // nothing again (chooses_nothing_again).
+  struct IdleChoice {
+    SubmitChoice choice;  // without its ready cases
+    ChoiceInputs inputs;
+  };
+  std::optional<IdleChoice> idle_choice_;
+  int others_in_queue_ = 0;           // the user's jobs outside this campaign
   std::string last_job_id_;           // the scheduler's answer to the last submission
   bool unclear_submissions_ = false;  // some submission's outcome had to be reconciled in this run
   int duplicates_cancelled_ = 0;

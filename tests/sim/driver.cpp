@@ -86,16 +86,20 @@ Faults draw_faults(Rng& rng, std::string& summary) {
   return f;
 }
 
-// Plans are pure functions of their text: parsed once per process.
-const matrix::Plan& plan_of(const std::string& yaml, const fs::path& workdir) {
-  static std::map<std::string, matrix::Plan> plans;
-  static const spec::System system =
+// Plans are pure functions of their text and the queue limit: parsed once per process.
+const matrix::Plan& plan_of(const std::string& yaml, long max_queued, const fs::path& workdir) {
+  static std::map<std::pair<std::string, long>, matrix::Plan> plans;
+  static const spec::System profile =
       spec::load_system_file(*spec::find_data_file(CAMPAIGN_SOURCE_DIR, "systems", "testcluster", ".yaml"));
-  auto it = plans.find(yaml);
+  auto it = plans.find({yaml, max_queued});
   if (it == plans.end()) {
     auto c = spec::parse_campaign(yaml, (workdir / "sim.yaml").string());
-    it =
-        plans.emplace(yaml, matrix::expand(spec::for_system(c, system.name), system, workdir.string())).first;
+    spec::System system = profile;
+    if (max_queued) system.limits.max_queued_jobs = max_queued;
+    it = plans
+             .emplace(std::pair{yaml, max_queued},
+                      matrix::expand(spec::for_system(c, system.name), system, workdir.string()))
+             .first;
   }
   return it->second;
 }
@@ -200,9 +204,15 @@ Outcome run_schedule(std::uint64_t seed, const ScheduleOptions& options) {
                         ? fmt::format("only kill -9 at call {}", fmt::join(faults.kills, ", "))
                         : std::string("no faults");
   }
+  // Sometimes a queue limit of one to three jobs (tasks wait for room; the engine's choice that chose
+  // nothing is not made again until room frees), drawn apart so that every seed's campaign and
+  // faults stay what they were before it.
+  Rng limit_rng{seed ^ 0x71e9c0a5d3b2f481ULL};
+  const long max_queued = limit_rng.chance(0.4) ? 1 + limit_rng.below(3) : 0;
+  if (max_queued) campaign_summary += fmt::format(", queue limit {}", max_queued);
   outcome.summary = campaign_summary + "; " + fault_summary;
   const fs::path& workdir = options.workdir;
-  const matrix::Plan& plan = plan_of(yaml, workdir);
+  const matrix::Plan& plan = plan_of(yaml, max_queued, workdir);
 
   VirtualClock clock;
   Trace trace{options.trace, &clock};

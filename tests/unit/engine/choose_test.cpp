@@ -142,6 +142,135 @@ steps:
   CHECK(c.batches[0].members.size() == 2);
 }
 
+TEST_CASE("a choice that chose nothing stands until its first batch's room frees or the rows change") {
+  // The mixed campaign of the test above: 28 of our single jobs queued, 2 places free of 30, the
+  // array's 5 tasks wait for a tenth (3).
+  const char* mixed = R"(name: mixed
+job: {partition: mc, nodes: 1, walltime: "00:10:00", command: "true"}
+steps:
+  solo: {matrix: {repeat: 28}, case_name: "solo-{{repeat}}"}
+  arr: {matrix: {repeat: 5}, case_name: "arr-{{repeat}}", array: {throttle: 2}}
+)";
+  auto m = plan_of(mixed, 30);
+  auto rows = planned(m);
+  for (size_t i = 0; i < 28; ++i) {
+    rows[i].state = State::queued;
+    rows[i].job_id = std::to_string(100 + i);
+  }
+  SubmitLimits arrays;
+  arrays.arrays = true;
+  const SubmitChoice idle = choose(m, rows, arrays);
+  REQUIRE(idle.batches.empty());
+  CHECK(idle.stopped_slots == 4);  // of the 5, a tenth and one more looked at
+  CHECK(idle.stopped_array);
+  const ChoiceInputs then = choice_inputs(rows, {});
+  CHECK(then.planned == 5);
+  CHECK(then.ours == 28);
+  // Nothing changed: nothing again, and choosing again agrees.
+  CHECK(chooses_nothing_again(m, idle, then, choice_inputs(rows, {}), 0));
+  // One of ours ended: 3 places, a tenth of the limit: the array goes in part.
+  auto freed = rows;
+  freed[0].state = State::completed;
+  CHECK_FALSE(chooses_nothing_again(m, idle, then, choice_inputs(freed, {}), 0));
+  CHECK(choose(m, freed, arrays).batches.size() == 1);
+  // The same place taken by a job of the user's outside the campaign: still 2.
+  CHECK(chooses_nothing_again(m, idle, then, choice_inputs(freed, {}), 1));
+  CHECK(choose(m, freed,
+               [&] {
+                 auto l = arrays;
+                 l.others_in_queue = 1;
+                 return l;
+               }())
+            .batches.empty());
+  // None of ours queued any more: any place will do, as none of ours will free more.
+  auto none = rows;
+  for (size_t i = 0; i < 28; ++i) none[i].state = State::completed;
+  CHECK_FALSE(chooses_nothing_again(m, idle, then, choice_inputs(none, {}), 29));
+  CHECK(chooses_nothing_again(m, idle, then, choice_inputs(none, {}), 30));
+  // A planned attempt less (cancelled) or another (a retry): the rows changed.
+  auto cancelled = rows;
+  cancelled[30].state = State::cancelled;
+  CHECK_FALSE(chooses_nothing_again(m, idle, then, choice_inputs(cancelled, {}), 0));
+  auto retried = rows;
+  retried[30].id = 99;
+  CHECK_FALSE(chooses_nothing_again(m, idle, then, choice_inputs(retried, {}), 0));
+  // A choice with a batch, or a campaign with a budget, is always made again.
+  CHECK_FALSE(chooses_nothing_again(m, choose(m, freed, arrays), then, then, 0));
+  auto budget = plan_of(std::string(mixed) + "budget: 100\n", 30);
+  CHECK_FALSE(chooses_nothing_again(budget, idle, then, then, 0));
+
+  // Nothing ready: the training cases wait for prepare's submission. It stands until prepare's
+  // attempt changes, which choice_inputs sees only when told prepare is a dependency.
+  auto deps = plan_of(kDeps);
+  auto waiting = deps_rows(deps, State::submitting, State::planned);
+  const SubmitChoice none_ready = choose(deps, waiting);
+  REQUIRE(none_ready.batches.empty());
+  CHECK_FALSE(none_ready.queue_full);
+  const std::unordered_set<std::int64_t> prepare{1};
+  const ChoiceInputs before = choice_inputs(waiting, prepare);
+  CHECK(chooses_nothing_again(deps, none_ready, before, choice_inputs(waiting, prepare), 0));
+  auto queued = deps_rows(deps, State::queued, State::planned);
+  CHECK_FALSE(chooses_nothing_again(deps, none_ready, before, choice_inputs(queued, prepare), 0));
+  CHECK(choose(deps, queued).batches.size() == 2);
+  CHECK(chooses_nothing_again(deps, none_ready, choice_inputs(waiting, {}), choice_inputs(queued, {}), 0));
+  // A completion on its marker alone lets nobody go; the accounting's confirmation does.
+  auto marked = deps_rows(deps, State::completed, State::planned);
+  marked[0].confirmed = false;
+  const SubmitChoice unconfirmed = choose(deps, marked);
+  REQUIRE(unconfirmed.batches.empty());
+  auto confirmed = marked;
+  confirmed[0].confirmed = true;
+  CHECK_FALSE(chooses_nothing_again(deps, unconfirmed, choice_inputs(marked, prepare),
+                                    choice_inputs(confirmed, prepare), 0));
+  CHECK(choose(deps, confirmed).batches.size() == 2);
+}
+
+TEST_CASE("under the queue limit a choice looks at its room's worth of ready cases, not all of them") {
+  // 100 array tasks, a limit of 30 (a tenth: 3), 20 of ours queued: 10 places.
+  auto many = plan_of(R"(name: arr
+matrix:
+  repeat: 100
+job: {partition: mc, nodes: 1, walltime: "00:10:00", command: "true"}
+array: {throttle: 2}
+)",
+                      30);
+  auto rows = planned(many);
+  for (size_t i = 0; i < 20; ++i) {
+    rows[i].state = State::queued;
+    rows[i].job_id = std::to_string(100 + i);
+  }
+  SubmitLimits arrays;
+  arrays.arrays = true;
+  auto c = choose(many, rows, arrays);
+  CHECK(c.ready.size() == 11);  // the room and one more
+  REQUIRE(c.batches.size() == 1);
+  CHECK(c.batches[0].shape.ids == std::vector<size_t>{20, 21, 22, 23, 24, 25, 26, 27, 28, 29});
+  CHECK(c.queue_full);
+  // Sparse case ids (cases of several campaigns in one catalog): the same choice.
+  auto sparse = rows;
+  std::vector<std::int64_t> ids;
+  for (auto& r : sparse) {
+    r.case_id *= 1000;
+    ids.push_back(r.case_id);
+  }
+  auto s = choose_submissions(many, interleaved_order(many), ids, sparse, arrays);
+  REQUIRE(s.batches.size() == 1);
+  CHECK(s.batches[0].shape.ids == c.batches[0].shape.ids);
+  // 2 places, fewer than a tenth: the array waits, as it would with all 80 ready tasks seen.
+  for (size_t i = 20; i < 28; ++i) {
+    rows[i].state = State::queued;
+    rows[i].job_id = std::to_string(100 + i);
+  }
+  c = choose(many, rows, arrays);
+  CHECK(c.batches.empty());
+  CHECK(c.stopped_slots == 4);  // a tenth and one more looked at
+  CHECK(c.stopped_array);
+  // Without a queue limit (`plan` shows every job), every ready case.
+  SubmitLimits all = arrays;
+  all.queue = false;
+  CHECK(choose(many, rows, all).ready.size() == 72);
+}
+
 TEST_CASE("a scheduler without arrays runs an array step's cases one job each") {
   auto plan = plan_of(kArray);
   CHECK(kinds(choose(plan, planned(plan))) == std::vector<batch::Kind>(5, batch::Kind::single));
