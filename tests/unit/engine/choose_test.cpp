@@ -37,6 +37,23 @@ size_t cases_in(const SubmitChoice& c) {
   return n;
 }
 
+// Rows [from, to) queued as jobs of their own.
+std::vector<AttemptRow> queued(std::vector<AttemptRow> rows, size_t from, size_t to) {
+  for (size_t i = from; i < to; ++i) {
+    rows[i].state = State::queued;
+    rows[i].job_id = std::to_string(100 + i);
+  }
+  return rows;
+}
+
+// 28 single jobs, then a step of 5 array tasks.
+const char* kMixed = R"(name: mixed
+job: {partition: mc, nodes: 1, walltime: "00:10:00", command: "true"}
+steps:
+  solo: {matrix: {repeat: 28}, case_name: "solo-{{repeat}}"}
+  arr: {matrix: {repeat: 5}, case_name: "arr-{{repeat}}", array: {throttle: 2}}
+)";
+
 const char* kPacked = R"(name: packed
 matrix:
   repeat: 6
@@ -117,18 +134,8 @@ TEST_CASE("an array counts a slot per task; cut to what fits, unless our own job
   CHECK(c.queue_full);
   // Limit 30 (a tenth: 3), 28 of our own single jobs queued: 2 places free, fewer than a tenth, and
   // ours will free more: wait rather than an array per freed place.
-  const char* mixed = R"(name: mixed
-job: {partition: mc, nodes: 1, walltime: "00:10:00", command: "true"}
-steps:
-  solo: {matrix: {repeat: 28}, case_name: "solo-{{repeat}}"}
-  arr: {matrix: {repeat: 5}, case_name: "arr-{{repeat}}", array: {throttle: 2}}
-)";
-  auto m = plan_of(mixed, 30);
-  auto rows = planned(m);
-  for (size_t i = 0; i < 28; ++i) {
-    rows[i].state = State::queued;
-    rows[i].job_id = std::to_string(100 + i);
-  }
+  auto m = plan_of(kMixed, 30);
+  auto rows = queued(planned(m), 0, 28);
   c = choose(m, rows, arrays);
   CHECK(c.batches.empty());
   CHECK(c.queue_full);
@@ -145,18 +152,8 @@ steps:
 TEST_CASE("a choice that chose nothing stands until its first batch's room frees or the rows change") {
   // The mixed campaign of the test above: 28 of our single jobs queued, 2 places free of 30, the
   // array's 5 tasks wait for a tenth (3).
-  const char* mixed = R"(name: mixed
-job: {partition: mc, nodes: 1, walltime: "00:10:00", command: "true"}
-steps:
-  solo: {matrix: {repeat: 28}, case_name: "solo-{{repeat}}"}
-  arr: {matrix: {repeat: 5}, case_name: "arr-{{repeat}}", array: {throttle: 2}}
-)";
-  auto m = plan_of(mixed, 30);
-  auto rows = planned(m);
-  for (size_t i = 0; i < 28; ++i) {
-    rows[i].state = State::queued;
-    rows[i].job_id = std::to_string(100 + i);
-  }
+  auto m = plan_of(kMixed, 30);
+  auto rows = queued(planned(m), 0, 28);
   SubmitLimits arrays;
   arrays.arrays = true;
   const SubmitChoice idle = choose(m, rows, arrays);
@@ -196,7 +193,7 @@ steps:
   CHECK_FALSE(chooses_nothing_again(m, idle, then, choice_inputs(retried, {}), 0));
   // A choice with a batch, or a campaign with a budget, is always made again.
   CHECK_FALSE(chooses_nothing_again(m, choose(m, freed, arrays), then, then, 0));
-  auto budget = plan_of(std::string(mixed) + "budget: 100\n", 30);
+  auto budget = plan_of(std::string(kMixed) + "budget: 100\n", 30);
   CHECK_FALSE(chooses_nothing_again(budget, idle, then, then, 0));
 
   // Nothing ready: the training cases wait for prepare's submission. It stands until prepare's
@@ -234,11 +231,7 @@ job: {partition: mc, nodes: 1, walltime: "00:10:00", command: "true"}
 array: {throttle: 2}
 )",
                       30);
-  auto rows = planned(many);
-  for (size_t i = 0; i < 20; ++i) {
-    rows[i].state = State::queued;
-    rows[i].job_id = std::to_string(100 + i);
-  }
+  auto rows = queued(planned(many), 0, 20);
   SubmitLimits arrays;
   arrays.arrays = true;
   auto c = choose(many, rows, arrays);
@@ -257,10 +250,7 @@ array: {throttle: 2}
   REQUIRE(s.batches.size() == 1);
   CHECK(s.batches[0].shape.ids == c.batches[0].shape.ids);
   // 2 places, fewer than a tenth: the array waits, as it would with all 80 ready tasks seen.
-  for (size_t i = 20; i < 28; ++i) {
-    rows[i].state = State::queued;
-    rows[i].job_id = std::to_string(100 + i);
-  }
+  rows = queued(rows, 20, 28);
   c = choose(many, rows, arrays);
   CHECK(c.batches.empty());
   CHECK(c.stopped_slots == 4);  // a tenth and one more looked at
