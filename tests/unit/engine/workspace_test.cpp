@@ -4,10 +4,9 @@
 // the catalog's (local) run directories.
 #include "engine/workspace.hpp"
 
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 
+#include "../temp_dir.hpp"
 #include "engine/engine.hpp"
 #include "matrix/plan.hpp"
 #include "spec/campaign.hpp"
@@ -97,8 +96,8 @@ class NoShell : public transport::Shell {
 }  // namespace
 
 TEST_CASE("the engine renders at the workspace's root and prepares before submitting", "[engine]") {
-  const fs::path workdir = fs::temp_directory_path() / ("campaign-engine-ws-" + std::to_string(::getpid()));
-  fs::remove_all(workdir);
+  const campaign_test::TempDir scratch("engine-ws");  // removed however the test ends
+  const fs::path& workdir = scratch.path;
   auto system = spec::load_system_file(fs::path(CAMPAIGN_SOURCE_DIR) / "systems" / "testcluster.yaml");
   auto campaign = spec::parse_campaign(R"(name: camp
 matrix: {n: [1, 2]}
@@ -148,12 +147,11 @@ job: {partition: mc, nodes: 1, walltime: 5m, command: "echo {{workdir}}"}
   latest = catalog.latest_attempts(engine.campaign_id());
   CHECK(latest[0].state == State::completed);
   CHECK(latest[1].state == State::running);
-  fs::remove_all(workdir);
 }
 
 TEST_CASE("a packed allocation's files and its cases' start markers go through the workspace", "[engine]") {
-  const fs::path workdir = fs::temp_directory_path() / ("campaign-engine-wsp-" + std::to_string(::getpid()));
-  fs::remove_all(workdir);
+  const campaign_test::TempDir scratch("engine-wsp");  // removed however the test ends
+  const fs::path& workdir = scratch.path;
   auto system = spec::load_system_file(fs::path(CAMPAIGN_SOURCE_DIR) / "systems" / "testcluster.yaml");
   auto campaign = spec::parse_campaign(R"(name: camp
 matrix: {n: [1, 2]}
@@ -195,5 +193,4 @@ pack: {nodes: 1}
   latest = catalog.latest_attempts(engine.campaign_id());
   CHECK(latest[0].state == State::running);
   CHECK(latest[1].state == State::queued);
-  fs::remove_all(workdir);
 }

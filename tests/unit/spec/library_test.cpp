@@ -2,11 +2,11 @@
 // shipped ones (here: the source tree, as the test binary lives in a build tree).
 #include "spec/library.hpp"
 
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <fstream>
+
+#include "../temp_dir.hpp"
 
 using namespace campaign::spec;
 namespace fs = std::filesystem;
@@ -36,7 +36,8 @@ class EnvVar {
 };
 
 fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("campaign-library-test-" + std::to_string(getpid())) / name;
+  static const campaign_test::TempDir root("library-test");  // removed, with all in it, at exit
+  fs::path d = root.path / name;
   fs::remove_all(d);
   fs::create_directories(d);
   return fs::canonical(d);
