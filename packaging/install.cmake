@@ -3,8 +3,9 @@
 #   cmake --install build --prefix /opt/campaign/0.1.0     # a relocatable tree
 #   cpack --config build/CPackConfig.cmake                  # campaign_<version>_amd64.deb (prefix /usr)
 #
-# <prefix>/bin/campaign, the data it reads under <prefix>/share/campaign/ (found relative to the
-# binary, spec/library.cpp), README.md and ARCHITECTURE.md under <prefix>/share/doc/campaign/, and
+# <prefix>/bin/campaign, its local executor's monitor <prefix>/libexec/campaign/campaign-monitor and
+# the data it reads under <prefix>/share/campaign/ (both found relative to the binary,
+# local/process.cpp, spec/library.cpp), README.md and ARCHITECTURE.md under <prefix>/share/doc/campaign/, and
 # modulefiles for Lmod (<version>.lua) and Environment Modules (<version>, Tcl) under
 # <prefix>/share/modulefiles/campaign/.
 include(GNUInstallDirs)
@@ -19,6 +20,12 @@ set_property(SOURCE orchestrator/spec/library.cpp APPEND PROPERTY COMPILE_DEFINI
              CAMPAIGN_DATA_FROM_BIN="${CAMPAIGN_DATA_FROM_BIN}")
 
 install(TARGETS campaign RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The local executor's monitor, a program only campaign starts, found relative to the binary too.
+set(CAMPAIGN_HELPER_DIR ${CMAKE_INSTALL_LIBEXECDIR}/campaign)
+file(RELATIVE_PATH CAMPAIGN_HELPERS_FROM_BIN /prefix/${CMAKE_INSTALL_BINDIR} /prefix/${CAMPAIGN_HELPER_DIR})
+set_property(SOURCE orchestrator/local/process.cpp APPEND PROPERTY COMPILE_DEFINITIONS
+             CAMPAIGN_HELPERS_FROM_BIN="${CAMPAIGN_HELPERS_FROM_BIN}")
+install(TARGETS campaign-monitor RUNTIME DESTINATION ${CAMPAIGN_HELPER_DIR})
 # Run directories and Python caches left in the source tree are not data.
 install(DIRECTORY systems templates collectors campaigns workloads DESTINATION ${CAMPAIGN_DATA_DIR}
         PATTERN runs EXCLUDE PATTERN __pycache__ EXCLUDE PATTERN "*.pyc" EXCLUDE)

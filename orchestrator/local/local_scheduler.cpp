@@ -14,6 +14,7 @@
 #include <exception>
 
 #include "local/admission.hpp"
+#include "local/process.hpp"
 #include "util/strings.hpp"
 #include "util/walltime.hpp"
 
@@ -224,6 +225,9 @@ LocalScheduler::LocalScheduler(LocalOptions options) : options_(std::move(option
   if (!lock_fd_.open()) throw Error("cannot open " + spool_.lock().string() + ": " + std::strerror(errno));
   char host[256] = {};
   host_ = ::gethostname(host, sizeof host - 1) == 0 ? host : "localhost";
+  // A broken installation stops the command here, not at each job's start, where it would read as
+  // a passing trouble and be tried again in silence.
+  if (options_.start_jobs) monitor_program();
 }
 
 namespace {

@@ -75,7 +75,8 @@ struct LocalOptions {
 
 class LocalScheduler final : public sched::Scheduler {
  public:
-  // Throws campaign::Error when the spool cannot be created or locked.
+  // Throws campaign::Error when the spool cannot be created or locked, or (start_jobs) jobs cannot be
+  // started: monitor_program().
   explicit LocalScheduler(LocalOptions options);
 
   std::string name() const override { return "local"; }

@@ -47,7 +47,7 @@ std::optional<uint64_t> process_start_time(pid_t pid);
 // True while exactly this process runs: same pid, same start time, not a zombie.
 bool is_alive(const ProcessId& p);
 
-// What the monitor wrote when the job ended (one line "key=value ...", see spawn.cpp).
+// What the monitor wrote when the job ended (one line "key=value ...", local/monitor/).
 struct MonitorStatus {
   bool started = true;      // false: the orchestrator never said go, the script did not run
   int exit_code = 0;        // when the job exited
@@ -94,12 +94,17 @@ class OutputUnavailable : public SpawnError {
   using SpawnError::SpawnError;
 };
 
-// Starts `request` detached: orchestrator -> (fork) intermediate, new session -> (fork) monitor,
-// reparented to init once the intermediate exits -> (fork) job, leader of its own process group,
-// blocked until go(). The monitor waits for the job; on SIGTERM or at the walltime it sends SIGTERM
-// to the job's process group, then SIGKILL after the grace period; when the job has exited it kills
-// what is left of the group and writes `status_path`. Throws SpawnError (OutputUnavailable), or
-// StorageError when the output file cannot be created for want of room (util/atomic_file.hpp).
+// The program that starts and watches each job (local/monitor/campaign_monitor.cpp): beside the
+// binary, or under <prefix>/libexec/campaign. Throws Error when it is in neither place.
+const std::filesystem::path& monitor_program();
+
+// Starts `request` detached: orchestrator -> (posix_spawn) campaign-monitor, new session -> (fork)
+// monitor, reparented to init once the first exits -> (fork) job, leader of its own process group,
+// blocked until go(). No fork of the orchestrator: its address space is never copied. The monitor waits for
+// the job; on SIGTERM or at the walltime it sends SIGTERM to the job's process group, then SIGKILL after the
+// grace period; when the job has exited it kills what is left of the group and writes `status_path`. Throws
+// SpawnError (OutputUnavailable), or StorageError when the output file cannot be created for want of room
+// (util/atomic_file.hpp), and monitor_program()'s Error.
 PendingSpawn spawn_detached(const SpawnRequest& request);
 
 }  // namespace campaign::local

@@ -48,7 +48,7 @@ done
 check "the binary needs libraries ($(wc -w <<<"$needed"))" test "$(wc -w <<<"$needed")" -ge 8
 check_eq "every library the binary needs is declared by its package" "" "$undeclared"
 listing=$(dpkg-deb -c "$deb" | awk '{ print $6 }')
-for f in ./usr/bin/campaign ./usr/share/campaign/systems/local.yaml ./usr/share/campaign/campaigns/weak_scaling.yaml \
+for f in ./usr/bin/campaign ./usr/libexec/campaign/campaign-monitor ./usr/share/campaign/systems/local.yaml ./usr/share/campaign/campaigns/weak_scaling.yaml \
   ./usr/share/doc/campaign/README.md "./usr/share/modulefiles/campaign/$version.lua" "./usr/share/modulefiles/campaign/$version"; do
   check "packaged: $f" grep -qx "$f" <<<"$listing"
 done

@@ -17,7 +17,7 @@ check_eq "cmake --install exits 0" 0 $?
 mkdir -p "$tmp/elsewhere"
 mv "$tmp/first" "$tmp/elsewhere/campaign-$version"
 p=$tmp/elsewhere/campaign-$version
-for f in bin/campaign share/campaign/systems/local.yaml share/campaign/templates/slurm.sh.mustache \
+for f in bin/campaign libexec/campaign/campaign-monitor share/campaign/systems/local.yaml share/campaign/templates/slurm.sh.mustache \
   share/campaign/collectors/cosmoflow.yaml share/campaign/campaigns/weak_scaling.yaml \
   share/campaign/workloads/minicosmo/train.py share/doc/campaign/README.md \
   "share/modulefiles/campaign/$version.lua" "share/modulefiles/campaign/$version"; do
@@ -47,6 +47,14 @@ cat "$tmp/r.out"
 out=$(isolated "$work" "$p/bin/campaign" status tiny.yaml)
 check_eq "both cases collected (the shipped collector found)" 2 "$(grep -c ' collected ' <<<"$out")"
 check "the ranks ran through the moved binary's launcher" grep -rqs "rank 1 of 2" "$work/runs/tiny/tiny-s2"
+# Without its monitor program an installation starts no job: `run` says so at once, before any.
+mv "$p/libexec/campaign/campaign-monitor" "$tmp/monitor-aside"
+out=$(isolated "$work" "$p/bin/campaign" run tiny.yaml --workdir "$work/nomonitor" -q 2>&1)
+check_eq "run without campaign-monitor fails" 1 $?
+check "... naming what is missing and where it was looked for ($out)" \
+  grep -qF "campaign-monitor is missing (looked for $p/bin/campaign-monitor, $p/libexec/campaign/campaign-monitor)" <<<"$out"
+check "... before any submission" test -z "$(ls "$work/nomonitor/.local/jobs" 2>/dev/null)"
+mv "$tmp/monitor-aside" "$p/libexec/campaign/campaign-monitor"
 # An installed campaign's default work directory is in the current directory, never in the prefix.
 out=$(isolated "$work" "$p/bin/campaign" status "$p/share/campaign/campaigns/weak_scaling.yaml" 2>&1)
 check "an installed campaign works in ./runs/NAME ($out)" grep -qF "no catalog in $work/runs/cosmoflow-weak-scaling:" <<<"$out"

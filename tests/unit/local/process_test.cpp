@@ -2,7 +2,10 @@
 // monitor's status line and the job record's JSON form.
 #include "local/process.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
+
+#include <set>
 
 #include "helpers.hpp"
 #include "local/job_record.hpp"
@@ -71,6 +74,37 @@ TEST_CASE("a detached job waits at its gate and runs only after go", "[local][pr
     CHECK(read(req.output) == "out\nerr\n");
     CHECK(std::stoi(read(tmp.path / "go.pid")) == p.job().pid);
     CHECK(eventually([&] { return !is_alive(p.monitor()); }, 2s));
+  }
+
+  SECTION("neither our memory nor our descriptors reach the monitor or the job") {
+    // A descriptor without close-on-exec, as a library might leave one (a lock would follow it).
+    const int null = ::open("/dev/null", O_RDONLY);
+    const int leaked = ::fcntl(null, F_DUPFD, 40);  // past 3-5, which the monitor takes
+    ::close(null);
+    REQUIRE(leaked >= 40);
+    auto req = make("clean");
+    PendingSpawn p = spawn_detached(req);
+    ::close(leaked);
+    auto fds_of = [](pid_t pid) {
+      std::set<int> fds;
+      for (const auto& e : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd"))
+        fds.insert(std::stoi(e.path().filename().string()));
+      return fds;
+    };
+    // Both are campaign-monitor's image, not a fork of ours (fork copied all our memory per job).
+    CHECK(fs::read_symlink("/proc/" + std::to_string(p.monitor().pid) + "/exe").filename() ==
+          "campaign-monitor");
+    CHECK(fs::read_symlink("/proc/" + std::to_string(p.job().pid) + "/exe").filename() ==
+          "campaign-monitor");  // at the gate, before its exec
+    // Whatever else they hold is closed before the monitor exists: nothing past the three they get.
+    CHECK(*fds_of(p.monitor().pid).rbegin() <= 5);
+    CHECK(*fds_of(p.job().pid).rbegin() <= 5);
+    // Each then closes what it does not need (the report pipe once the pids are sent).
+    CHECK(eventually([&] { return fds_of(p.monitor().pid) == std::set<int>{0, 1, 2, 5}; }));  // the gate
+    CHECK(eventually([&] { return fds_of(p.job().pid) == std::set<int>{0, 1, 2, 3, 5}; }));   // output, gate
+    p.go();
+    REQUIRE(eventually([&] { return fs::exists(req.status_path); }));
+    CHECK(read(req.output) == "out\nerr\n");
   }
 
   SECTION("no go: it gives up without running") {
