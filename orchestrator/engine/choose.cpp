@@ -164,15 +164,18 @@ ChoiceInputs choice_inputs(const std::vector<AttemptRow>& latest,
   return in;
 }
 
-bool chooses_nothing_again(const matrix::Plan& plan, const SubmitChoice& before, const ChoiceInputs& then,
-                           const ChoiceInputs& now, int others_in_queue) {
-  if (plan.campaign.budget_node_hours || !before.batches.empty() || !before.actions.empty() ||
-      !then.same_rows(now))
-    return false;
-  if (!before.queue_full) return true;  // nothing was ready, and the rows are the same
+std::optional<IdleChoice> idle_choice(const SubmitChoice& choice, const ChoiceInputs& inputs) {
+  if (!choice.batches.empty() || !choice.actions.empty()) return std::nullopt;
+  return IdleChoice{choice.stopped, inputs};
+}
+
+bool chooses_nothing_again(const matrix::Plan& plan, const IdleChoice& before, const ChoiceInputs& now,
+                           int others_in_queue) {
+  if (plan.campaign.budget_node_hours || !before.inputs.same_rows(now)) return false;
+  if (!before.stopped) return true;  // nothing was ready, and the rows are the same
   const long max_queued = plan.system.limits.max_queued_jobs;
   const long room = max_queued - others_in_queue - now.ours;
-  return room < room_needed(before.stopped_slots, before.stopped_array, now.ours, max_queued);
+  return room < room_needed(before.stopped->slots, before.stopped->array, now.ours, max_queued);
 }
 
 SubmitChoice choose_submissions(const matrix::Plan& plan, const std::vector<size_t>& order,
@@ -254,8 +257,7 @@ SubmitChoice choose_submissions(const matrix::Plan& plan, const std::vector<size
       const bool array = shape.kind == batch::Kind::array;
       if (room < room_needed(shape.queue_slots(), array, ours, sys.max_queued_jobs)) {
         out.queue_full = true;
-        out.stopped_slots = shape.queue_slots();
-        out.stopped_array = array;
+        out.stopped = SubmitChoice::QueueStop{shape.queue_slots(), array};
         break;
       }
       if (shape.queue_slots() > room) {  // part of an array

@@ -263,11 +263,14 @@ struct SubmitChoice {
   Actions actions;
   std::string budget_note;  // why the budget stopped submissions, when it did
   bool queue_full = false;  // the user's queue limit left ready cases out
-  // The queue limit stopped the first batch: the queue slots it takes, and whether it is an array
-  // (which goes in part once there is room for a tenth of the limit, or for one task when none of
-  // the campaign's jobs is queued to free more).
-  long stopped_slots = 0;
-  bool stopped_array = false;
+  // The batch the queue limit stopped, when it stopped one whole: the queue slots it takes, and
+  // whether it is an array (which goes in part once there is room for a tenth of the limit, or for
+  // one task when none of the campaign's jobs is queued to free more).
+  struct QueueStop {
+    long slots = 0;
+    bool array = false;
+  };
+  std::optional<QueueStop> stopped;
 };
 SubmitChoice choose_submissions(const matrix::Plan& plan, const std::vector<size_t>& order,
                                 const std::vector<std::int64_t>& case_ids,
@@ -289,11 +292,18 @@ struct ChoiceInputs {
 // dependencies: the case ids some case's `after` names.
 ChoiceInputs choice_inputs(const std::vector<AttemptRow>& latest,
                            const std::unordered_set<std::int64_t>& dependencies);
-// True when `before`, a choice that chose nothing (no batch, no action) from `then`, would choose
-// nothing again from `now` with `others_in_queue` jobs of the user's outside the campaign. Never
-// with a budget: what it counts (the node-hours used and in flight) is not among the inputs.
-bool chooses_nothing_again(const matrix::Plan& plan, const SubmitChoice& before, const ChoiceInputs& then,
-                           const ChoiceInputs& now, int others_in_queue);
+// A choice that chose nothing (no batch, no action), and what it read.
+struct IdleChoice {
+  std::optional<SubmitChoice::QueueStop> stopped;  // the queue limit stopped its first batch
+  ChoiceInputs inputs;
+};
+// `choice` made from `inputs` as an IdleChoice; nullopt when it chose something.
+std::optional<IdleChoice> idle_choice(const SubmitChoice& choice, const ChoiceInputs& inputs);
+// True when `before` would choose nothing again from `now` with `others_in_queue` jobs of the user's
+// outside the campaign. Never with a budget: what it counts (the node-hours used and in flight) is
+// not among the inputs.
+bool chooses_nothing_again(const matrix::Plan& plan, const IdleChoice& before, const ChoiceInputs& now,
+                           int others_in_queue);
 
 // What a failed submission means for its attempts, all `submitting` (committed before the scheduler
 // was asked), by sched::SubmitFailure:

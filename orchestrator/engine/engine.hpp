@@ -258,10 +258,6 @@ class Engine {
   SubmitChoice choose(const std::vector<AttemptRow>& latest);  // choose_submissions, with this run's limits
   // The last choice, when it chose nothing, and what it read: not made again while it would choose
   // nothing again (chooses_nothing_again).
-  struct IdleChoice {
-    SubmitChoice choice;  // without its ready cases
-    ChoiceInputs inputs;
-  };
   std::optional<IdleChoice> idle_choice_;
   int others_in_queue_ = 0;           // the user's jobs outside this campaign
   std::string last_job_id_;           // the scheduler's answer to the last submission

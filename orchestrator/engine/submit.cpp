@@ -154,22 +154,13 @@ bool Engine::submit_ready(std::vector<AttemptRow>& latest) {
     // (chooses_nothing_again), the choice is skipped.
     ChoiceInputs inputs = choice_inputs(latest, dependency_cases_);
     if (inputs.planned == 0) return false;
-    if (idle_choice_ &&
-        chooses_nothing_again(plan_, idle_choice_->choice, idle_choice_->inputs, inputs, others_in_queue_))
-      return false;
-    idle_choice_.reset();
+    if (idle_choice_ && chooses_nothing_again(plan_, *idle_choice_, inputs, others_in_queue_)) return false;
     pending.emplace();
     pending->choice = choose(latest);
     pending->job_of.assign(pending->choice.batches.size(), "");
     pending->others_in_queue = others_in_queue_;
     changed = apply(pending->choice.actions, latest);
-    if (pending->choice.batches.empty() && pending->choice.actions.empty()) {
-      idle_choice_.emplace();
-      idle_choice_->choice.queue_full = pending->choice.queue_full;
-      idle_choice_->choice.stopped_slots = pending->choice.stopped_slots;
-      idle_choice_->choice.stopped_array = pending->choice.stopped_array;
-      idle_choice_->inputs = inputs;
-    }
+    idle_choice_ = idle_choice(pending->choice, inputs);
   }
   const SubmitChoice& choice = pending->choice;
   std::vector<std::string>& job_of = pending->job_of;  // the job id each batch got

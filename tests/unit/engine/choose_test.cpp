@@ -156,22 +156,24 @@ TEST_CASE("a choice that chose nothing stands until its first batch's room frees
   auto rows = queued(planned(m), 0, 28);
   SubmitLimits arrays;
   arrays.arrays = true;
-  const SubmitChoice idle = choose(m, rows, arrays);
-  REQUIRE(idle.batches.empty());
-  CHECK(idle.stopped_slots == 4);  // of the 5, a tenth and one more looked at
-  CHECK(idle.stopped_array);
   const ChoiceInputs then = choice_inputs(rows, {});
   CHECK(then.planned == 5);
   CHECK(then.ours == 28);
+  const auto chosen = idle_choice(choose(m, rows, arrays), then);
+  REQUIRE(chosen);
+  const IdleChoice& idle = *chosen;
+  REQUIRE(idle.stopped);
+  CHECK(idle.stopped->slots == 4);  // of the 5, a tenth and one more looked at
+  CHECK(idle.stopped->array);
   // Nothing changed: nothing again, and choosing again agrees.
-  CHECK(chooses_nothing_again(m, idle, then, choice_inputs(rows, {}), 0));
+  CHECK(chooses_nothing_again(m, idle, choice_inputs(rows, {}), 0));
   // One of ours ended: 3 places, a tenth of the limit: the array goes in part.
   auto freed = rows;
   freed[0].state = State::completed;
-  CHECK_FALSE(chooses_nothing_again(m, idle, then, choice_inputs(freed, {}), 0));
+  CHECK_FALSE(chooses_nothing_again(m, idle, choice_inputs(freed, {}), 0));
   CHECK(choose(m, freed, arrays).batches.size() == 1);
   // The same place taken by a job of the user's outside the campaign: still 2.
-  CHECK(chooses_nothing_again(m, idle, then, choice_inputs(freed, {}), 1));
+  CHECK(chooses_nothing_again(m, idle, choice_inputs(freed, {}), 1));
   CHECK(choose(m, freed,
                [&] {
                  auto l = arrays;
@@ -182,43 +184,43 @@ TEST_CASE("a choice that chose nothing stands until its first batch's room frees
   // None of ours queued any more: any place will do, as none of ours will free more.
   auto none = rows;
   for (size_t i = 0; i < 28; ++i) none[i].state = State::completed;
-  CHECK_FALSE(chooses_nothing_again(m, idle, then, choice_inputs(none, {}), 29));
-  CHECK(chooses_nothing_again(m, idle, then, choice_inputs(none, {}), 30));
+  CHECK_FALSE(chooses_nothing_again(m, idle, choice_inputs(none, {}), 29));
+  CHECK(chooses_nothing_again(m, idle, choice_inputs(none, {}), 30));
   // A planned attempt less (cancelled) or another (a retry): the rows changed.
   auto cancelled = rows;
   cancelled[30].state = State::cancelled;
-  CHECK_FALSE(chooses_nothing_again(m, idle, then, choice_inputs(cancelled, {}), 0));
+  CHECK_FALSE(chooses_nothing_again(m, idle, choice_inputs(cancelled, {}), 0));
   auto retried = rows;
   retried[30].id = 99;
-  CHECK_FALSE(chooses_nothing_again(m, idle, then, choice_inputs(retried, {}), 0));
-  // A choice with a batch, or a campaign with a budget, is always made again.
-  CHECK_FALSE(chooses_nothing_again(m, choose(m, freed, arrays), then, then, 0));
+  CHECK_FALSE(chooses_nothing_again(m, idle, choice_inputs(retried, {}), 0));
+  // A choice with a batch is no idle choice; a campaign with a budget chooses again always.
+  CHECK_FALSE(idle_choice(choose(m, freed, arrays), choice_inputs(freed, {})));
   auto budget = plan_of(std::string(kMixed) + "budget: 100\n", 30);
-  CHECK_FALSE(chooses_nothing_again(budget, idle, then, then, 0));
+  CHECK_FALSE(chooses_nothing_again(budget, idle, then, 0));
 
   // Nothing ready: the training cases wait for prepare's submission. It stands until prepare's
   // attempt changes, which choice_inputs sees only when told prepare is a dependency.
   auto deps = plan_of(kDeps);
   auto waiting = deps_rows(deps, State::submitting, State::planned);
-  const SubmitChoice none_ready = choose(deps, waiting);
-  REQUIRE(none_ready.batches.empty());
-  CHECK_FALSE(none_ready.queue_full);
   const std::unordered_set<std::int64_t> prepare{1};
-  const ChoiceInputs before = choice_inputs(waiting, prepare);
-  CHECK(chooses_nothing_again(deps, none_ready, before, choice_inputs(waiting, prepare), 0));
+  const auto none_ready = idle_choice(choose(deps, waiting), choice_inputs(waiting, prepare));
+  REQUIRE(none_ready);
+  CHECK_FALSE(none_ready->stopped);
+  CHECK(chooses_nothing_again(deps, *none_ready, choice_inputs(waiting, prepare), 0));
   auto queued = deps_rows(deps, State::queued, State::planned);
-  CHECK_FALSE(chooses_nothing_again(deps, none_ready, before, choice_inputs(queued, prepare), 0));
+  CHECK_FALSE(chooses_nothing_again(deps, *none_ready, choice_inputs(queued, prepare), 0));
   CHECK(choose(deps, queued).batches.size() == 2);
-  CHECK(chooses_nothing_again(deps, none_ready, choice_inputs(waiting, {}), choice_inputs(queued, {}), 0));
+  const auto blind = idle_choice(choose(deps, waiting), choice_inputs(waiting, {}));
+  REQUIRE(blind);
+  CHECK(chooses_nothing_again(deps, *blind, choice_inputs(queued, {}), 0));
   // A completion on its marker alone lets nobody go; the accounting's confirmation does.
   auto marked = deps_rows(deps, State::completed, State::planned);
   marked[0].confirmed = false;
-  const SubmitChoice unconfirmed = choose(deps, marked);
-  REQUIRE(unconfirmed.batches.empty());
+  const auto unconfirmed = idle_choice(choose(deps, marked), choice_inputs(marked, prepare));
+  REQUIRE(unconfirmed);
   auto confirmed = marked;
   confirmed[0].confirmed = true;
-  CHECK_FALSE(chooses_nothing_again(deps, unconfirmed, choice_inputs(marked, prepare),
-                                    choice_inputs(confirmed, prepare), 0));
+  CHECK_FALSE(chooses_nothing_again(deps, *unconfirmed, choice_inputs(confirmed, prepare), 0));
   CHECK(choose(deps, confirmed).batches.size() == 2);
 }
 
@@ -253,8 +255,9 @@ array: {throttle: 2}
   rows = queued(rows, 20, 28);
   c = choose(many, rows, arrays);
   CHECK(c.batches.empty());
-  CHECK(c.stopped_slots == 4);  // a tenth and one more looked at
-  CHECK(c.stopped_array);
+  REQUIRE(c.stopped);
+  CHECK(c.stopped->slots == 4);  // a tenth and one more looked at
+  CHECK(c.stopped->array);
   // Without a queue limit (`plan` shows every job), every ready case.
   SubmitLimits all = arrays;
   all.queue = false;
