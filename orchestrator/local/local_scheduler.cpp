@@ -265,9 +265,11 @@ LocalScheduler::Records& LocalScheduler::load() {
   const long generation = spool_generation(spool_);
   if (copy_valid_ && generation == generation_) {
     // No record written since this object last read or wrote them: its copy is the spool's.
-    std::erase_if(live_records_, [](const auto& kv) { return kv.second.phase == Phase::ended; });
+    for (long id : ended_since_load_) live_records_.erase(id);
+    ended_since_load_.clear();
     return live_records_;
   }
+  ended_since_load_.clear();
   copy_valid_ = false;
   // The ids to read: those live at the last load, and those given since (ids are handed out in
   // order under the lock, the counter written before the record); every record once, by listing
@@ -314,6 +316,10 @@ LocalScheduler::Records& LocalScheduler::load() {
   }
   listed_ = true;
   live_records_ = std::move(all);
+  started_.clear();
+  for (const auto& [id, r] : live_records_)
+    if (r.phase == Phase::starting || r.phase == Phase::running) started_.insert(id);
+  waiting_changed_ = true;
   generation_ = generation;
   copy_valid_ = generation >= 0;  // an unreadable generation: read every time
   return live_records_;
@@ -323,15 +329,26 @@ void LocalScheduler::save(const JobRecord& r) {
   try {
     // The generation first: a writer that dies between the two leaves readers reading again,
     // never trusting a copy older than the record.
-    if (generation_ >= 0) write_file_atomic(spool_.generation(), std::to_string(generation_ + 1) + "\n");
-    if (generation_ >= 0) ++generation_;
+    if (generation_ >= 0 && !bumped_) {
+      write_file_atomic(spool_.generation(), std::to_string(generation_ + 1) + "\n");
+      ++generation_;
+      bumped_ = true;
+    }
     write_file_atomic(spool_.record(r.id), record_to_json(r));
   } catch (const StorageError&) {
     throw;  // a full disk is not a scheduler that answers later: the run stops (see locked())
   } catch (const Error& e) {
     throw sched::SchedulerUnavailable(e.what());
   }
-  if (r.phase == Phase::ended) ended_[r.id] = r;
+  if (r.phase == Phase::starting || r.phase == Phase::running)
+    started_.insert(r.id);
+  else
+    started_.erase(r.id);
+  if (r.phase == Phase::ended) {
+    ended_[r.id] = r;
+    ended_since_load_.push_back(r.id);
+    waiting_changed_ = true;
+  }
 }
 
 long LocalScheduler::next_id(const Records& all) {
@@ -497,7 +514,13 @@ bool LocalScheduler::start(JobRecord& r, const resource::Placement& where, int64
 void LocalScheduler::tick(Records& all) {
   int64_t now = now_ms();
   std::vector<RunningJob> running;
-  for (auto& [id, r] : all) {
+  long held_cores = 0;
+  // The started jobs by their index (reap may end one, and save() then drops it from the index).
+  const std::vector<long> started(started_.begin(), started_.end());
+  for (long id : started) {
+    auto it = all.find(id);
+    if (it == all.end()) continue;
+    JobRecord& r = it->second;
     if (r.phase == Phase::starting) {  // a launch that a crash cut short: its job never got go
       r.phase = Phase::pending;
       save(r);
@@ -506,8 +529,14 @@ void LocalScheduler::tick(Records& all) {
     if (r.phase != Phase::running) continue;
     RunningJob j{r.demand, {}, r.walltime_s > 0 ? r.start_ms + r.walltime_s * 1000 : 0};
     if (!r.held_cores.empty() || !r.held_gpus.empty()) j.held = {{0, r.held_cores, r.held_gpus}};
+    held_cores += static_cast<long>(r.held_cores.size());
     running.push_back(std::move(j));
   }
+  // Every core held and nothing ended since the last look at the waiting jobs: none of them can start
+  // (each needs a core; a dependency is decided by an end) and their look, a pass over up to the
+  // queue limit's records at every call, is skipped.
+  if (!waiting_changed_ && held_cores >= machine_.cores) return;
+  waiting_changed_ = false;
   std::vector<WaitingJob> waiting;
   for (auto& [id, r] : all) {
     if (r.phase != Phase::pending) continue;
@@ -555,11 +584,13 @@ std::string LocalScheduler::submit(const SubmitRequest& request) {
   r.script = script.string();
   r.workdir = workdir.string();
   r.demand = demand_of(o, *text, machine_);
+  r.demand.cores = std::max(1L, r.demand.cores);  // every process runs on a core (tick counts on it)
   r.walltime_s = o.walltime_s;
   r.submit_ms = now_ms();
 
   try {
     FileLock lock(lock_fd_);
+    bumped_ = false;
     CopyGuard guard(copy_valid_);
     Records& all = load();
     for (const auto& d : request.depends_on) {
@@ -570,10 +601,12 @@ std::string LocalScheduler::submit(const SubmitRequest& request) {
     }
     r.id = next_id(all);
     r.output = (workdir / ("job-" + std::to_string(r.id) + ".out")).string();
-    save(r);
-    all.emplace(r.id, r);
-    // The job exists from here on: a failed tick is for the next call to redo, not a failed submit;
-    // a full disk stops the run (the job is found by its name when it runs again).
+    JobRecord& added = all.emplace(r.id, r).first->second;
+    // Its first record is written by the tick when that starts it at once (a crash before leaves
+    // none: the engine finds no job of its name and submits again, as after a crash before the
+    // counter), else after it. The job exists from here on: a failed tick is for the next call to
+    // redo, not a failed submit; a full disk stops the run (the job is found by its name when it
+    // runs again).
     try {
       tick(all);
     } catch (const StorageError&) {
@@ -581,6 +614,8 @@ std::string LocalScheduler::submit(const SubmitRequest& request) {
     } catch (const Error&) {
       copy_valid_ = false;
     }
+    std::error_code missing;
+    if (!std::filesystem::exists(spool_.record(r.id), missing)) save(added);
   } catch (const SubmitError&) {
     throw;
   } catch (const StorageError&) {
@@ -628,6 +663,7 @@ template <class F>
 auto LocalScheduler::locked(F&& f) {
   try {
     FileLock lock(lock_fd_);
+    bumped_ = false;
     CopyGuard guard(copy_valid_);
     Records& all = load();
     tick(all);

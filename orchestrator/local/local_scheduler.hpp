@@ -51,6 +51,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "local/job_record.hpp"
 #include "resource/detect.hpp"
@@ -127,6 +128,15 @@ class LocalScheduler final : public sched::Scheduler {
   Records live_records_;
   long generation_ = 0;
   bool copy_valid_ = false;
+  // The generation is bumped once a hold of the lock, before its first record (readers load under
+  // the lock, so one bump tells them of every record the hold writes).
+  bool bumped_ = false;
+  std::vector<long> ended_since_load_;  // live records that ended: load() drops them from live_records_
+  // The live records starting or running (save() keeps it, load() makes it): a tick reaps these
+  // without a pass over the pending ones, which it looks at only when one may start: a core free,
+  // or a job ended (freeing cores, deciding a dependency), or the records read anew.
+  std::set<long> started_;
+  bool waiting_changed_ = true;
 };
 
 // Registers "local" in the scheduler registry (sched/scheduler.hpp) with these options; the shell

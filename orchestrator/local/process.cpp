@@ -14,9 +14,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <string_view>
 
 #include "util/atomic_file.hpp"
 #include "util/process.hpp"
@@ -36,25 +37,35 @@ FileLock::~FileLock() { ::flock(fd_, LOCK_UN); }
 
 std::optional<uint64_t> process_start_time(pid_t pid) {
   if (pid <= 0) return std::nullopt;
-  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(f, line)) return std::nullopt;
+  // Read at every tick for every running job: one read(2) into a buffer, no streams.
+  char path[32];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  Fd fd(::open(path, O_RDONLY | O_CLOEXEC));
+  if (!fd.open()) return std::nullopt;
+  char buf[1024];
+  ssize_t n;
+  do {
+    n = ::read(fd.get(), buf, sizeof buf - 1);
+  } while (n < 0 && errno == EINTR);
+  if (n <= 0) return std::nullopt;
+  std::string_view line(buf, static_cast<size_t>(n));
   // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
   auto close = line.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream rest(line.substr(close + 1));
-  std::string state;
-  rest >> state;  // field 3
-  if (state == "Z" || state == "X" || state == "x") return std::nullopt;
-  std::string field;
-  for (int i = 4; i <= 22; ++i) {
-    if (!(rest >> field)) return std::nullopt;
+  if (close == std::string_view::npos) return std::nullopt;
+  std::string_view field;
+  size_t pos = close + 1;
+  for (int i = 3; i <= 22; ++i) {
+    pos = line.find_first_not_of(' ', pos);
+    if (pos == std::string_view::npos) return std::nullopt;
+    size_t end = std::min(line.find(' ', pos), line.size());
+    field = line.substr(pos, end - pos);
+    pos = end;
+    if (i == 3 && (field == "Z" || field == "X" || field == "x")) return std::nullopt;
   }
-  try {
-    return std::stoull(field);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
+  uint64_t start = 0;
+  auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), start);
+  if (ec != std::errc() || ptr != field.data() + field.size()) return std::nullopt;
+  return start;
 }
 
 bool is_alive(const ProcessId& p) {

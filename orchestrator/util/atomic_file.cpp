@@ -1,7 +1,8 @@
-// Implements util/atomic_file.hpp with an ofstream and std::filesystem::rename. No fsync: these
+// Implements util/atomic_file.hpp with write(2) (or an ofstream) and rename. No fsync: these
 // files guard against a torn write by a crash of this process, not against a crash of the machine.
 #include "util/atomic_file.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -72,9 +73,35 @@ void write_file_atomic(const fs::path& path, const std::function<void(std::ostre
 }
 
 void write_file_atomic(const fs::path& path, std::string_view text, std::optional<fs::perms> perms) {
-  write_file_atomic(
-      path, [&](std::ostream& out) { out.write(text.data(), static_cast<std::streamsize>(text.size())); },
-      perms);
+  // The same steps as above with write(2) itself: the engine and the local executor write a few
+  // such files a job, and an ofstream's set-up was most of each.
+  static std::atomic<unsigned> counter{0};
+  fs::path tmp = path;
+  tmp += ".campaign-tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  std::error_code ec;
+  auto fail = [&](int err) {
+    fs::remove(tmp, ec);
+    throw_write_error(path, err);
+  };
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) throw_write_error(path, errno);
+  for (size_t done = 0; done < text.size();) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : EIO;
+      ::close(fd);
+      fail(err);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0 && errno != EINTR) fail(errno);
+  if (perms) {
+    fs::permissions(tmp, *perms, ec);
+    if (ec) fail(ec.value());
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) fail(ec.value());
 }
 
 }  // namespace campaign

@@ -363,6 +363,32 @@ TEST_CASE("afterok dependencies wait, and cancel when they fail", "[local]") {
   CHECK_FALSE(fs::exists(tmp.path / "chain" / "ran"));
 }
 
+TEST_CASE("with every core held, a waiting job's dependency cancelled still cancels it at once", "[local]") {
+  // A tick skips its look at the waiting jobs while every core is held and nothing ended: an end
+  // (here a cancel of a waiting job) is what makes it look again.
+  TempDir tmp("full");
+  LocalScheduler s(options(tmp.path, 1));
+  Gate gate(tmp.path, "hold");
+  auto hold = s.submit(request(make_job(tmp.path, "hold", gate.wait()), "hold"));
+  auto target = s.submit(request(make_job(tmp.path, "target", "true"), "target"));
+  auto after = s.submit(request(make_job(tmp.path, "after", "touch ran"), "after", {target}));
+  CHECK(info(s, hold).state == State::running);
+  CHECK(info(s, target).reason == "Resources");
+  CHECK(info(s, after).reason == "Dependency");
+  s.cancel({target});
+  auto j = info(s, after);  // hold still runs
+  CHECK(j.state == State::cancelled);
+  CHECK(j.reason == "DependencyNeverSatisfied");
+  CHECK(info(s, hold).state == State::running);
+  // A job given while the core is held waits, and starts once it frees.
+  auto next = s.submit(request(make_job(tmp.path, "next", "true"), "next"));
+  CHECK(info(s, next).reason == "Resources");
+  gate.open();
+  CHECK(wait_end(s, hold).state == State::completed);
+  CHECK(wait_end(s, next).state == State::completed);
+  CHECK_FALSE(fs::exists(tmp.path / "after" / "ran"));
+}
+
 TEST_CASE("cancel stops a running job's whole process group, and pending jobs at once", "[local]") {
   TempDir tmp("cancel");
   LocalScheduler s(options(tmp.path, 1));

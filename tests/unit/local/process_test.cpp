@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "helpers.hpp"
@@ -163,9 +164,41 @@ TEST_CASE("job records round-trip through JSON", "[local][record]") {
   r.cancel_ms = 1700000001500;
   r.outcome = campaign::State::cancelled;
   r.signal = 15;
-  r.reason = "why";
+  r.reason = "why \"not\"\\\n\t\x01";  // escaped as JSON wants
+  // The record is the JSON object with these keys and values, whatever the formatting.
+  const nlohmann::json expected = {{"id", 42},
+                                   {"name", r.name},
+                                   {"script", r.script},
+                                   {"workdir", r.workdir},
+                                   {"output", r.output},
+                                   {"depends_on", {40, 41}},
+                                   {"cores", 4},
+                                   {"gpus", 1},
+                                   {"memory_mb", 2048},
+                                   {"exclusive", false},
+                                   {"held_cores", {0, 1, 2, 3}},
+                                   {"held_gpus", {1}},
+                                   {"walltime_s", 3600},
+                                   {"state", "ended"},
+                                   {"launch", 2},
+                                   {"monitor_pid", 1234},
+                                   {"monitor_start", 99887766},
+                                   {"pid", 1235},
+                                   {"pid_start", 99887767},
+                                   {"submit_ms", 1700000000000},
+                                   {"start_ms", 1700000001000},
+                                   {"end_ms", 1700000002000},
+                                   {"cancel_requested", true},
+                                   {"cancel_ms", 1700000001500},
+                                   {"walltime_exceeded", false},
+                                   {"outcome", "cancelled"},
+                                   {"exit_code", nullptr},
+                                   {"signal", 15},
+                                   {"reason", r.reason}};
+  CHECK(nlohmann::json::parse(record_to_json(r)) == expected);
   auto back = record_from_json(record_to_json(r));
   REQUIRE(back);
+  CHECK(back->reason == r.reason);
   CHECK(record_to_json(*back) == record_to_json(r));
   CHECK(back->depends_on == std::vector<long>{40, 41});
   CHECK(back->demand == r.demand);
