@@ -11,6 +11,7 @@
 #   accepted_logins          how many logins the target has accepted since it started
 #   kill_connections         SIGKILLs the target's per-connection sshd processes (the listener and
 #                            the commands they ran stay), as when the link to a login node drops
+#   wait_connected PID       waits until the target serves a logged-in client (status 0) or PID ended (1)
 
 # Only the keys the profiles name: an agent of the tester must not log us in.
 unset SSH_AUTH_SOCK
@@ -74,6 +75,27 @@ kill_connections() {
   for pid in $(sshd_below "$SSHD_PID"); do victims+=("$pid"); done
   ((${#victims[@]})) && kill -KILL "${victims[@]}" 2>/dev/null
   return 0
+}
+
+# wait_connected PID: waits until a session of the sshd serves a logged-in client again (its process
+# title "sshd: USER@..."), or until PID has ended (status 1). A link drop then cuts an operation of
+# the run, whatever time a loaded machine takes to connect again.
+wait_connected() {
+  local run=$1
+  while kill -0 "$run" 2>/dev/null; do
+    ps -eo pid=,ppid=,args= | awk -v root="$SSHD_PID" '
+      { parent[$1] = $2; args[$1] = $0 }
+      END {
+        for (p in parent) {
+          if (args[p] !~ /sshd: [^ ]*@/) continue
+          for (q = parent[p]; q in parent && q != root; q = parent[q]) {}
+          if (q == root) exit 0
+        }
+        exit 1
+      }' && return 0
+    sleep 0.05
+  done
+  return 1
 }
 
 # weird_campaign DIR: a 4-case campaign in DIR whose parameter values are file names with spaces,
