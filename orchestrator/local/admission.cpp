@@ -57,10 +57,7 @@ std::vector<Admission> admit(const resource::Node& machine, const std::vector<Ru
   std::optional<Reservation> reservation;
   std::vector<Admission> out;
   for (const WaitingJob& w : waiting) {
-    // Where its cores alone do not fit, no placement does: with the machine full, a long queue
-    // costs a comparison a job, not a placement.
-    std::optional<resource::Placement> p;
-    if (w.demand.cores <= pool.free_cores(0)) p = pool.place(w.demand);
+    auto p = pool.place(w.demand);
     if (!reservation) {
       if (p) {
         pool.take(w.demand, *p);

@@ -535,7 +535,7 @@ void LocalScheduler::tick(Records& all) {
   // Every core held and nothing ended since the last look at the waiting jobs: none of them can start
   // (each needs a core; a dependency is decided by an end) and their look, a pass over up to the
   // queue limit's records at every call, is skipped.
-  if (!waiting_changed_ && held_cores >= machine_.cores) return;
+  if (!waiting_changed_ && resource::no_core_free(machine_, held_cores)) return;
   waiting_changed_ = false;
   std::vector<WaitingJob> waiting;
   for (auto& [id, r] : all) {

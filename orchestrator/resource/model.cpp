@@ -176,6 +176,8 @@ size_t Pool::busy_nodes() const {
       std::count_if(nodes_.begin(), nodes_.end(), [](const State& s) { return s.holders > 0; }));
 }
 
+bool no_core_free(const Node& n, long held_cores) { return held_cores >= n.cores; }
+
 long Pool::free_cores(size_t node) const {
   const State& s = nodes_.at(node);
   return s.exclusive ? 0 : static_cast<long>(std::count(s.core.begin(), s.core.end(), false));

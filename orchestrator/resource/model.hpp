@@ -62,6 +62,10 @@ struct Fit {
 // (matrix/geometry) and `plan`'s node-hours all ask it, so a case that fits in one fits in all.
 Fit fit(const Node& n, const Demand& d, long count = 0);
 
+// True when `held_cores` of node `n`'s cores are held: no case can start on it (every case holds a
+// core at least). The local executor's tick then skips its look at the waiting jobs.
+bool no_core_free(const Node& n, long held_cores);
+
 // GPUs per rank (README, "Resources"): 0, a whole number, or a share 1/k of one GPU: k ranks on each
 // GPU, as HyperQueue's fractional resources. On a node, `ranks` ranks hold ranks x g GPUs, or
 // ceil(ranks / k) when they share; never 0 for a positive share.

@@ -7,8 +7,9 @@
 #    start markers, the sampler's rows, LSF's year-less times, status's running time, the site's
 #    date); monotonic deadlines of commands are not decisions and not checked;
 #  - the decisions (ARCHITECTURE.md's table) are pure: no logging, no catalog, no file, no clock;
-#  - processes are started only by util/process (commands that end), local/process and local/launch
-#    (the local executor's jobs, the built-in launcher's ranks), pack/driver (an allocation's cases)
+#  - processes are started only by util/process (commands that end), local/process with
+#    local/monitor/campaign_monitor.cpp (the local executor's jobs) and local/launch (the built-in
+#    launcher's ranks), pack/driver (an allocation's cases)
 #    and sample/sampler (its long-lived nvidia-smi);
 #  - an include goes down the folders' order (below), never up, so there is no cycle;
 #  - the fit of a case on nodes is decided in resource/ only, and the job templates' case body is
@@ -62,7 +63,7 @@ impure='spdlog|\bcatalog_?\.|Catalog&|Catalog::open|fstream|fopen|\bopen\(|read_
 check_eq "the decisions use no logging, catalog, file or clock" "" "$(scan "$impure" '' "${decisions[@]}")"
 
 spawn='posix_spawn|\bfork\(|\bvfork\(|\bexecv|\bexecl|\bpopen\(|std::system\('
-allowed='^\./(util/process\.|local/process\.|local/launch\.cpp|pack/driver\.cpp|sample/sampler\.cpp)'
+allowed='^\./(util/process\.|local/process\.|local/monitor/campaign_monitor\.cpp|local/launch\.cpp|pack/driver\.cpp|sample/sampler\.cpp)'
 check_eq "processes start only where ARCHITECTURE.md says" "" "$(scan "$spawn" "$allowed")"
 
 # The folders from the bottom up; a folder includes only folders before it (and itself).
@@ -78,11 +79,13 @@ rank = {d: i for i, d in enumerate(sys.argv[1:])}
 for d in sorted(rank):
     if not os.path.isdir(d):
         continue
-    for f in sorted(os.listdir(d)):
-        for n, line in enumerate(open(os.path.join(d, f), errors="replace"), 1):
-            m = re.match(r'#include "([a-z_]+)/', line)
-            if m and m.group(1) in rank and rank[m.group(1)] > rank[d]:
-                print(f"{d}/{f}:{n}: {d} includes {m.group(1)}")
+    for dirpath, _, files in os.walk(d):  # a folder's subfolders (local/monitor) are of its rank
+        for f in sorted(files):
+            path = os.path.join(dirpath, f)
+            for n, line in enumerate(open(path, errors="replace"), 1):
+                m = re.match(r'#include "([a-z_]+)/', line)
+                if m and m.group(1) in rank and rank[m.group(1)] > rank[d]:
+                    print(f"{path}:{n}: {d} includes {m.group(1)}")
 PY
 )
 check_eq "no include goes up the folders' order" "" "$up"

@@ -8,7 +8,8 @@
 #  - on the gpu nodes, one after the other:
 #    campaigns/plaincancel.yaml (2 plain jobs of `srun sleep 300`): `campaign cancel` of the running
 #      campaign: both jobs CANCELLED in accounting, both cases cancelled, no process left;
-#    campaigns/arraycancel.yaml (an array of 3): `campaign cancel --case acx-r2` of one running task:
+#    campaigns/arraycancel.yaml (an array of 3): `campaign cancel --case acx-r2` of one running task
+#    (the other two run until the test lets them end):
 #      only that task CANCELLED in accounting and cancelled in the catalog, the other two complete;
 #    campaigns/instfaults.yaml (cases of 2 instances): if-exit, whose instance 1 exits 3, is failed
 #      with exit code 3 (not a success, no metrics); if-down, whose instance 1's node is set DOWN, is
@@ -103,6 +104,10 @@ check_eq "arraycancel: squeue: acx-r1's and acx-r3's tasks still RUNNING" "RUNNI
 no_r2_sleep() { [[ $(sleeps_in "$cw/acx-r2") == 0 ]]; }
 check "arraycancel: acx-r2's sleep is gone" wait_until 30 no_r2_sleep
 check_eq "arraycancel: ... while acx-r1's and acx-r3's still run" "1 1" "$(sleeps_in "$cw/acx-r1") $(sleeps_in "$cw/acx-r3")"
+for c in acx-r1 acx-r3; do  # now they may end
+  wait_until 30 test -s "$cw/$c/held.pid"
+  kill "$(cat "$cw/$c/held.pid")"
+done
 "$CAMPAIGN" run "$C/arraycancel.yaml" --workdir "$cw" -q >>"$WORK/arraycancel.out" 2>&1
 check_eq "arraycancel: the next campaign run exits 1 (a case was cancelled)" 1 $?
 check_eq "arraycancel: acx-r1 and acx-r3 completed at attempt 1, acx-r2 still cancelled at attempt 1" \
