@@ -602,6 +602,7 @@ std::string LocalScheduler::submit(const SubmitRequest& request) {
     r.id = next_id(all);
     r.output = (workdir / ("job-" + std::to_string(r.id) + ".out")).string();
     JobRecord& added = all.emplace(r.id, r).first->second;
+    if (!added.depends_on.empty()) waiting_changed_ = true;  // a dependency may have failed already
     // Its first record is written by the tick when that starts it at once (a crash before leaves
     // none: the engine finds no job of its name and submits again, as after a crash before the
     // counter), else after it. The job exists from here on: a failed tick is for the next call to

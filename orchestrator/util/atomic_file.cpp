@@ -40,49 +40,57 @@ void throw_write_error(const fs::path& path, int err) {
   throw Error("cannot write " + path.string() + ": " + std::strerror(err));
 }
 
-void write_file_atomic(const fs::path& path, const std::function<void(std::ostream&)>& write,
-                       std::optional<fs::perms> perms) {
+namespace {
+
+// A name beside `path` for its new content, unique in this process.
+fs::path temporary_for(const fs::path& path) {
   static std::atomic<unsigned> counter{0};
   fs::path tmp = path;
   tmp += ".campaign-tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  return tmp;
+}
+
+[[noreturn]] void abandon(const fs::path& tmp, const fs::path& path, int err) {
+  std::error_code ignored;
+  fs::remove(tmp, ignored);
+  throw_write_error(path, err);
+}
+
+// The whole temporary, given its permissions, takes the place of `path`.
+void put_in_place(const fs::path& tmp, const fs::path& path, std::optional<fs::perms> perms) {
   std::error_code ec;
-  auto fail = [&](int err) {
-    fs::remove(tmp, ec);
-    throw_write_error(path, err);
-  };
+  if (perms) fs::permissions(tmp, *perms, ec);
+  if (!ec) fs::rename(tmp, path, ec);
+  if (ec) abandon(tmp, path, ec.value());
+}
+
+}  // namespace
+
+void write_file_atomic(const fs::path& path, const std::function<void(std::ostream&)>& write,
+                       std::optional<fs::perms> perms) {
+  const fs::path tmp = temporary_for(path);
   try {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) fail(errno);
+    if (!out) abandon(tmp, path, errno);
     // The errno of the failed write(2), as an ofstream keeps none of its own: ENOSPC shows in a
     // write (while streaming, or at the flush) or at close.
     errno = 0;
     write(out);
-    if (!out.flush()) fail(errno ? errno : EIO);
+    if (!out.flush()) abandon(tmp, path, errno ? errno : EIO);
     out.close();
-    if (out.fail()) fail(errno ? errno : EIO);
+    if (out.fail()) abandon(tmp, path, errno ? errno : EIO);
   } catch (...) {
-    fs::remove(tmp, ec);
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
     throw;
   }
-  if (perms) {
-    fs::permissions(tmp, *perms, ec);
-    if (ec) fail(ec.value());
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) fail(ec.value());
+  put_in_place(tmp, path, perms);
 }
 
 void write_file_atomic(const fs::path& path, std::string_view text, std::optional<fs::perms> perms) {
-  // The same steps as above with write(2) itself: the engine and the local executor write a few
-  // such files a job, and an ofstream's set-up was most of each.
-  static std::atomic<unsigned> counter{0};
-  fs::path tmp = path;
-  tmp += ".campaign-tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  std::error_code ec;
-  auto fail = [&](int err) {
-    fs::remove(tmp, ec);
-    throw_write_error(path, err);
-  };
+  // The same with write(2) itself: the engine and the local executor write a few such files a job,
+  // and an ofstream's set-up was most of each.
+  const fs::path tmp = temporary_for(path);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) throw_write_error(path, errno);
   for (size_t done = 0; done < text.size();) {
@@ -91,17 +99,12 @@ void write_file_atomic(const fs::path& path, std::string_view text, std::optiona
     if (n <= 0) {
       const int err = n < 0 ? errno : EIO;
       ::close(fd);
-      fail(err);
+      abandon(tmp, path, err);
     }
     done += static_cast<size_t>(n);
   }
-  if (::close(fd) != 0 && errno != EINTR) fail(errno);
-  if (perms) {
-    fs::permissions(tmp, *perms, ec);
-    if (ec) fail(ec.value());
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) fail(ec.value());
+  if (::close(fd) != 0 && errno != EINTR) abandon(tmp, path, errno);
+  put_in_place(tmp, path, perms);
 }
 
 }  // namespace campaign

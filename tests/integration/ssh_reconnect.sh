@@ -16,7 +16,11 @@ profile=$WORK/ssh-testcluster.yaml
 ssh_profile testcluster "$profile" jump=none
 file=$SRC/tests/integration/campaigns/slurm40.yaml
 wd=$WORK/local/slurm40
-submitted() { grep -c 'submitted job' "$wd/campaign.log" 2>/dev/null || echo 0; }
+submitted() {  # grep -c says 0 and fails where nothing matches: one number either way
+  local n
+  n=$(grep -c 'submitted job' "$wd/campaign.log" 2>/dev/null)
+  echo "${n:-0}"
+}
 at_least() { (($(submitted) >= $1)); }
 
 logins=$(accepted_logins)

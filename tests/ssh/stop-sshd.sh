@@ -30,12 +30,19 @@ for pidfile in "$dir"/target.pid "$dir"/jump.pid; do
   [ -s "$pidfile" ] || continue
   pid=$(cat "$pidfile")
   alive "$pid" || { rm -f "$pidfile"; continue; }
+  # Frozen first, from the listener down: a connection it accepted, or a session a connection forked,
+  # while the tree was being listed would otherwise outlive the stop, and a client reconnecting at
+  # that moment would go on through it (ssh_reconnect saw a run that never noticed the stop).
+  kill -STOP "$pid" 2>/dev/null
+  for _ in 1 2 3; do
+    children=$(descendants "$pid")
+    # shellcheck disable=SC2086
+    [ -n "$children" ] && kill -STOP $children 2>/dev/null
+  done
   children=$(descendants "$pid")
-  kill -TERM "$pid" 2>/dev/null
   # shellcheck disable=SC2086
-  [ -n "$children" ] && kill -KILL $children 2>/dev/null
+  kill -KILL $children "$pid" 2>/dev/null
   for _ in $(seq 1 50); do alive "$pid" || break; sleep 0.02; done
-  kill -KILL "$pid" 2>/dev/null
   rm -f "$pidfile"
 done
 exit 0

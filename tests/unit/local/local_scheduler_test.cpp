@@ -380,6 +380,9 @@ TEST_CASE("with every core held, a waiting job's dependency cancelled still canc
   CHECK(j.state == State::cancelled);
   CHECK(j.reason == "DependencyNeverSatisfied");
   CHECK(info(s, hold).state == State::running);
+  // So is one given after its dependency was cancelled.
+  auto late = s.submit(request(make_job(tmp.path, "late", "touch ran"), "late", {target}));
+  CHECK(info(s, late).reason == "DependencyNeverSatisfied");
   // A job given while the core is held waits, and starts once it frees.
   auto next = s.submit(request(make_job(tmp.path, "next", "true"), "next"));
   CHECK(info(s, next).reason == "Resources");
