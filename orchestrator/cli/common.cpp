@@ -8,6 +8,7 @@
 #include "history/verdicts.hpp"
 #include "report/input.hpp"
 #include "util/env.hpp"
+#include "util/process.hpp"
 #include "util/strings.hpp"
 
 namespace fs = std::filesystem;
@@ -157,9 +158,8 @@ fs::path resolve_workdir(const spec::Campaign& c, const spec::System& s, const s
 }
 
 std::string self_exe() {
-  std::error_code ec;
-  fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("campaign") : p.string();
+  fs::path p = own_executable();
+  return p.empty() ? std::string("campaign") : p.string();
 }
 
 namespace {

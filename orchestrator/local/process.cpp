@@ -107,18 +107,12 @@ std::optional<MonitorStatus> parse_monitor_status(const std::string& text) {
 
 namespace {
 
-fs::path exe_dir() {
-  std::error_code ec;
-  fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path() : p.parent_path();
-}
-
 // campaign-monitor: beside the binary (the build tree), or where an installation puts it. Found
 // once: the binary does not move while it runs.
 const std::vector<fs::path>& monitor_candidates() {
   static const std::vector<fs::path> candidates = [] {
     std::vector<fs::path> c;
-    if (fs::path dir = exe_dir(); !dir.empty()) {
+    if (fs::path dir = own_executable().parent_path(); !dir.empty()) {
       c.push_back(dir / "campaign-monitor");
       c.push_back((dir / CAMPAIGN_HELPERS_FROM_BIN / "campaign-monitor").lexically_normal());
     }

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "util/env.hpp"
+#include "util/process.hpp"
 #include "util/strings.hpp"
 
 namespace fs = std::filesystem;
@@ -22,12 +23,6 @@ namespace campaign::spec {
 
 namespace {
 
-fs::path exe_dir() {
-  std::error_code ec;
-  fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path() : p.parent_path();
-}
-
 fs::path normal(const fs::path& p) {
   std::error_code ec;
   fs::path n = fs::weakly_canonical(p, ec);
@@ -38,7 +33,7 @@ fs::path normal(const fs::path& p) {
 // binary does not move while it runs, and every template and profile lookup asks.
 const DataRoot& shipped_root() {
   static const DataRoot root = [] {
-    if (fs::path e = exe_dir(); !e.empty()) {
+    if (fs::path e = own_executable().parent_path(); !e.empty()) {
       std::error_code ec;
       fs::path installed = normal(e / CAMPAIGN_DATA_FROM_BIN);
       if (fs::is_directory(installed, ec)) return DataRoot{installed, RootKind::installed};

@@ -89,6 +89,12 @@ void kill_group(pid_t pid) {
 
 }  // namespace
 
+std::filesystem::path own_executable() {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path() : p;
+}
+
 std::vector<char*> c_array(const std::vector<std::string>& strings) {
   std::vector<char*> out;
   out.reserve(strings.size() + 1);

@@ -24,6 +24,9 @@ namespace campaign {
 // Pointers into `strings` ending with nullptr, for exec and posix_spawn. `strings` must outlive it.
 std::vector<char*> c_array(const std::vector<std::string>& strings);
 
+// This process's program file (/proc/self/exe); empty when it cannot be read.
+std::filesystem::path own_executable();
+
 // The posix_spawn attribute objects, destroyed with the object.
 struct SpawnAttributes {
   posix_spawn_file_actions_t actions;
