@@ -58,24 +58,6 @@ void say(int fd, const char* a, const char* b = "", const char* c = "") {
   write_all(fd, c, std::strlen(c));
 }
 
-// Appends "key=value " to buf; returns the new length.
-size_t put_field(char* buf, size_t len, size_t cap, const char* key, long long value) {
-  char digits[24];
-  int n = 0;
-  bool negative = value < 0;
-  unsigned long long v = negative ? 0ull - static_cast<unsigned long long>(value) : value;
-  do {
-    digits[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  if (negative) digits[n++] = '-';
-  for (const char* k = key; *k && len < cap; ++k) buf[len++] = *k;
-  if (len < cap) buf[len++] = '=';
-  while (n > 0 && len < cap) buf[len++] = digits[--n];
-  if (len < cap) buf[len++] = ' ';
-  return len;
-}
-
 bool parse_ms(const char* text, long long& out) {
   char* end = nullptr;
   errno = 0;
@@ -174,26 +156,21 @@ bool read_go() {
 
   timespec now{};
   ::clock_gettime(CLOCK_REALTIME, &now);
+  // A program of its own, with no thread: stdio is safe here (the forked monitor of an earlier
+  // version, a copy of the multi-threaded orchestrator, formatted its digits by hand).
   char buf[256];
-  size_t len = 0;
-  len = put_field(buf, len, sizeof buf, "started", started ? 1 : 0);
-  len = put_field(buf, len, sizeof buf, "exit", WIFEXITED(status) ? WEXITSTATUS(status) : 0);
-  len = put_field(buf, len, sizeof buf, "signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  len = put_field(buf, len, sizeof buf, "timeout", timed_out ? 1 : 0);
-  len = put_field(buf, len, sizeof buf, "terminated", terminated ? 1 : 0);
-  len = put_field(buf, len, sizeof buf, "end_ms",
-                  static_cast<long long>(now.tv_sec) * 1000 + now.tv_nsec / 1000000);
-  buf[len - 1] = '\n';
+  const int len =
+      std::snprintf(buf, sizeof buf, "started=%d exit=%d signal=%d timeout=%d terminated=%d end_ms=%lld\n",
+                    started ? 1 : 0, WIFEXITED(status) ? WEXITSTATUS(status) : 0,
+                    WIFSIGNALED(status) ? WTERMSIG(status) : 0, timed_out ? 1 : 0, terminated ? 1 : 0,
+                    static_cast<long long>(now.tv_sec) * 1000 + now.tv_nsec / 1000000);
   // Written whole or not at all: a status cut short (a full disk) is not renamed into place, and
   // the executor then reads the job's exit marker instead.
   char tmp[4096];
-  size_t n = std::strlen(p.status_path);
-  if (n + 5 > sizeof tmp) _exit(1);
-  std::memcpy(tmp, p.status_path, n);
-  std::memcpy(tmp + n, ".tmp", 5);
+  if (std::snprintf(tmp, sizeof tmp, "%s.tmp", p.status_path) >= static_cast<int>(sizeof tmp)) _exit(1);
   int fd = ::open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd >= 0) {
-    const bool whole = write_all(fd, buf, len);
+    const bool whole = write_all(fd, buf, static_cast<size_t>(len));
     if (::close(fd) == 0 && whole)
       std::rename(tmp, p.status_path);
     else
