@@ -133,8 +133,9 @@ class LocalScheduler final : public sched::Scheduler {
   bool bumped_ = false;
   std::vector<long> ended_since_load_;  // live records that ended: load() drops them from live_records_
   // The live records starting or running (save() keeps it, load() makes it): a tick reaps these
-  // without a pass over the pending ones, which it looks at only when one may start: a core free,
-  // or a job ended (freeing cores, deciding a dependency), or the records read anew.
+  // without a pass over the pending ones, which it looks at only when one may start or end: a core
+  // free, a job ended (freeing cores, deciding a dependency), a job given with dependencies (one may
+  // have failed already), or the records read anew.
   std::set<long> started_;
   bool waiting_changed_ = true;
 };
